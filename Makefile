@@ -1,0 +1,45 @@
+# DockTrack: the two commands of the README, and the pieces they are made of.
+#   make demo   detect people in the bundled sample clip, write out/ (JSON Lines + annotated video)
+#   make test   build and run every test on the bundled samples
+# Both install the Debian packages they need first when they are missing.
+
+SWIFT      ?= swift
+APT_PACKAGES = libopencv-dev libv4l-dev opencv-data pkg-config
+OUT        ?= out
+BIN        = .build/release/docktrack
+
+.PHONY: deps build release demo test bench clean
+
+# Installs missing Debian packages (root, or sudo when available). apt-get update runs first,
+# since a fresh machine has no package lists.
+deps:
+	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  SUDO=""; [ "$$(id -u)" -ne 0 ] && SUDO=sudo; \
+	  $$SUDO apt-get update -q && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q --no-install-recommends $$missing; \
+	fi
+
+build: deps
+	$(SWIFT) build
+
+release: deps
+	$(SWIFT) build -c release
+
+demo: release
+	@mkdir -p $(OUT)
+	$(BIN) detect samples/vtest.avi --annotate $(OUT)/vtest-detections.mp4 --summary > $(OUT)/vtest-detections.jsonl
+	@echo "detections: $(OUT)/vtest-detections.jsonl (one JSON line per frame)"
+	@echo "annotated video: $(OUT)/vtest-detections.mp4"
+
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+# Speed of decoding and detection on the bundled clip, at its own size and at 1280x720.
+bench: release
+	$(BIN) bench samples/vtest.avi -d default -d dnn-face -d hog-body -d haar-face -d lbp-face
+	$(BIN) bench samples/vtest.avi --resize 1280x720 -d default -d dnn-face -d hog-body
+
+clean:
+	rm -rf .build $(OUT)

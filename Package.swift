@@ -1,0 +1,45 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "DockTrack",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "docktrack", targets: ["docktrack"]),
+        .library(name: "DockTrack", targets: ["DockTrack"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        // OpenCV 4.6 from Debian, found through pkg-config. Only supplies include and link flags.
+        .systemLibrary(
+            name: "COpenCV",
+            pkgConfig: "opencv4",
+            providers: [.apt(["libopencv-dev"])]
+        ),
+        // The thin C shim: C++ inside, a C header outside (include/dockcv.h).
+        .target(
+            name: "CDockCV",
+            dependencies: ["COpenCV"]
+        ),
+        // Pipeline stages, value types and the OpenCV-backed implementations.
+        .target(
+            name: "DockTrack",
+            dependencies: ["CDockCV"]
+        ),
+        .executableTarget(
+            name: "docktrack",
+            dependencies: [
+                "DockTrack",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(
+            name: "DockTrackTests",
+            dependencies: ["DockTrack", "docktrack"]
+        ),
+    ],
+    swiftLanguageModes: [.v6],
+    cxxLanguageStandard: .cxx17
+)

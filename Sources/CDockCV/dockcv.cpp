@@ -1,0 +1,407 @@
+// dockcv.cpp: the C++ side of the shim declared in include/dockcv.h.
+//
+// Each function is a few lines of OpenCV wrapped in `guarded`, which turns any C++ exception
+// into a dcv_status. Nothing else lives here: no policy, no thresholds, no coordinate changes.
+
+#include "dockcv.h"
+
+#include <opencv2/core.hpp>
+#include <opencv2/core/utils/logger.hpp>
+#include <opencv2/dnn.hpp>
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
+#include <opencv2/objdetect.hpp>
+#include <opencv2/videoio.hpp>
+
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <mutex>
+#include <new>
+#include <string>
+#include <vector>
+
+struct dcv_image { cv::Mat mat; };
+struct dcv_capture { cv::VideoCapture capture; };
+struct dcv_writer { cv::VideoWriter writer; };
+struct dcv_ssd { cv::dnn::Net net; cv::Mat blob; };
+struct dcv_cascade { cv::CascadeClassifier classifier; };
+struct dcv_hog { cv::HOGDescriptor descriptor; };
+
+namespace {
+
+void set_status(dcv_status *status, int code, const std::string &message) {
+    if (status == nullptr) return;
+    status->code = code;
+    std::string line = message;
+    for (char &c : line) if (c == '\n' || c == '\r') c = ' ';
+    std::strncpy(status->message, line.c_str(), sizeof(status->message) - 1);
+    status->message[sizeof(status->message) - 1] = '\0';
+}
+
+void clear_status(dcv_status *status) { set_status(status, DCV_OK, ""); }
+
+// OpenCV and FFmpeg print their own warnings to stderr; DockTrack reports errors itself,
+// one line each, so both are silenced once before the first capture or image is opened.
+void quiet_libraries() {
+    static std::once_flag once;
+    std::call_once(once, [] {
+        setenv("OPENCV_FFMPEG_LOGLEVEL", "-8", 0);  // AV_LOG_QUIET unless the user set it
+        cv::utils::logging::setLogLevel(cv::utils::logging::LOG_LEVEL_SILENT);
+    });
+}
+
+// Runs `body`; a thrown exception becomes a status and `failed` is returned instead.
+template <typename Result, typename Body>
+Result guarded(dcv_status *status, Result failed, Body body) {
+    clear_status(status);
+    try {
+        return body();
+    } catch (const cv::Exception &e) {
+        set_status(status, DCV_ERR_OPENCV, e.msg.empty() ? e.what() : e.msg);
+    } catch (const std::bad_alloc &) {
+        set_status(status, DCV_ERR_INTERNAL, "out of memory");
+    } catch (const std::exception &e) {
+        set_status(status, DCV_ERR_INTERNAL, e.what());
+    } catch (...) {
+        set_status(status, DCV_ERR_INTERNAL, "unknown C++ exception");
+    }
+    return failed;
+}
+
+int copy_boxes(const std::vector<cv::Rect> &rects, const std::vector<double> &scores,
+               dcv_box *out, int capacity) {
+    int n = 0;
+    for (size_t i = 0; i < rects.size() && n < capacity; ++i, ++n) {
+        out[n] = dcv_box{(float)rects[i].x, (float)rects[i].y, (float)rects[i].width,
+                         (float)rects[i].height, i < scores.size() ? (float)scores[i] : 0.0f};
+    }
+    return n;
+}
+
+bool usable(const dcv_image *image, dcv_status *status) {
+    if (image == nullptr || image->mat.empty()) {
+        set_status(status, DCV_ERR_ARGUMENT, "empty image");
+        return false;
+    }
+    return true;
+}
+
+}  // namespace
+
+// ---- library ------------------------------------------------------------------------------
+
+const char *dcv_version(void) { return CV_VERSION; }
+void dcv_set_num_threads(int threads) { cv::setNumThreads(threads); }
+int dcv_get_num_threads(void) { return cv::getNumThreads(); }
+
+// ---- images -------------------------------------------------------------------------------
+
+dcv_image *dcv_image_create(void) { return new (std::nothrow) dcv_image(); }
+void dcv_image_destroy(dcv_image *image) { delete image; }
+
+dcv_image *dcv_image_from_pixels(const uint8_t *pixels, int width, int height, int channels,
+                                 size_t stride, dcv_status *status) {
+    return guarded<dcv_image *>(status, nullptr, [&]() -> dcv_image * {
+        if (pixels == nullptr || width <= 0 || height <= 0 || (channels != 1 && channels != 3)) {
+            set_status(status, DCV_ERR_ARGUMENT, "bad pixel buffer");
+            return nullptr;
+        }
+        cv::Mat view(height, width, channels == 3 ? CV_8UC3 : CV_8UC1,
+                     const_cast<uint8_t *>(pixels), stride);
+        auto *image = new dcv_image();
+        image->mat = view.clone();
+        return image;
+    });
+}
+
+dcv_image *dcv_image_clone(const dcv_image *image, dcv_status *status) {
+    return guarded<dcv_image *>(status, nullptr, [&]() -> dcv_image * {
+        auto *copy = new dcv_image();
+        if (image != nullptr) copy->mat = image->mat.clone();
+        return copy;
+    });
+}
+
+dcv_image *dcv_image_read(const char *path, dcv_status *status) {
+    quiet_libraries();
+    return guarded<dcv_image *>(status, nullptr, [&]() -> dcv_image * {
+        cv::Mat mat = cv::imread(path, cv::IMREAD_COLOR);
+        if (mat.empty()) {
+            set_status(status, DCV_ERR_OPEN, "not a readable image");
+            return nullptr;
+        }
+        auto *image = new dcv_image();
+        image->mat = mat;
+        return image;
+    });
+}
+
+int dcv_image_write(const dcv_image *image, const char *path, dcv_status *status) {
+    return guarded<int>(status, -1, [&]() -> int {
+        if (!usable(image, status)) return -1;
+        if (!cv::imwrite(path, image->mat)) {
+            set_status(status, DCV_ERR_WRITE, "could not write image");
+            return -1;
+        }
+        return 0;
+    });
+}
+
+int dcv_image_width(const dcv_image *image) { return image ? image->mat.cols : 0; }
+int dcv_image_height(const dcv_image *image) { return image ? image->mat.rows : 0; }
+int dcv_image_channels(const dcv_image *image) { return image ? image->mat.channels() : 0; }
+size_t dcv_image_stride(const dcv_image *image) { return image ? image->mat.step[0] : 0; }
+const uint8_t *dcv_image_pixels(const dcv_image *image) {
+    return (image && !image->mat.empty()) ? image->mat.data : nullptr;
+}
+
+int dcv_image_resize(const dcv_image *src, dcv_image *dst, int width, int height,
+                     dcv_status *status) {
+    return guarded<int>(status, -1, [&]() -> int {
+        if (!usable(src, status)) return -1;
+        if (dst == nullptr || width <= 0 || height <= 0) {
+            set_status(status, DCV_ERR_ARGUMENT, "bad resize target");
+            return -1;
+        }
+        bool shrinking = width < src->mat.cols;
+        cv::resize(src->mat, dst->mat, cv::Size(width, height), 0, 0,
+                   shrinking ? cv::INTER_AREA : cv::INTER_LINEAR);
+        return 0;
+    });
+}
+
+int dcv_image_gray(const dcv_image *src, dcv_image *dst, int equalize, dcv_status *status) {
+    return guarded<int>(status, -1, [&]() -> int {
+        if (!usable(src, status) || dst == nullptr) return -1;
+        if (src->mat.channels() == 3) cv::cvtColor(src->mat, dst->mat, cv::COLOR_BGR2GRAY);
+        else src->mat.copyTo(dst->mat);
+        if (equalize) cv::equalizeHist(dst->mat, dst->mat);
+        return 0;
+    });
+}
+
+int dcv_image_mirror(const dcv_image *src, dcv_image *dst, dcv_status *status) {
+    return guarded<int>(status, -1, [&]() -> int {
+        if (!usable(src, status) || dst == nullptr) return -1;
+        cv::flip(src->mat, dst->mat, 1);
+        return 0;
+    });
+}
+
+void dcv_image_draw_rect(dcv_image *image, int x, int y, int width, int height, int b, int g,
+                         int r, int thickness) {
+    if (image == nullptr || image->mat.empty()) return;
+    guarded<int>(nullptr, 0, [&] {
+        cv::rectangle(image->mat, cv::Rect(x, y, width, height), cv::Scalar(b, g, r), thickness);
+        return 0;
+    });
+}
+
+void dcv_image_fill_rect(dcv_image *image, int x, int y, int width, int height, int b, int g,
+                         int r) {
+    dcv_image_draw_rect(image, x, y, width, height, b, g, r, cv::FILLED);
+}
+
+void dcv_image_draw_text(dcv_image *image, const char *text, int x, int y, double scale, int b,
+                         int g, int r, int thickness) {
+    if (image == nullptr || image->mat.empty() || text == nullptr) return;
+    guarded<int>(nullptr, 0, [&] {
+        cv::putText(image->mat, text, cv::Point(x, y), cv::FONT_HERSHEY_SIMPLEX, scale,
+                    cv::Scalar(b, g, r), thickness, cv::LINE_AA);
+        return 0;
+    });
+}
+
+// ---- video input --------------------------------------------------------------------------
+
+dcv_capture *dcv_capture_open(const char *path, dcv_status *status) {
+    quiet_libraries();
+    return guarded<dcv_capture *>(status, nullptr, [&]() -> dcv_capture * {
+        auto *capture = new dcv_capture();
+        if (!capture->capture.open(path, cv::CAP_FFMPEG) ||
+            capture->capture.get(cv::CAP_PROP_FRAME_WIDTH) <= 0) {
+            delete capture;
+            set_status(status, DCV_ERR_OPEN, "not a video FFmpeg can decode");
+            return nullptr;
+        }
+        return capture;
+    });
+}
+
+void dcv_capture_destroy(dcv_capture *capture) { delete capture; }
+
+dcv_capture_info dcv_capture_get_info(const dcv_capture *capture) {
+    dcv_capture_info info{0, 0, 0.0, 0};
+    if (capture == nullptr) return info;
+    guarded<int>(nullptr, 0, [&] {
+        auto &c = const_cast<cv::VideoCapture &>(capture->capture);
+        info.width = (int)c.get(cv::CAP_PROP_FRAME_WIDTH);
+        info.height = (int)c.get(cv::CAP_PROP_FRAME_HEIGHT);
+        info.fps = c.get(cv::CAP_PROP_FPS);
+        info.frame_count = (long)c.get(cv::CAP_PROP_FRAME_COUNT);
+        return 0;
+    });
+    return info;
+}
+
+int dcv_capture_read(dcv_capture *capture, dcv_image *into, double *position_ms,
+                     dcv_status *status) {
+    return guarded<int>(status, -1, [&]() -> int {
+        if (capture == nullptr || into == nullptr) {
+            set_status(status, DCV_ERR_ARGUMENT, "no capture or destination");
+            return -1;
+        }
+        if (!capture->capture.read(into->mat) || into->mat.empty()) return 0;
+        if (position_ms) *position_ms = capture->capture.get(cv::CAP_PROP_POS_MSEC);
+        return 1;
+    });
+}
+
+int dcv_capture_skip(dcv_capture *capture, dcv_status *status) {
+    return guarded<int>(status, -1, [&]() -> int {
+        if (capture == nullptr) {
+            set_status(status, DCV_ERR_ARGUMENT, "no capture");
+            return -1;
+        }
+        return capture->capture.grab() ? 1 : 0;
+    });
+}
+
+// ---- video output -------------------------------------------------------------------------
+
+dcv_writer *dcv_writer_open(const char *path, const char *fourcc, double fps, int width,
+                            int height, dcv_status *status) {
+    quiet_libraries();
+    return guarded<dcv_writer *>(status, nullptr, [&]() -> dcv_writer * {
+        if (fourcc == nullptr || std::strlen(fourcc) != 4 || fps <= 0 || width <= 0 ||
+            height <= 0) {
+            set_status(status, DCV_ERR_ARGUMENT, "bad writer parameters");
+            return nullptr;
+        }
+        auto *writer = new dcv_writer();
+        int code = cv::VideoWriter::fourcc(fourcc[0], fourcc[1], fourcc[2], fourcc[3]);
+        if (!writer->writer.open(path, cv::CAP_FFMPEG, code, fps, cv::Size(width, height), true)) {
+            delete writer;
+            set_status(status, DCV_ERR_WRITE, "could not open video writer");
+            return nullptr;
+        }
+        return writer;
+    });
+}
+
+int dcv_writer_write(dcv_writer *writer, const dcv_image *image, dcv_status *status) {
+    return guarded<int>(status, -1, [&]() -> int {
+        if (writer == nullptr || !usable(image, status)) return -1;
+        writer->writer.write(image->mat);
+        return 0;
+    });
+}
+
+void dcv_writer_destroy(dcv_writer *writer) {
+    if (writer == nullptr) return;
+    guarded<int>(nullptr, 0, [&] {
+        writer->writer.release();
+        return 0;
+    });
+    delete writer;
+}
+
+// ---- SSD face detector --------------------------------------------------------------------
+
+dcv_ssd *dcv_ssd_open_caffe(const char *prototxt_path, const char *model_path,
+                            dcv_status *status) {
+    quiet_libraries();
+    return guarded<dcv_ssd *>(status, nullptr, [&]() -> dcv_ssd * {
+        auto *ssd = new dcv_ssd();
+        ssd->net = cv::dnn::readNetFromCaffe(prototxt_path, model_path);
+        if (ssd->net.empty()) {
+            delete ssd;
+            set_status(status, DCV_ERR_OPEN, "could not load the Caffe model");
+            return nullptr;
+        }
+        return ssd;
+    });
+}
+
+void dcv_ssd_destroy(dcv_ssd *net) { delete net; }
+
+int dcv_ssd_detect(dcv_ssd *net, const dcv_image *image, int input_width, int input_height,
+                   double mean_b, double mean_g, double mean_r, float min_score, dcv_box *out,
+                   int capacity, dcv_status *status) {
+    return guarded<int>(status, -1, [&]() -> int {
+        if (net == nullptr || !usable(image, status)) return -1;
+        cv::dnn::blobFromImage(image->mat, net->blob, 1.0, cv::Size(input_width, input_height),
+                               cv::Scalar(mean_b, mean_g, mean_r), false, false);
+        net->net.setInput(net->blob);
+        cv::Mat result = net->net.forward();  // [1, 1, N, 7]
+        cv::Mat rows(result.size[2], result.size[3], CV_32F, result.ptr<float>());
+        const float w = (float)image->mat.cols, h = (float)image->mat.rows;
+        int n = 0;
+        for (int i = 0; i < rows.rows && n < capacity; ++i) {
+            const float *row = rows.ptr<float>(i);
+            float score = row[2];
+            if (score < min_score) continue;
+            float x1 = row[3] * w, y1 = row[4] * h, x2 = row[5] * w, y2 = row[6] * h;
+            if (x2 <= x1 || y2 <= y1) continue;
+            out[n++] = dcv_box{x1, y1, x2 - x1, y2 - y1, score};
+        }
+        return n;
+    });
+}
+
+// ---- cascade classifier -------------------------------------------------------------------
+
+dcv_cascade *dcv_cascade_open(const char *path, dcv_status *status) {
+    return guarded<dcv_cascade *>(status, nullptr, [&]() -> dcv_cascade * {
+        auto *cascade = new dcv_cascade();
+        if (!cascade->classifier.load(path) || cascade->classifier.empty()) {
+            delete cascade;
+            set_status(status, DCV_ERR_OPEN, "not a cascade classifier file");
+            return nullptr;
+        }
+        return cascade;
+    });
+}
+
+void dcv_cascade_destroy(dcv_cascade *cascade) { delete cascade; }
+
+int dcv_cascade_detect(dcv_cascade *cascade, const dcv_image *gray, double scale_factor,
+                       int min_neighbors, int min_width, int min_height, int max_width,
+                       int max_height, dcv_box *out, int capacity, dcv_status *status) {
+    return guarded<int>(status, -1, [&]() -> int {
+        if (cascade == nullptr || !usable(gray, status)) return -1;
+        std::vector<cv::Rect> rects;
+        std::vector<int> neighbours;
+        cascade->classifier.detectMultiScale(gray->mat, rects, neighbours, scale_factor,
+                                             min_neighbors, 0, cv::Size(min_width, min_height),
+                                             cv::Size(max_width, max_height));
+        std::vector<double> scores(neighbours.begin(), neighbours.end());
+        return copy_boxes(rects, scores, out, capacity);
+    });
+}
+
+// ---- HOG people detector ------------------------------------------------------------------
+
+dcv_hog *dcv_hog_create_people(dcv_status *status) {
+    return guarded<dcv_hog *>(status, nullptr, [&]() -> dcv_hog * {
+        auto *hog = new dcv_hog();
+        hog->descriptor.setSVMDetector(cv::HOGDescriptor::getDefaultPeopleDetector());
+        return hog;
+    });
+}
+
+void dcv_hog_destroy(dcv_hog *hog) { delete hog; }
+
+int dcv_hog_detect(dcv_hog *hog, const dcv_image *image, double hit_threshold, int win_stride,
+                   double scale, dcv_box *out, int capacity, dcv_status *status) {
+    return guarded<int>(status, -1, [&]() -> int {
+        if (hog == nullptr || !usable(image, status)) return -1;
+        std::vector<cv::Rect> rects;
+        std::vector<double> weights;
+        hog->descriptor.detectMultiScale(image->mat, rects, weights, hit_threshold,
+                                         cv::Size(win_stride, win_stride), cv::Size(8, 8), scale,
+                                         2.0, false);
+        return copy_boxes(rects, weights, out, capacity);
+    });
+}

@@ -1,0 +1,175 @@
+/*
+ * dockcv.h: the C face of DockTrack's OpenCV shim.
+ *
+ * Why this exists: OpenCV 4.6 is a C++ library and Swift imports C, not C++ templates and
+ * exceptions. This header is the whole surface DockTrack uses. The rules:
+ *
+ *   - Every OpenCV object is an opaque handle with a create/open and a destroy function.
+ *     The Swift side owns each handle in one class and destroys it in deinit.
+ *   - No C++ exception crosses this boundary. Functions that can fail take a dcv_status*,
+ *     fill it (code + one-line message) and return NULL or a negative number.
+ *   - Boxes are in pixels of the image passed in, origin at the top-left (OpenCV's
+ *     convention). Conversion to DockTrack's unit coordinates happens in Swift, in one place.
+ *   - Images are 8-bit BGR (3 channels) or gray (1 channel), like cv::Mat CV_8UC3/CV_8UC1.
+ *     Functions that produce an image write into a caller-provided destination handle, so a
+ *     loop can reuse buffers.
+ */
+#ifndef DOCKCV_H
+#define DOCKCV_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- status ------------------------------------------------------------------------------ */
+
+typedef enum dcv_code {
+    DCV_OK = 0,
+    DCV_ERR_OPEN = 1,     /* a file could not be opened or is not what it should be */
+    DCV_ERR_READ = 2,     /* reading or decoding failed midway */
+    DCV_ERR_ARGUMENT = 3, /* a bad argument (empty image, bad size, ...) */
+    DCV_ERR_OPENCV = 4,   /* OpenCV threw cv::Exception; message holds its text */
+    DCV_ERR_INTERNAL = 5, /* any other C++ exception (std::bad_alloc, ...) */
+    DCV_ERR_WRITE = 6     /* writing a file failed */
+} dcv_code;
+
+typedef struct dcv_status {
+    int code;           /* a dcv_code */
+    char message[512];  /* one line, NUL-terminated; empty when code == DCV_OK */
+} dcv_status;
+
+/* A detection box: pixels, top-left origin. `score` is the detector's native score
+ * (SSD confidence, cascade neighbour count, HOG SVM margin). */
+typedef struct dcv_box {
+    float x, y, width, height;
+    float score;
+} dcv_box;
+
+/* ---- library ----------------------------------------------------------------------------- */
+
+/* OpenCV's version string, e.g. "4.6.0". */
+const char *dcv_version(void);
+/* cv::setNumThreads / cv::getNumThreads. */
+void dcv_set_num_threads(int threads);
+int dcv_get_num_threads(void);
+
+/* ---- images (cv::Mat) -------------------------------------------------------------------- */
+
+typedef struct dcv_image dcv_image;
+
+/* An empty image, to be filled by a function that writes into a destination. */
+dcv_image *dcv_image_create(void);
+void dcv_image_destroy(dcv_image *image);
+/* A deep copy of pixels (BGR when channels == 3, gray when 1); `stride` is bytes per row. */
+dcv_image *dcv_image_from_pixels(const uint8_t *pixels, int width, int height, int channels,
+                                 size_t stride, dcv_status *status);
+/* A deep copy of `image`. */
+dcv_image *dcv_image_clone(const dcv_image *image, dcv_status *status);
+/* cv::imread(path, IMREAD_COLOR). NULL with DCV_ERR_OPEN when the file is not a readable image. */
+dcv_image *dcv_image_read(const char *path, dcv_status *status);
+/* cv::imwrite; the extension picks the format. */
+int dcv_image_write(const dcv_image *image, const char *path, dcv_status *status);
+
+int dcv_image_width(const dcv_image *image);
+int dcv_image_height(const dcv_image *image);
+int dcv_image_channels(const dcv_image *image);
+/* Row stride in bytes and the first byte; NULL when empty. Valid until the image changes. */
+size_t dcv_image_stride(const dcv_image *image);
+const uint8_t *dcv_image_pixels(const dcv_image *image);
+
+/* cv::resize with INTER_AREA (shrinking) or INTER_LINEAR (growing) into dst. */
+int dcv_image_resize(const dcv_image *src, dcv_image *dst, int width, int height,
+                     dcv_status *status);
+/* BGR -> gray (a gray source is copied), then cv::equalizeHist when equalize != 0. */
+int dcv_image_gray(const dcv_image *src, dcv_image *dst, int equalize, dcv_status *status);
+/* cv::flip around the vertical axis (mirror left-right). */
+int dcv_image_mirror(const dcv_image *src, dcv_image *dst, dcv_status *status);
+
+/* Drawing, in place, for annotated output. Colours are B, G, R in 0...255. */
+void dcv_image_draw_rect(dcv_image *image, int x, int y, int width, int height,
+                         int b, int g, int r, int thickness);
+void dcv_image_fill_rect(dcv_image *image, int x, int y, int width, int height,
+                         int b, int g, int r);
+/* Text with its baseline's left end at (x, y), Hershey simplex font. */
+void dcv_image_draw_text(dcv_image *image, const char *text, int x, int y, double scale,
+                         int b, int g, int r, int thickness);
+
+/* ---- video input (cv::VideoCapture, FFmpeg back end) ------------------------------------- */
+
+typedef struct dcv_capture dcv_capture;
+
+typedef struct dcv_capture_info {
+    int width, height;
+    double fps;          /* 0 when the container does not say */
+    long frame_count;    /* the container's claim; may be wrong or 0 */
+} dcv_capture_info;
+
+/* Opens a video file. NULL with DCV_ERR_OPEN when FFmpeg cannot open or decode it. */
+dcv_capture *dcv_capture_open(const char *path, dcv_status *status);
+void dcv_capture_destroy(dcv_capture *capture);
+dcv_capture_info dcv_capture_get_info(const dcv_capture *capture);
+/* Decodes the next frame into `into` (BGR). Returns 1 with a frame, 0 at the end of the
+ * stream, -1 on error. `position_ms` receives the frame's presentation time when not NULL. */
+int dcv_capture_read(dcv_capture *capture, dcv_image *into, double *position_ms,
+                     dcv_status *status);
+/* Decodes the next frame without converting it (cheap skipping). Same returns as read. */
+int dcv_capture_skip(dcv_capture *capture, dcv_status *status);
+
+/* ---- video output (cv::VideoWriter) ------------------------------------------------------ */
+
+typedef struct dcv_writer dcv_writer;
+
+/* fourcc: four characters such as "mp4v" or "MJPG". */
+dcv_writer *dcv_writer_open(const char *path, const char *fourcc, double fps, int width,
+                            int height, dcv_status *status);
+int dcv_writer_write(dcv_writer *writer, const dcv_image *image, dcv_status *status);
+void dcv_writer_destroy(dcv_writer *writer);
+
+/* ---- SSD face detector (cv::dnn::Net, res10 300x300 Caffe model) ------------------------- */
+
+typedef struct dcv_ssd dcv_ssd;
+
+dcv_ssd *dcv_ssd_open_caffe(const char *prototxt_path, const char *model_path,
+                            dcv_status *status);
+void dcv_ssd_destroy(dcv_ssd *net);
+/* Runs the net on `image` resized to input_width x input_height with the given BGR mean.
+ * Writes at most `capacity` boxes with score >= min_score into `out`, in pixels of `image`,
+ * and returns how many it wrote (or -1 on error). Boxes are not clipped: a box may reach
+ * past the image's border. */
+int dcv_ssd_detect(dcv_ssd *net, const dcv_image *image, int input_width, int input_height,
+                   double mean_b, double mean_g, double mean_r, float min_score,
+                   dcv_box *out, int capacity, dcv_status *status);
+
+/* ---- cascade classifier (Haar / LBP) ----------------------------------------------------- */
+
+typedef struct dcv_cascade dcv_cascade;
+
+dcv_cascade *dcv_cascade_open(const char *path, dcv_status *status);
+void dcv_cascade_destroy(dcv_cascade *cascade);
+/* cv::CascadeClassifier::detectMultiScale2 on a gray image. score = neighbour count.
+ * Returns the number of boxes written, or -1 on error. */
+int dcv_cascade_detect(dcv_cascade *cascade, const dcv_image *gray, double scale_factor,
+                       int min_neighbors, int min_width, int min_height, int max_width,
+                       int max_height, dcv_box *out, int capacity, dcv_status *status);
+
+/* ---- HOG people detector ----------------------------------------------------------------- */
+
+typedef struct dcv_hog dcv_hog;
+
+/* cv::HOGDescriptor (64x128 window) with getDefaultPeopleDetector(). */
+dcv_hog *dcv_hog_create_people(dcv_status *status);
+void dcv_hog_destroy(dcv_hog *hog);
+/* detectMultiScale with the given stride (pixels), pyramid scale and hit threshold;
+ * score = SVM margin. Boxes are grouped (OpenCV's mean-shift-free grouping, threshold 2).
+ * Returns the number of boxes written, or -1 on error. */
+int dcv_hog_detect(dcv_hog *hog, const dcv_image *image, double hit_threshold, int win_stride,
+                   double scale, dcv_box *out, int capacity, dcv_status *status);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DOCKCV_H */

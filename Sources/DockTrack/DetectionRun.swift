@@ -1,0 +1,55 @@
+/// Which frames of an input to process: a range and a stride.
+public struct FrameSelection: Sendable, Equatable {
+    /// The first frame processed (0-based).
+    public var start: Int
+    /// One past the last frame processed; `nil` runs to the end.
+    public var end: Int?
+    /// Process every `stride`-th frame from `start`.
+    public var stride: Int
+
+    public init(start: Int = 0, end: Int? = nil, stride: Int = 1) {
+        self.start = start
+        self.end = end
+        self.stride = max(1, stride)
+    }
+
+    /// Whether frame `index` is processed.
+    public func includes(_ index: Int) -> Bool {
+        index >= start && (end.map { index < $0 } ?? true) && (index - start) % stride == 0
+    }
+
+    /// Whether no frame at or after `index` is processed.
+    public func isFinished(at index: Int) -> Bool {
+        end.map { index >= $0 } ?? false
+    }
+}
+
+/// Runs a detector over the selected frames of a source and hands each frame's record out.
+///
+/// Frames outside the selection are skipped without converting their pixels. A decoding
+/// failure midway throws after every record before it was handed out.
+public struct DetectionRun {
+    public var minimumConfidence: Double
+    public var selection: FrameSelection
+
+    public init(minimumConfidence: Double = 0.5, selection: FrameSelection = FrameSelection()) {
+        self.minimumConfidence = minimumConfidence
+        self.selection = selection
+    }
+
+    /// Runs to the end of the selection. `each` gets every record with its frame (for drawing).
+    public func run(source: inout some FrameSource, detector: any Detector,
+                    each: (DetectionRecord, Frame) throws -> Void) throws {
+        var index = 0
+        while !selection.isFinished(at: index) {
+            if selection.includes(index) {
+                guard let frame = try source.nextFrame() else { return }
+                let observations = try detector.detect(in: frame.image, minimumConfidence: minimumConfidence)
+                try each(DetectionRecord(frame: frame.index, time: frame.time, size: frame.size, observations: observations), frame)
+            } else {
+                guard try source.skipFrame() else { return }
+            }
+            index += 1
+        }
+    }
+}

@@ -1,0 +1,54 @@
+/// Runs several detectors on the same image and merges what they find.
+public final class CombinedDetector: Detector {
+    public let parts: [any Detector]
+    public var name: String { parts.map(\.name).joined(separator: "+") }
+
+    public init(_ parts: [any Detector]) {
+        self.parts = parts
+    }
+
+    public func detect(in image: Image, minimumConfidence: Double) throws(DetectorError) -> [Observation] {
+        var all: [Observation] = []
+        for part in parts {
+            all += try part.detect(in: image, minimumConfidence: minimumConfidence)
+        }
+        return all.suppressingOverlaps()
+    }
+}
+
+/// The detectors a user can select by name.
+public enum DetectorCatalog {
+    /// Every name with a one-line description, for `--help` and error messages.
+    public static let descriptions: KeyValuePairs<String, String> = [
+        "default": "dnn-face + hog-body: faces and whole people",
+        "dnn-face": "faces, res10 SSD DNN (models/)",
+        "haar-face": "faces, Haar cascades, frontal and profile (opencv-data)",
+        "lbp-face": "faces, LBP cascades, frontal and profile: fastest (opencv-data)",
+        "hog-body": "people, HOG + linear SVM (built into OpenCV)",
+        "cascade-body": "people, Haar full-body and upper-body cascades (opencv-data)",
+    ]
+
+    public static var names: [String] { descriptions.map(\.key) }
+
+    /// The detector named `name`: one of ``names``, or several joined by `,` or `+`.
+    public static func make(_ name: String, models: ModelStore) throws(DetectorError) -> any Detector {
+        let parts = name.split(whereSeparator: { $0 == "," || $0 == "+" }).map { $0.trimmingCharacters(in: .whitespaces) }
+        guard !parts.isEmpty else { throw .unknownDetector(name: name, known: names) }
+        if parts.count == 1 { return try makeOne(parts[0], models: models) }
+        var detectors: [any Detector] = []
+        for part in parts { detectors.append(try makeOne(part, models: models)) }
+        return CombinedDetector(detectors)
+    }
+
+    private static func makeOne(_ name: String, models: ModelStore) throws(DetectorError) -> any Detector {
+        switch name {
+        case "default": return CombinedDetector([try SSDFaceDetector(models: models), try HOGPeopleDetector()])
+        case "dnn-face": return try SSDFaceDetector(models: models)
+        case "haar-face": return try CascadeDetector.haarFaces(models: models)
+        case "lbp-face": return try CascadeDetector.lbpFaces(models: models)
+        case "hog-body": return try HOGPeopleDetector()
+        case "cascade-body": return try CascadeDetector.haarBodies(models: models)
+        default: throw .unknownDetector(name: name, known: names)
+        }
+    }
+}

@@ -1,0 +1,109 @@
+/// Sizes and rectangles in the three coordinate systems DockTrack meets, and the only place that
+/// converts between them.
+///
+/// - ``PixelRect``: pixels of one image, origin at the **top-left** (OpenCV, image files).
+/// - ``UnitRect``: unit coordinates (0...1) with the origin at the **lower-left**: every
+///   observation and tracked subject (Vision's and DockKit's convention).
+/// - Regions of interest and selection points use unit coordinates with the origin at the
+///   **upper-left**; they convert through ``UnitRect/init(upperLeftOrigin:)``.
+
+/// The size of an image in pixels.
+public struct ImageSize: Hashable, Sendable, CustomStringConvertible {
+    public var width: Int
+    public var height: Int
+
+    public init(width: Int, height: Int) {
+        self.width = width
+        self.height = height
+    }
+
+    public var description: String { "\(width)x\(height)" }
+
+    /// This size scaled so that its width is at most `maxWidth`, keeping the aspect ratio.
+    public func fitting(maxWidth: Int) -> ImageSize {
+        guard maxWidth > 0, width > maxWidth else { return self }
+        let scale = Double(maxWidth) / Double(width)
+        return ImageSize(width: maxWidth, height: max(1, Int((Double(height) * scale).rounded())))
+    }
+}
+
+/// A rectangle in pixels of an image, origin at the top-left, y growing downwards.
+public struct PixelRect: Hashable, Sendable {
+    public var x: Double
+    public var y: Double
+    public var width: Double
+    public var height: Double
+
+    public init(x: Double, y: Double, width: Double, height: Double) {
+        self.x = x
+        self.y = y
+        self.width = width
+        self.height = height
+    }
+
+    public var area: Double { max(0, width) * max(0, height) }
+
+    /// This rectangle in an image `factor` times as large.
+    public func scaled(by factor: Double) -> PixelRect {
+        PixelRect(x: x * factor, y: y * factor, width: width * factor, height: height * factor)
+    }
+}
+
+/// A rectangle in unit coordinates (0...1 of the image's width and height), origin at the
+/// lower-left corner, y growing upwards: the convention of observations and subjects.
+public struct UnitRect: Hashable, Sendable, Codable {
+    public var x: Double
+    public var y: Double
+    public var width: Double
+    public var height: Double
+
+    public init(x: Double, y: Double, width: Double, height: Double) {
+        self.x = x
+        self.y = y
+        self.width = width
+        self.height = height
+    }
+
+    public var minX: Double { x }
+    public var maxX: Double { x + width }
+    public var minY: Double { y }
+    public var maxY: Double { y + height }
+    public var midX: Double { x + width / 2 }
+    public var midY: Double { y + height / 2 }
+    public var area: Double { max(0, width) * max(0, height) }
+
+    /// The pixel rectangle `rect` of an image of `size`, in unit coordinates with the origin
+    /// at the lower-left, clipped to the image.
+    public init(_ rect: PixelRect, in size: ImageSize) {
+        let w = Double(size.width), h = Double(size.height)
+        let left = min(max(rect.x, 0), w), right = min(max(rect.x + rect.width, 0), w)
+        let top = min(max(rect.y, 0), h), bottom = min(max(rect.y + rect.height, 0), h)
+        self.init(x: left / w, y: (h - bottom) / h, width: (right - left) / w, height: (bottom - top) / h)
+    }
+
+    /// This rectangle in pixels of an image of `size`, origin at the top-left.
+    public func pixelRect(in size: ImageSize) -> PixelRect {
+        let w = Double(size.width), h = Double(size.height)
+        return PixelRect(x: x * w, y: (1 - maxY) * h, width: width * w, height: height * h)
+    }
+
+    /// A rectangle given in unit coordinates with the origin at the upper-left (regions of
+    /// interest, selection), converted to this type's lower-left origin.
+    public init(upperLeftOrigin r: UnitRect) {
+        self.init(x: r.x, y: 1 - r.y - r.height, width: r.width, height: r.height)
+    }
+
+    /// The intersection over union with `other`, 0 when they do not overlap.
+    public func intersectionOverUnion(_ other: UnitRect) -> Double {
+        let iw = min(maxX, other.maxX) - max(minX, other.minX)
+        let ih = min(maxY, other.maxY) - max(minY, other.minY)
+        guard iw > 0, ih > 0 else { return 0 }
+        let inter = iw * ih
+        return inter / (area + other.area - inter)
+    }
+
+    /// Whether the point (unit coordinates, lower-left origin) lies inside.
+    public func contains(x px: Double, y py: Double) -> Bool {
+        px >= minX && px <= maxX && py >= minY && py <= maxY
+    }
+}

@@ -1,0 +1,67 @@
+import ArgumentParser
+import DockTrack
+import Foundation
+
+struct DetectCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "detect",
+        abstract: "Detect faces and people in a video or image; print one JSON line per frame.",
+        discussion: """
+            Each line: {"frame":0,"time":0.0,"width":768,"height":576,"observations":\
+            [{"type":"humanFace","rect":{"x":0.41,"y":0.62,"width":0.08,"height":0.11},"confidence":0.97}]}
+            frame: index in the input; time: seconds from its start; rect: unit coordinates, \
+            origin at the lower-left; type: humanFace, humanBody or object. An image is one frame.
+            """
+    )
+
+    @Argument(help: "A video file (mp4, avi, mov, ...) or an image (jpg, png, ...).")
+    var path: String
+
+    @OptionGroup var detection: DetectorOptions
+    @OptionGroup var frames: FrameOptions
+
+    @Option(help: ArgumentHelp("Also write the input with the observations drawn on it (.mp4, .avi, or an image).", valueName: "file"))
+    var annotate: String?
+
+    @Flag(help: "Print a summary (frames, observations, frames per second) to stderr at the end.")
+    var summary = false
+
+    func run() throws {
+        try reportingErrors {
+            var source = try MediaFile.open(path)
+            let detector = try detection.makeDetector()
+            let output = try annotate.map { path throws in
+                guard FileManager.default.fileExists(atPath: (URL(fileURLWithPath: path).deletingLastPathComponent().path)) else {
+                    throw ToolError("\(path): the folder for the annotated output does not exist")
+                }
+                return try AnnotatedOutput(path: path, size: source.info.size,
+                                           framesPerSecond: (source.info.framesPerSecond ?? 30) / Double(frames.stride))
+            }
+            let run = DetectionRun(minimumConfidence: detection.threshold, selection: frames.selection)
+            let expected = source.info.frameCount.map { total in
+                max(0, (min(total, frames.end ?? total) - frames.start + frames.stride - 1) / frames.stride)
+            }
+            var progress = ProgressLine(total: expected)
+            var count = 0, observed = 0
+            let started = ContinuousClock.now
+            defer { progress.finish() }
+            try run.run(source: &source, detector: detector) { record, frame in
+                printLine(record.jsonLine)
+                if let output {
+                    let canvas = try Canvas(copying: frame.image)
+                    canvas.observations(record.observations)
+                    try output.write(canvas.image)
+                }
+                count += 1
+                observed += record.observations.count
+                progress.update(done: count)
+            }
+            if summary {
+                let seconds = ProgressLine.seconds(ContinuousClock.now - started)
+                printError(String(format: "docktrack: %d frames, %d observations, %.2f s, %.1f frames per second (%@)",
+                                  count, observed, seconds, seconds > 0 ? Double(count) / seconds : 0, detector.name))
+            }
+            if let output { printError("docktrack: annotated output written to \(output.path)") }
+        }
+    }
+}
