@@ -37,7 +37,7 @@ let package = Package(
         ),
         .testTarget(
             name: "DockTrackTests",
-            dependencies: ["DockTrack", "docktrack"]
+            dependencies: ["DockTrack"]
         ),
     ],
     swiftLanguageModes: [.v6],

@@ -93,13 +93,23 @@ public struct UnitRect: Hashable, Sendable, Codable {
         self.init(x: r.x, y: 1 - r.y - r.height, width: r.width, height: r.height)
     }
 
-    /// The intersection over union with `other`, 0 when they do not overlap.
-    public func intersectionOverUnion(_ other: UnitRect) -> Double {
+    /// The area this rectangle shares with `other`.
+    public func intersectionArea(with other: UnitRect) -> Double {
         let iw = min(maxX, other.maxX) - max(minX, other.minX)
         let ih = min(maxY, other.maxY) - max(minY, other.minY)
-        guard iw > 0, ih > 0 else { return 0 }
-        let inter = iw * ih
-        return inter / (area + other.area - inter)
+        return iw > 0 && ih > 0 ? iw * ih : 0
+    }
+
+    /// The intersection over union with `other`, 0 when they do not overlap.
+    public func intersectionOverUnion(_ other: UnitRect) -> Double {
+        let shared = intersectionArea(with: other)
+        return shared > 0 ? shared / (area + other.area - shared) : 0
+    }
+
+    /// The overlap as a fraction of the smaller rectangle's area: 1 when one lies inside the other.
+    public func intersectionOverSmaller(_ other: UnitRect) -> Double {
+        let shared = intersectionArea(with: other)
+        return shared > 0 ? shared / Swift.min(area, other.area) : 0
     }
 
     /// Whether the point (unit coordinates, lower-left origin) lies inside.

@@ -23,13 +23,16 @@ public struct Observation: Sendable, Equatable {
 
 extension Array where Element == Observation {
     /// Non-maximum suppression per type: of two observations of the same type that overlap by
-    /// more than `overlap` (intersection over union), the less confident one is dropped.
+    /// more than `overlap` (intersection over union), or of which one lies inside the other
+    /// for more than `containment` of its area, the less confident one is dropped.
     /// The result is ordered by type, then by decreasing confidence.
-    public func suppressingOverlaps(above overlap: Double = 0.3) -> [Observation] {
+    public func suppressingOverlaps(above overlap: Double = 0.3, containment: Double = 0.8) -> [Observation] {
         var kept: [Observation] = []
         for candidate in sorted(by: { $0.confidence > $1.confidence }) {
             let clashes = kept.contains {
-                $0.type == candidate.type && $0.rect.intersectionOverUnion(candidate.rect) > overlap
+                $0.type == candidate.type
+                    && ($0.rect.intersectionOverUnion(candidate.rect) > overlap
+                        || $0.rect.intersectionOverSmaller(candidate.rect) > containment)
             }
             if !clashes { kept.append(candidate) }
         }

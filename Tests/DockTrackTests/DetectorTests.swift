@@ -1,0 +1,118 @@
+import DockTrack
+import Testing
+
+/// Detectors on the real pictures in samples/. Expected positions are read off the pictures by
+/// a person, in pixels from the top-left corner.
+@Suite struct DetectorTests {
+    /// Where the one face of each portrait is (its centre, pixels from the top-left).
+    static let portraits: [(file: String, face: PixelPoint)] = [
+        ("messi5.jpg", PixelPoint(x: 242, y: 112)),
+        ("grace_hopper_512x512.jpg", PixelPoint(x: 264, y: 205)),
+        ("astronaut.png", PixelPoint(x: 225, y: 116)),
+    ]
+
+    func faces(in file: String, detector name: String) throws -> (ImageSize, [Observation]) {
+        let image = try Image(contentsOf: Fixtures.sample(file))
+        let detector = try DetectorCatalog.make(name, models: Fixtures.models)
+        return (image.size, try detector.detect(in: image, minimumConfidence: 0.5).filter { $0.type == .humanFace })
+    }
+
+    @Test(arguments: portraits)
+    func defaultDetectorFindsTheOneFaceWhereItIs(file: String, face: PixelPoint) throws {
+        let (size, found) = try faces(in: file, detector: "default")
+        try #require(found.count == 1, "faces found in \(file): \(found)")
+        #expect(face.isInside(found[0].rect, of: size), "\(file): face at \(found[0].rect.pixelRect(in: size))")
+        #expect(found[0].confidence > 0.9)
+    }
+
+    @Test(arguments: ["haar-face", "dnn-face"], portraits)
+    func faceDetectorsFindThePortraitFace(detector: String, portrait: (file: String, face: PixelPoint)) throws {
+        let (size, found) = try faces(in: portrait.file, detector: detector)
+        #expect(found.contains { portrait.face.isInside($0.rect, of: size) }, "\(detector) on \(portrait.file): \(found)")
+    }
+
+    @Test func faceRectUsesTheLowerLeftOrigin() throws {
+        // Messi's face is in the top third of the picture: with the origin at the lower-left its
+        // unit rect lies high (y near 0.6...0.75); a flipped origin would put it near 0.25...0.4.
+        let (_, found) = try faces(in: "messi5.jpg", detector: "dnn-face")
+        let face = try #require(found.first)
+        #expect(face.rect.minY > 0.55 && face.rect.maxY < 0.8, "\(face.rect)")
+        #expect(face.rect.midX > 0.4 && face.rect.midX < 0.48, "\(face.rect)")
+    }
+
+    /// People in two frames of vtest.avi, centres in pixels (read off the frames).
+    static let pedestrians: [(frame: Int, people: [PixelPoint])] = [
+        (100, [PixelPoint(x: 362, y: 237), PixelPoint(x: 393, y: 218), PixelPoint(x: 437, y: 222),
+               PixelPoint(x: 506, y: 185), PixelPoint(x: 528, y: 190), PixelPoint(x: 603, y: 195)]),
+        (400, [PixelPoint(x: 288, y: 240), PixelPoint(x: 602, y: 168), PixelPoint(x: 714, y: 355)]),
+    ]
+
+    @Test func peopleAreFoundInVtestFrames() throws {
+        let frames = try Fixtures.frames(of: Fixtures.sample("vtest.avi"))
+        #expect(frames.count == 795)
+        let detector = try DetectorCatalog.make("default", models: Fixtures.models)
+        for (index, people) in Self.pedestrians {
+            let frame = frames[index]
+            let bodies = try detector.detect(in: frame.image, minimumConfidence: 0.5).filter { $0.type == .humanBody }
+            let found = people.filter { person in bodies.contains { person.isInside($0.rect, of: frame.size) } }
+            #expect(found.count >= people.count - 1, "frame \(index): \(found.count) of \(people.count) people found")
+            let strays = bodies.filter { body in !people.contains { $0.isInside(body.rect, of: frame.size) } }
+            #expect(strays.count <= 2, "frame \(index): \(strays.count) boxes on no person")
+        }
+    }
+
+    @Test func noFaceInTheCoinClip() throws {
+        // motion.mov: a coin pushed across a table by a pen. No person, so no face, in any frame.
+        var source = try MediaFile.open(Fixtures.sample("motion.mov"))
+        let detector = try DetectorCatalog.make("dnn-face", models: Fixtures.models)
+        var frames = 0, faces = 0
+        while let frame = try source.nextFrame() {
+            frames += 1
+            faces += try detector.detect(in: frame.image, minimumConfidence: 0.5).count
+        }
+        #expect(frames == 242)
+        #expect(faces == 0)
+    }
+
+    @Test func theTalkingManIsFoundInEveryFrame() throws {
+        var source = try MediaFile.open(Fixtures.sample("carphone_pristine.mp4"))
+        let detector = try DetectorCatalog.make("dnn-face", models: Fixtures.models)
+        var missed = 0
+        while let frame = try source.nextFrame() {
+            let found = try detector.detect(in: frame.image, minimumConfidence: 0.5)
+            if found.count != 1 { missed += 1 }
+        }
+        #expect(missed <= 3, "\(missed) frames without exactly one face")
+    }
+
+    @Test func unknownDetectorNamesAreRejected() {
+        #expect(throws: DetectorError.unknownDetector(name: "yolo", known: DetectorCatalog.names)) {
+            try DetectorCatalog.make("dnn-face,yolo", models: Fixtures.models)
+        }
+    }
+
+    @Test func aMissingModelIsNamed() throws {
+        let empty = try Fixtures.temporaryFolder()
+        let store = ModelStore(modelsDirectory: empty.path, cascadesDirectory: empty.path)
+        #expect {
+            _ = try DetectorCatalog.make("dnn-face", models: store)
+        } throws: { error in
+            guard case DetectorError.modelMissing(let path, _) = error else { return false }
+            return path.hasSuffix("res10_300x300_ssd_deploy.prototxt")
+        }
+        #expect(throws: DetectorError.self) { try DetectorCatalog.make("haar-face", models: store) }
+    }
+
+    @Test func aCorruptModelIsReported() throws {
+        let folder = try Fixtures.temporaryFolder()
+        try "not a network".write(to: folder.appendingPathComponent("res10_300x300_ssd_deploy.prototxt"), atomically: true, encoding: .utf8)
+        try "junk".write(to: folder.appendingPathComponent("res10_300x300_ssd_iter_140000.caffemodel"), atomically: true, encoding: .utf8)
+        let store = ModelStore(modelsDirectory: folder.path, cascadesDirectory: folder.path)
+        #expect {
+            _ = try SSDFaceDetector(models: store)
+        } throws: { error in
+            if case DetectorError.modelUnreadable = error { return true }
+            return false
+        }
+    }
+}
