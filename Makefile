@@ -28,7 +28,7 @@ release: deps
 
 demo: release
 	@mkdir -p $(OUT)
-	$(BIN) detect samples/vtest.avi --annotate $(OUT)/vtest-detections.mp4 --summary > $(OUT)/vtest-detections.jsonl
+	$(BIN) detect samples/vtest.avi --end 300 --annotate $(OUT)/vtest-detections.mp4 --summary > $(OUT)/vtest-detections.jsonl
 	@echo "detections: $(OUT)/vtest-detections.jsonl (one JSON line per frame)"
 	@echo "annotated video: $(OUT)/vtest-detections.mp4"
 

@@ -13,8 +13,9 @@ public final class HOGPeopleDetector: Detector {
         public var maximumWorkingWidth = 1280
         /// Window stride in pixels (8 is OpenCV's sample; 4 is slower and finds a bit more).
         public var windowStride = 8
-        /// Pyramid scale step.
-        public var scale = 1.05
+        /// Pyramid scale step. 1.1 halves the work of OpenCV's sample value 1.05 and found the
+        /// same labelled pedestrians of vtest.avi.
+        public var scale = 1.1
         public init() {}
     }
 

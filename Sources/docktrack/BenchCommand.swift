@@ -43,6 +43,10 @@ struct BenchCommand: ParsableCommand {
         return ImageSize(width: parts[0], height: parts[1])
     }
 
+    static func padded(_ label: String) -> String {
+        label.count >= 30 ? label + " " : label + String(repeating: " ", count: 30 - label.count)
+    }
+
     func run() throws {
         try reportingErrors {
             let target = resize.flatMap(Self.parseSize)
@@ -58,7 +62,7 @@ struct BenchCommand: ParsableCommand {
             let decodeSeconds = ProgressLine.seconds(ContinuousClock.now - clock)
             print("input: \(path) \(info.size), \(images.count) frames measured\(target.map { ", resized to \($0)" } ?? "")")
             print("opencv: \(OpenCVRuntime.version), \(OpenCVRuntime.threads) threads")
-            print(String(format: "%-28@ %9.1f fps", "decode\(target == nil ? "" : "+resize")" as NSString, Double(images.count) / decodeSeconds))
+            print(Self.padded("decode\(target == nil ? "" : "+resize")") + String(format: "%9.1f fps", Double(images.count) / decodeSeconds))
             for name in detector.isEmpty ? ["default"] : detector {
                 let detector = try DetectorCatalog.make(name, models: store)
                 var latencies: [Double] = []
@@ -72,8 +76,8 @@ struct BenchCommand: ParsableCommand {
                 let total = latencies.reduce(0, +)
                 let sorted = latencies.sorted()
                 func percentile(_ p: Double) -> Double { sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))] * 1000 }
-                print(String(format: "%-28@ %9.1f fps   p50 %6.1f ms   p99 %6.1f ms   %.2f observations/frame",
-                             "\(name) (\(detector.name))" as NSString, Double(images.count) / total,
+                print(Self.padded(name == detector.name ? name : "\(name) (\(detector.name))")
+                      + String(format: "%9.1f fps   p50 %6.1f ms   p99 %6.1f ms   %.2f observations/frame", Double(images.count) / total,
                              percentile(0.5), percentile(0.99), Double(observations) / Double(images.count)))
             }
         }
