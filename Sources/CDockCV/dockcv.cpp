@@ -11,6 +11,7 @@
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 #include <opencv2/objdetect.hpp>
+#include <opencv2/tracking.hpp>
 #include <opencv2/videoio.hpp>
 
 #include <cstdlib>
@@ -27,6 +28,8 @@ struct dcv_writer { cv::VideoWriter writer; };
 struct dcv_ssd { cv::dnn::Net net; cv::Mat blob; };
 struct dcv_cascade { cv::CascadeClassifier classifier; };
 struct dcv_hog { cv::HOGDescriptor descriptor; };
+struct dcv_onet { cv::dnn::Net net; };
+struct dcv_tracker { cv::Ptr<cv::TrackerKCF> tracker; };
 
 namespace {
 
@@ -209,6 +212,35 @@ void dcv_image_draw_text(dcv_image *image, const char *text, int x, int y, doubl
     guarded<int>(nullptr, 0, [&] {
         cv::putText(image->mat, text, cv::Point(x, y), cv::FONT_HERSHEY_SIMPLEX, scale,
                     cv::Scalar(b, g, r), thickness, cv::LINE_AA);
+        return 0;
+    });
+}
+
+// The region (x, y, w, h) of `src`, as a new Mat of that size; pixels outside `src` are 0.
+static cv::Mat padded_region(const cv::Mat &src, int x, int y, int w, int h) {
+    cv::Mat out = cv::Mat::zeros(h, w, src.type());
+    cv::Rect want(x, y, w, h);
+    cv::Rect inside = want & cv::Rect(0, 0, src.cols, src.rows);
+    if (inside.area() > 0) {
+        src(inside).copyTo(out(cv::Rect(inside.x - x, inside.y - y, inside.width, inside.height)));
+    }
+    return out;
+}
+
+int dcv_image_gray_patch(const dcv_image *image, float x, float y, float width, float height,
+                         int out_width, int out_height, float *out, dcv_status *status) {
+    return guarded<int>(status, -1, [&]() -> int {
+        if (!usable(image, status)) return -1;
+        if (out == nullptr || out_width <= 0 || out_height <= 0 || width < 1 || height < 1) {
+            set_status(status, DCV_ERR_ARGUMENT, "bad patch request");
+            return -1;
+        }
+        cv::Mat region = padded_region(image->mat, (int)x, (int)y, (int)width, (int)height);
+        if (region.channels() == 3) cv::cvtColor(region, region, cv::COLOR_BGR2GRAY);
+        cv::Mat small;
+        cv::resize(region, small, cv::Size(out_width, out_height), 0, 0, cv::INTER_AREA);
+        cv::Mat target(out_height, out_width, CV_32F, out);
+        small.convertTo(target, CV_32F);
         return 0;
     });
 }
@@ -403,5 +435,85 @@ int dcv_hog_detect(dcv_hog *hog, const dcv_image *image, double hit_threshold, i
                                          cv::Size(win_stride, win_stride), cv::Size(8, 8), scale,
                                          2.0, false);
         return copy_boxes(rects, weights, out, capacity);
+    });
+}
+
+// ---- face landmarks -----------------------------------------------------------------------
+
+dcv_onet *dcv_onet_open(const char *onnx_path, dcv_status *status) {
+    quiet_libraries();
+    return guarded<dcv_onet *>(status, nullptr, [&]() -> dcv_onet * {
+        auto *onet = new dcv_onet();
+        onet->net = cv::dnn::readNetFromONNX(onnx_path);
+        if (onet->net.empty()) {
+            delete onet;
+            set_status(status, DCV_ERR_OPEN, "could not load the ONNX model");
+            return nullptr;
+        }
+        return onet;
+    });
+}
+
+void dcv_onet_destroy(dcv_onet *net) { delete net; }
+
+int dcv_onet_landmarks(dcv_onet *net, const dcv_image *image, float x, float y, float width,
+                       float height, float *points, float *face_score, dcv_status *status) {
+    return guarded<int>(status, -1, [&]() -> int {
+        if (net == nullptr || !usable(image, status) || points == nullptr || width < 2 ||
+            height < 2 || image->mat.channels() != 3) {
+            if (status && status->code == DCV_OK) set_status(status, DCV_ERR_ARGUMENT, "bad landmark request");
+            return -1;
+        }
+        const float side = std::max(width, height);
+        const int left = (int)(x + width / 2 - side / 2), top = (int)(y + height / 2 - side / 2);
+        cv::Mat crop = padded_region(image->mat, left, top, (int)side, (int)side), small, rgb, scaled;
+        cv::resize(crop, small, cv::Size(48, 48), 0, 0, cv::INTER_AREA);
+        cv::cvtColor(small, rgb, cv::COLOR_BGR2RGB);
+        rgb.convertTo(scaled, CV_32FC3, 0.0078125, -127.5 * 0.0078125);
+        cv::Mat swapped = scaled.t();  // rows = x, cols = y: the model's W x H x C layout
+        int dims[4] = {1, 48, 48, 3};
+        cv::Mat blob(4, dims, CV_32F, swapped.ptr<float>());
+        net->net.setInput(blob);
+        std::vector<cv::Mat> outs;
+        net->net.forward(outs, std::vector<cv::String>{"dense_6", "softmax_2"});
+        const float *p = outs[0].ptr<float>();
+        for (int i = 0; i < 5; ++i) {
+            points[i] = p[i] * side + left;
+            points[5 + i] = p[5 + i] * side + top;
+        }
+        if (face_score) *face_score = outs[1].ptr<float>()[1];
+        return 0;
+    });
+}
+
+// ---- single-object visual tracker ---------------------------------------------------------
+
+dcv_tracker *dcv_tracker_create_kcf(dcv_status *status) {
+    return guarded<dcv_tracker *>(status, nullptr, [&]() -> dcv_tracker * {
+        auto *tracker = new dcv_tracker();
+        tracker->tracker = cv::TrackerKCF::create();
+        return tracker;
+    });
+}
+
+void dcv_tracker_destroy(dcv_tracker *tracker) { delete tracker; }
+
+int dcv_tracker_start(dcv_tracker *tracker, const dcv_image *image, float x, float y,
+                      float width, float height, dcv_status *status) {
+    return guarded<int>(status, -1, [&]() -> int {
+        if (tracker == nullptr || !usable(image, status)) return -1;
+        tracker->tracker->init(image->mat, cv::Rect((int)x, (int)y, (int)width, (int)height));
+        return 0;
+    });
+}
+
+int dcv_tracker_update(dcv_tracker *tracker, const dcv_image *image, dcv_box *out,
+                       dcv_status *status) {
+    return guarded<int>(status, -1, [&]() -> int {
+        if (tracker == nullptr || out == nullptr || !usable(image, status)) return -1;
+        cv::Rect box;
+        if (!tracker->tracker->update(image->mat, box)) return 0;
+        *out = dcv_box{(float)box.x, (float)box.y, (float)box.width, (float)box.height, 1.0f};
+        return 1;
     });
 }

@@ -60,6 +60,34 @@ public struct Canvas {
     }
 }
 
+extension Canvas {
+    /// Draws every subject: its box, the start of its identifier, its rank, and bars for the
+    /// speaking (S) and looking-at-camera (L) confidences.
+    public func subjects(_ subjects: [TrackedSubject]) {
+        for s in subjects {
+            let color: BGR = s.kind == .object ? .objectYellow : (s.saliencyRank == 1 ? .faceGreen : .bodyBlue)
+            let rank = s.saliencyRank.map { "#\($0) " } ?? ""
+            box(s.rect, color: color, label: "\(rank)\(s.id.uuidString.prefix(4))", thickness: s.saliencyRank == 1 ? 3 : 2)
+            if let face = s.faceRect { box(face, color: color, thickness: 1) }
+            let p = s.rect.pixelRect(in: size)
+            var y = Int(p.y + p.height) + 4
+            for (letter, value) in [("S", s.speakingConfidence), ("L", s.lookingAtCameraConfidence)] {
+                guard let value else { continue }
+                bar(letter, value: value, x: Int(p.x), y: y, color: color)
+                y += 9
+            }
+        }
+    }
+
+    /// A small labelled bar 40 px long filled to `value` (0...1).
+    public func bar(_ letter: String, value: Double, x: Int, y: Int, color: BGR) {
+        dcv_image_fill_rect(image.handle, Int32(x), Int32(y), 50, 8, 0, 0, 0)
+        dcv_image_draw_text(image.handle, letter, Int32(x + 1), Int32(y + 7), 0.3, 255, 255, 255, 1)
+        let filled = Int32((max(0, min(1, value)) * 40).rounded())
+        dcv_image_fill_rect(image.handle, Int32(x + 9), Int32(y + 1), filled, 6, Int32(color.blue), Int32(color.green), Int32(color.red))
+    }
+}
+
 /// Writes frames to a video file (MPEG-4 in .mp4/.mov/.m4v, Motion JPEG in .avi), or, for an
 /// image path, the single frame as an image.
 public final class AnnotatedOutput {

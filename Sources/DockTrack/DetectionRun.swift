@@ -24,6 +24,23 @@ public struct FrameSelection: Sendable, Equatable {
     }
 }
 
+extension FrameSelection {
+    /// Calls `body` with each selected frame of `source`, skipping the others without
+    /// converting their pixels, until the selection or the source ends.
+    public func forEachFrame(of source: inout some FrameSource, _ body: (Frame) throws -> Void) throws {
+        var index = 0
+        while !isFinished(at: index) {
+            if includes(index) {
+                guard let frame = try source.nextFrame() else { return }
+                try body(frame)
+            } else {
+                guard try source.skipFrame() else { return }
+            }
+            index += 1
+        }
+    }
+}
+
 /// Runs a detector over the selected frames of a source and hands each frame's record out.
 ///
 /// Frames outside the selection are skipped without converting their pixels. A decoding
@@ -40,16 +57,9 @@ public struct DetectionRun {
     /// Runs to the end of the selection. `each` gets every record with its frame (for drawing).
     public func run(source: inout some FrameSource, detector: any Detector,
                     each: (DetectionRecord, Frame) throws -> Void) throws {
-        var index = 0
-        while !selection.isFinished(at: index) {
-            if selection.includes(index) {
-                guard let frame = try source.nextFrame() else { return }
-                let observations = try detector.detect(in: frame.image, minimumConfidence: minimumConfidence)
-                try each(DetectionRecord(frame: frame.index, time: frame.time, size: frame.size, observations: observations), frame)
-            } else {
-                guard try source.skipFrame() else { return }
-            }
-            index += 1
+        try selection.forEachFrame(of: &source) { frame in
+            let observations = try detector.detect(in: frame.image, minimumConfidence: minimumConfidence)
+            try each(DetectionRecord(frame: frame.index, time: frame.time, size: frame.size, observations: observations), frame)
         }
     }
 }

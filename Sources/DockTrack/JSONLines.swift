@@ -12,6 +12,11 @@ public struct JSONLine: Sendable {
     public mutating func add(_ key: String, _ value: Double, digits: Int) {
         parts.append("\(Self.quoted(key)):\(Self.number(value, digits: digits))")
     }
+    /// A number, or `null` when there is none.
+    public mutating func add(_ key: String, _ value: Double?, digits: Int) {
+        parts.append("\(Self.quoted(key)):\(value.map { Self.number($0, digits: digits) } ?? "null")")
+    }
+    public mutating func add(_ key: String, _ value: Int?) { parts.append("\(Self.quoted(key)):\(value.map(String.init) ?? "null")") }
     public mutating func add(_ key: String, object: JSONLine) { parts.append("\(Self.quoted(key)):\(object.text)") }
     public mutating func add(_ key: String, array: [JSONLine]) {
         parts.append("\(Self.quoted(key)):[\(array.map(\.text).joined(separator: ","))]")

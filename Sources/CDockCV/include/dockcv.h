@@ -97,6 +97,12 @@ void dcv_image_fill_rect(dcv_image *image, int x, int y, int width, int height,
 void dcv_image_draw_text(dcv_image *image, const char *text, int x, int y, double scale,
                          int b, int g, int r, int thickness);
 
+/* Gray levels of the region (x, y, width, height in pixels, top-left origin) resized to
+ * out_width x out_height (area interpolation), written row by row into `out` as floats
+ * 0...255. Parts of the region outside the image read as 0. Returns 0, or -1 on error. */
+int dcv_image_gray_patch(const dcv_image *image, float x, float y, float width, float height,
+                         int out_width, int out_height, float *out, dcv_status *status);
+
 /* ---- video input (cv::VideoCapture, FFmpeg back end) ------------------------------------- */
 
 typedef struct dcv_capture dcv_capture;
@@ -167,6 +173,35 @@ void dcv_hog_destroy(dcv_hog *hog);
  * Returns the number of boxes written, or -1 on error. */
 int dcv_hog_detect(dcv_hog *hog, const dcv_image *image, double hit_threshold, int win_stride,
                    double scale, dcv_box *out, int capacity, dcv_status *status);
+
+/* ---- face landmarks (MTCNN output network, ONNX) ----------------------------------------- */
+
+typedef struct dcv_onet dcv_onet;
+
+dcv_onet *dcv_onet_open(const char *onnx_path, dcv_status *status);
+void dcv_onet_destroy(dcv_onet *net);
+/* Runs MTCNN's O-Net on the square around the face box (x, y, width, height; pixels,
+ * top-left origin). The model was converted from Keras: it takes RGB scaled to -1...1, laid
+ * out N x W x H x C (width and height swapped), which this function builds.
+ * Writes 5 landmarks to points[10] as x0..x4, y0..y4 in image pixels: left eye, right eye
+ * (as seen in the picture), nose, left and right mouth corner; and the face probability to
+ * *face_score. Returns 0, or -1 on error. */
+int dcv_onet_landmarks(dcv_onet *net, const dcv_image *image, float x, float y, float width,
+                       float height, float *points, float *face_score, dcv_status *status);
+
+/* ---- single-object visual tracker (cv::TrackerKCF, opencv_contrib) ---------------------- */
+
+typedef struct dcv_tracker dcv_tracker;
+
+dcv_tracker *dcv_tracker_create_kcf(dcv_status *status);
+void dcv_tracker_destroy(dcv_tracker *tracker);
+/* Starts tracking the box (pixels, top-left origin) in `image`. Returns 0, or -1 on error. */
+int dcv_tracker_start(dcv_tracker *tracker, const dcv_image *image, float x, float y,
+                      float width, float height, dcv_status *status);
+/* Follows the box into `image`: 1 and the new box in *out when found, 0 when the tracker lost
+ * it, -1 on error. */
+int dcv_tracker_update(dcv_tracker *tracker, const dcv_image *image, dcv_box *out,
+                       dcv_status *status);
 
 #ifdef __cplusplus
 }

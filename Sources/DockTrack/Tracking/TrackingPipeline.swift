@@ -1,0 +1,104 @@
+import Foundation
+
+/// Detection, tracking, face cues and ranking over a stream of frames: one call per frame.
+///
+/// The detector runs on every `detectEvery`-th frame; between, people move by their motion
+/// model and objects by their visual tracker. Face cues (speaking, looking at the camera) are
+/// read on every frame, since mouth motion needs consecutive frames.
+public final class TrackingPipeline {
+    public struct Params: Sendable, Equatable {
+        /// Run the detector on every Nth frame.
+        public var detectEvery = 1
+        public var minimumConfidence = 0.5
+        /// Seconds an object may go unfound by its visual tracker before it is dropped.
+        public var objectLostAfter = 1.0
+        public init() {}
+    }
+
+    public let params: Params
+    public let detector: any Detector
+    public var tracker: PersonTracker
+    public let cues: FaceCueEstimator?
+    public var ranker: SaliencyRanker
+    private var objects: [VisualObjectTracker] = []
+    private var processed = 0
+    /// What the detector saw on the last frame it ran (for drawing), `nil` on frames it skipped.
+    public private(set) var lastObservations: [Observation]?
+    /// The subjects reported for the last frame.
+    public private(set) var subjects: [TrackedSubject] = []
+
+    public init(detector: any Detector, cues: FaceCueEstimator?, params: Params = Params(),
+                tracker: PersonTracker.Params = .init(), ranker: SaliencyRanker.Params = .init(),
+                identifiers: IdentifierSource = .random) {
+        self.detector = detector
+        self.cues = cues
+        self.params = params
+        self.tracker = PersonTracker(params: tracker, identifiers: identifiers)
+        self.ranker = SaliencyRanker(params: ranker)
+    }
+
+    /// Starts following an object at `rect` (unit coordinates, lower-left origin) from `frame`.
+    @discardableResult
+    public func track(objectAt rect: UnitRect, in frame: Frame) throws(DetectorError) -> UUID {
+        let id = tracker.identifiers.next()
+        objects.append(try VisualObjectTracker(id: id, rect: rect, in: frame))
+        return id
+    }
+
+    /// Processes one frame and returns the subjects in it, ranked.
+    public func process(_ frame: Frame) throws(DetectorError) -> [TrackedSubject] {
+        let detect = processed % max(1, params.detectEvery) == 0
+        processed += 1
+        let observations = detect ? try detector.detect(in: frame.image, minimumConfidence: params.minimumConfidence) : nil
+        lastObservations = observations
+        var subjects = tracker.update(time: frame.time, observations: observations)
+        for object in objects {
+            let found = try object.update(frame)
+            if found || frame.time - object.lastSeen <= params.objectLostAfter {
+                subjects.append(TrackedSubject(id: object.id, kind: .object, rect: object.rect,
+                                               timeInView: frame.time - object.firstSeen, isObserved: found))
+            }
+        }
+        objects.removeAll { frame.time - $0.lastSeen > params.objectLostAfter }
+        try cues?.annotate(&subjects, image: frame.image, time: frame.time)
+        ranker.rank(&subjects)
+        subjects.sort { ($0.saliencyRank ?? .max) < ($1.saliencyRank ?? .max) }
+        self.subjects = subjects
+        return subjects
+    }
+}
+
+/// The subjects of one frame: one line of `docktrack track --states`.
+public struct SubjectStatesRecord: Sendable, Equatable {
+    public var frame: Int
+    public var time: Double
+    public var subjects: [TrackedSubject]
+
+    public init(frame: Int, time: Double, subjects: [TrackedSubject]) {
+        self.frame = frame
+        self.time = time
+        self.subjects = subjects
+    }
+
+    /// `{"frame":12,"time":0.4,"subjects":[{"identifier":"…","kind":"person","rect":{…},"saliencyRank":1,
+    /// "speakingConfidence":0.8,"lookingAtCameraConfidence":0.9,"faceRect":{…}}]}`
+    public var jsonLine: String {
+        var line = JSONLine()
+        line.add("frame", frame)
+        line.add("time", time, digits: 3)
+        line.add("subjects", array: subjects.map { subject in
+            var item = JSONLine()
+            item.add("identifier", subject.id.uuidString)
+            item.add("kind", subject.kind.rawValue)
+            item.add("rect", object: subject.rect.jsonLine)
+            item.add("saliencyRank", subject.saliencyRank)
+            if subject.kind == .person {
+                item.add("speakingConfidence", subject.speakingConfidence, digits: 3)
+                item.add("lookingAtCameraConfidence", subject.lookingAtCameraConfidence, digits: 3)
+                if let face = subject.faceRect { item.add("faceRect", object: face.jsonLine) }
+            }
+            return item
+        })
+        return line.text
+    }
+}
