@@ -11,6 +11,8 @@ public final class HOGPeopleDetector: Detector {
         public var minimumRelativeHeight = 0.12
         /// The scaled image is never wider than this (bounds the cost on large frames).
         public var maximumWorkingWidth = 1280
+        /// Nor enlarged more than this (a 176x144 clip is not worth a 1000 px search).
+        public var maximumUpscale = 1.5
         /// Window stride in pixels (8 is OpenCV's sample; 4 is slower and finds a bit more).
         public var windowStride = 8
         /// Pyramid scale step. 1.1 halves the work of OpenCV's sample value 1.05 and found the
@@ -23,7 +25,7 @@ public final class HOGPeopleDetector: Detector {
     public func workingSize(for size: ImageSize) -> ImageSize {
         guard size.height > 0, size.width > 0 else { return size }
         var factor = 96 / (params.minimumRelativeHeight * Double(size.height))
-        factor = min(factor, Double(params.maximumWorkingWidth) / Double(size.width))
+        factor = min(factor, params.maximumUpscale, Double(params.maximumWorkingWidth) / Double(size.width))
         return ImageSize(width: Int((Double(size.width) * factor).rounded()), height: Int((Double(size.height) * factor).rounded()))
     }
 
