@@ -14,6 +14,7 @@
 #include <opencv2/tracking.hpp>
 #include <opencv2/videoio.hpp>
 
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
@@ -29,7 +30,7 @@ struct dcv_ssd { cv::dnn::Net net; cv::Mat blob; };
 struct dcv_cascade { cv::CascadeClassifier classifier; };
 struct dcv_hog { cv::HOGDescriptor descriptor; };
 struct dcv_onet { cv::dnn::Net net; };
-struct dcv_tracker { cv::Ptr<cv::TrackerKCF> tracker; };
+struct dcv_tracker { cv::Ptr<cv::Tracker> tracker; };
 
 namespace {
 
@@ -225,6 +226,22 @@ static cv::Mat padded_region(const cv::Mat &src, int x, int y, int w, int h) {
         src(inside).copyTo(out(cv::Rect(inside.x - x, inside.y - y, inside.width, inside.height)));
     }
     return out;
+}
+
+int dcv_image_crop(const dcv_image *src, dcv_image *dst, float x, float y, float width,
+                   float height, int out_width, int out_height, dcv_status *status) {
+    return guarded<int>(status, -1, [&]() -> int {
+        if (!usable(src, status)) return -1;
+        if (dst == nullptr || out_width <= 0 || out_height <= 0 || width < 1 || height < 1) {
+            set_status(status, DCV_ERR_ARGUMENT, "bad crop request");
+            return -1;
+        }
+        cv::Mat region = padded_region(src->mat, (int)std::lround(x), (int)std::lround(y),
+                                       (int)std::lround(width), (int)std::lround(height));
+        cv::resize(region, dst->mat, cv::Size(out_width, out_height), 0, 0,
+                   out_width < region.cols ? cv::INTER_AREA : cv::INTER_LINEAR);
+        return 0;
+    });
 }
 
 int dcv_image_gray_patch(const dcv_image *image, float x, float y, float width, float height,
@@ -488,10 +505,11 @@ int dcv_onet_landmarks(dcv_onet *net, const dcv_image *image, float x, float y, 
 
 // ---- single-object visual tracker ---------------------------------------------------------
 
-dcv_tracker *dcv_tracker_create_kcf(dcv_status *status) {
+dcv_tracker *dcv_tracker_create(int kind, dcv_status *status) {
     return guarded<dcv_tracker *>(status, nullptr, [&]() -> dcv_tracker * {
         auto *tracker = new dcv_tracker();
-        tracker->tracker = cv::TrackerKCF::create();
+        if (kind == DCV_TRACKER_KCF) tracker->tracker = cv::TrackerKCF::create();
+        else tracker->tracker = cv::TrackerCSRT::create();
         return tracker;
     });
 }

@@ -61,6 +61,17 @@ public final class Image: @unchecked Sendable {
         return out
     }
 
+    /// The region `rect` (pixels, top-left origin; may reach past the border, which reads as
+    /// black) resized to `size`.
+    public func cropped(to rect: PixelRect, size: ImageSize) throws(OpenCVError) -> Image {
+        let out = Image()
+        try checkedCount {
+            dcv_image_crop(handle, out.handle, Float(rect.x), Float(rect.y), Float(rect.width), Float(rect.height),
+                           Int32(size.width), Int32(size.height), $0)
+        }
+        return out
+    }
+
     /// This image in gray, histogram-equalized when asked.
     public func gray(equalized: Bool) throws(OpenCVError) -> Image {
         let out = Image()

@@ -97,6 +97,11 @@ void dcv_image_fill_rect(dcv_image *image, int x, int y, int width, int height,
 void dcv_image_draw_text(dcv_image *image, const char *text, int x, int y, double scale,
                          int b, int g, int r, int thickness);
 
+/* The region (x, y, width, height in pixels, top-left origin) of src, resized to
+ * out_width x out_height, into dst; parts outside src are black. A virtual camera's view. */
+int dcv_image_crop(const dcv_image *src, dcv_image *dst, float x, float y, float width,
+                   float height, int out_width, int out_height, dcv_status *status);
+
 /* Gray levels of the region (x, y, width, height in pixels, top-left origin) resized to
  * out_width x out_height (area interpolation), written row by row into `out` as floats
  * 0...255. Parts of the region outside the image read as 0. Returns 0, or -1 on error. */
@@ -189,11 +194,17 @@ void dcv_onet_destroy(dcv_onet *net);
 int dcv_onet_landmarks(dcv_onet *net, const dcv_image *image, float x, float y, float width,
                        float height, float *points, float *face_score, dcv_status *status);
 
-/* ---- single-object visual tracker (cv::TrackerKCF, opencv_contrib) ---------------------- */
+/* ---- single-object visual trackers (opencv_contrib tracking module) ---------------------- */
 
 typedef struct dcv_tracker dcv_tracker;
 
-dcv_tracker *dcv_tracker_create_kcf(dcv_status *status);
+typedef enum dcv_tracker_kind {
+    DCV_TRACKER_CSRT = 0, /* cv::TrackerCSRT: discriminative correlation filter with channel and
+                             spatial reliability; follows fast, blurred motion; ~30 ms a frame */
+    DCV_TRACKER_KCF = 1   /* cv::TrackerKCF: kernelized correlation filter; ~7 ms, loses fast motion */
+} dcv_tracker_kind;
+
+dcv_tracker *dcv_tracker_create(int kind, dcv_status *status);
 void dcv_tracker_destroy(dcv_tracker *tracker);
 /* Starts tracking the box (pixels, top-left origin) in `image`. Returns 0, or -1 on error. */
 int dcv_tracker_start(dcv_tracker *tracker, const dcv_image *image, float x, float y,

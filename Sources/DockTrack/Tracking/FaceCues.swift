@@ -5,7 +5,7 @@ import Foundation
 ///
 /// Speaking: every frame, a square over the mouth (placed by the landmarks, smoothed over
 /// frames) yields one number, its openness: how much darker its darkest row is than the
-/// square's mean, in units of its contrast. Lips that move make the openness swing; a closed or
+/// square's typical (median) row, in units of its contrast. Lips that move make the openness swing; a closed or
 /// still mouth keeps it flat, and so does a head that moves or a camera that shakes, since the
 /// square moves with the face. The same number over a rigid square between the eyes and the
 /// nose measures what is left of such effects. The speaking confidence is a logistic curve of
@@ -17,11 +17,12 @@ public final class FaceCueEstimator {
         /// Samples needed in the window before speaking is judged.
         public var minimumSamples = 5
         /// Mouth swing (openness deviation less half the reference's) at which the speaking
-        /// confidence is 0.5, and the spread of the logistic curve around it. Measured: about
-        /// 0.09 for the talking man of carphone_pristine.mp4, 0.015 for a still portrait
-        /// drifting across the frame, 0 for a still frame.
-        public var speakingMidpoint = 0.05
-        public var speakingSpread = 0.015
+        /// confidence is 0.5, and the spread of the logistic curve around it. Measured medians:
+        /// 0.091 for the talking man of carphone_pristine.mp4, 0.22 for Megamind.avi, 0.033 and
+        /// 0.007 for the astronaut and Grace Hopper portraits drifting in a virtual handheld
+        /// camera, 0 for a still frame.
+        public var speakingMidpoint = 0.06
+        public var speakingSpread = 0.012
         /// Weight of the previous landmarks when smoothing them (0: no smoothing).
         public var landmarkSmoothing = 0.5
         /// Nose offset (eye distances) at which looking-at-camera falls to about 0.37.
@@ -105,17 +106,21 @@ public final class FaceCueEstimator {
             (try image.grayPatch(mouthSquare, width: 16, height: 16), try image.grayPatch(referenceSquare, width: 16, height: 16))
         }
         history.samples.append((time, Self.openness(patches.0, width: 16), Self.openness(patches.1, width: 16)))
+        if ProcessInfo.processInfo.environment["DOCKTRACK_DEBUG_CUES"] != nil, let swing = mouthSwing(history) {
+            let mouth = Self.deviation(history.samples.map(\.mouth)), reference = Self.deviation(history.samples.map(\.reference))
+            FileHandle.standardError.write(Data(String(format: "cue %.3f swing %.4f mouth %.4f reference %.4f\n", time, swing, mouth, reference).utf8))
+        }
     }
 
-    /// How much darker the darkest row of a square patch is than its mean, in units of its
+    /// How much darker the darkest row of a square patch is than its median row, in units of its
     /// contrast (standard deviation plus a floor so flat patches do not amplify noise).
     static func openness(_ patch: [Float], width: Int) -> Double {
         let rows = stride(from: 0, to: patch.count, by: width).map { start in
             patch[start..<start + width].reduce(0, +) / Float(width)
         }
-        let mean = Double(patch.reduce(0, +)) / Double(patch.count)
-        let darkest = Double(rows.min() ?? 0)
-        return (mean - darkest) / (deviation(patch.map(Double.init)) + 4)
+        let sorted = rows.sorted()
+        let typical = Double(sorted[sorted.count / 2]), darkest = Double(sorted.first ?? 0)
+        return (typical - darkest) / (deviation(patch.map(Double.init)) + 4)
     }
 
     static func deviation(_ values: [Double]) -> Double {

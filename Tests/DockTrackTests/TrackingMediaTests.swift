@@ -1,0 +1,149 @@
+import DockTrack
+import Foundation
+import Testing
+
+/// The tracking pipeline on the real clips. Positions are read off the frames by a person
+/// (pixels from the top-left corner).
+@Suite struct TrackingMediaTests {
+    func pipeline(detector: String, cues: Bool, detectEvery: Int = 1) throws -> TrackingPipeline {
+        var params = TrackingPipeline.Params()
+        params.detectEvery = detectEvery
+        return TrackingPipeline(detector: try DetectorCatalog.make(detector, models: Fixtures.models),
+                                cues: cues ? FaceCueEstimator(landmarks: try FaceLandmarkDetector(models: Fixtures.models)) : nil,
+                                params: params, identifiers: .sequential)
+    }
+
+    /// Four pedestrians of vtest.avi, torso centres every 20 frames. R and W walk side by side.
+    static let walkers: [String: [Int: PixelPoint]] = [
+        "R": [60: PixelPoint(x: 485, y: 240), 80: PixelPoint(x: 460, y: 215), 100: PixelPoint(x: 506, y: 180), 120: PixelPoint(x: 573, y: 160)],
+        "W": [60: PixelPoint(x: 517, y: 235), 80: PixelPoint(x: 487, y: 210), 100: PixelPoint(x: 528, y: 185), 120: PixelPoint(x: 597, y: 165)],
+        "L": [120: PixelPoint(x: 707, y: 260), 140: PixelPoint(x: 533, y: 225), 160: PixelPoint(x: 365, y: 210), 180: PixelPoint(x: 213, y: 190)],
+        "M": [60: PixelPoint(x: 632, y: 285), 80: PixelPoint(x: 583, y: 235), 100: PixelPoint(x: 603, y: 195), 120: PixelPoint(x: 662, y: 170), 140: PixelPoint(x: 715, y: 140)],
+    ]
+
+    @Test func pedestriansKeepTheirIdentities() throws {
+        let pipeline = try pipeline(detector: "hog-body", cues: false, detectEvery: 2)
+        var source = try MediaFile.open(Fixtures.sample("vtest.avi"))
+        var identities: [String: [UUID?]] = [:]
+        while let frame = try source.nextFrame(), frame.index <= 180 {
+            let subjects = try pipeline.process(frame)
+            for (name, track) in Self.walkers {
+                guard let point = track[frame.index] else { continue }
+                let holder = subjects.filter { point.isInside($0.rect, of: frame.size) }.min { $0.rect.area < $1.rect.area }
+                identities[name, default: []].append(holder?.id)
+            }
+        }
+        var main: [String: UUID] = [:]
+        for (name, ids) in identities {
+            let counts = Dictionary(grouping: ids.compactMap { $0 }, by: { $0 }).mapValues(\.count)
+            let (id, count) = try #require(counts.max { $0.value < $1.value }, "\(name) was never tracked")
+            main[name] = id
+            #expect(count >= ids.count - 1, "\(name): identities along the walk \(ids)")
+        }
+        #expect(Set(main.values).count == 4, "two walkers share an identity: \(main)")
+    }
+
+    @Test func theTalkingManIsSpeakingMostOfTheTime() throws {
+        let pipeline = try pipeline(detector: "dnn-face", cues: true)
+        var source = try MediaFile.open(Fixtures.sample("carphone_pristine.mp4"))
+        var speaking: [Double] = [], looking: [Double] = [], ids: [UUID] = []
+        while let frame = try source.nextFrame() {
+            guard let person = try pipeline.process(frame).first(where: { $0.saliencyRank == 1 }) else { continue }
+            ids.append(person.id)
+            if let s = person.speakingConfidence { speaking.append(s) }
+            if let l = person.lookingAtCameraConfidence { looking.append(l) }
+        }
+        #expect(ids.count >= 115 && Set(ids).count == 1, "\(Set(ids).count) identities in \(ids.count) frames")
+        let high = Double(speaking.filter { $0 > 0.5 }.count) / Double(speaking.count)
+        #expect(high >= 0.55, "speaking > 0.5 in \(high) of the frames")
+        #expect(speaking.sorted()[speaking.count / 2] > 0.6)
+        #expect(looking.sorted()[looking.count / 2] > 0.8, "he faces the camera")
+    }
+
+    /// A portrait shown as a 3-second clip: still, or drifting and zooming slowly as a handheld
+    /// camera would, with 30 frames a second.
+    func portraitClip(_ file: String, drifting: Bool) throws -> FrameSequenceSource {
+        let image = try Image(contentsOf: Fixtures.sample(file))
+        let frames = try (0..<90).map { i throws(OpenCVError) -> Image in
+            guard drifting else { return image }
+            let zoom = 1 - 0.001 * Double(i)
+            let side = 440 * zoom
+            return try image.cropped(to: PixelRect(x: 20 + 0.4 * Double(i), y: 30 + 0.2 * Double(i), width: side, height: side),
+                                     size: ImageSize(width: 440, height: 440))
+        }
+        return FrameSequenceSource(name: file, images: frames, framesPerSecond: 30)
+    }
+
+    @Test(arguments: ["grace_hopper_512x512.jpg", "astronaut.png"], [false, true])
+    func aSilentPortraitIsNotSpeakingAndLooksAtTheCamera(file: String, drifting: Bool) throws {
+        let pipeline = try pipeline(detector: "dnn-face", cues: true)
+        var source = try portraitClip(file, drifting: drifting)
+        var speaking: [Double] = [], looking: [Double] = []
+        while let frame = try source.nextFrame() {
+            guard let person = try pipeline.process(frame).first else { continue }
+            if let s = person.speakingConfidence { speaking.append(s) }
+            if let l = person.lookingAtCameraConfidence { looking.append(l) }
+        }
+        #expect(speaking.count >= 80)
+        let mean = speaking.reduce(0, +) / Double(max(1, speaking.count))
+        #expect(mean < (drifting ? 0.3 : 0.05), "\(file) drifting=\(drifting): mean speaking \(mean)")
+        #expect(looking.min() ?? 0 > 0.7, "\(file): looking \(looking.min() ?? 0)")
+    }
+
+    @Test func theCoinIsFollowedFromTheBoxGivenOnTheFirstFrame() throws {
+        let pipeline = try pipeline(detector: "dnn-face", cues: false)
+        var source = try MediaFile.open(Fixtures.sample("motion.mov"))
+        let coin: [Int: PixelPoint] = [47: PixelPoint(x: 350, y: 162), 79: PixelPoint(x: 200, y: 205),
+                                       120: PixelPoint(x: 286, y: 118), 200: PixelPoint(x: 297, y: 227)]
+        var objectID: UUID?
+        var checked = 0
+        while let frame = try source.nextFrame() {
+            if frame.index == 0 {
+                // The coin, as a user marks it: x, y, width, height from the top-left corner.
+                objectID = try pipeline.track(objectAt: UnitRect(upperLeftOrigin: UnitRect(x: 0.739, y: 0.356, width: 0.12, height: 0.15)), in: frame)
+            }
+            let subjects = try pipeline.process(frame)
+            #expect(subjects.allSatisfy { $0.kind == .object }, "frame \(frame.index): a person in the coin clip")
+            if let truth = coin[frame.index] {
+                let tracked = try #require(subjects.first { $0.id == objectID }, "frame \(frame.index): coin lost")
+                let centre = tracked.rect.pixelRect(in: frame.size)
+                #expect(abs(centre.x + centre.width / 2 - truth.x) < 25 && abs(centre.y + centre.height / 2 - truth.y) < 25,
+                        "frame \(frame.index): coin at \(centre), truth \(truth)")
+                checked += 1
+            }
+        }
+        #expect(checked == coin.count)
+    }
+
+    @Test func trackCommandWritesStatesPerFrame() throws {
+        let folder = try Fixtures.temporaryFolder()
+        let states = folder.appendingPathComponent("states.jsonl").path
+        let run = try ToolRun.docktrack(["track", Fixtures.sample("carphone_pristine.mp4"), "--end", "20", "-d", "dnn-face",
+                                         "--sequential-identifiers", "--states", states])
+        #expect(run.status == 0, "\(run.stderr)")
+        let lines = try String(contentsOfFile: states, encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == 20)
+        #expect(lines[5].hasPrefix(#"{"frame":5,"time":0.167,"subjects":[{"identifier":"00000000-0000-0000-0000-000000000001","kind":"person","rect":"#))
+        #expect(lines[5].contains(#""saliencyRank":1,"speakingConfidence":"#))
+    }
+
+    @Test func badObjectBoxesAreUsageErrors() throws {
+        for box in ["0.5,0.5,0.6,0.1", "1,2,3", "a,b,c,d", "0.1,0.1,0,0.1"] {
+            let run = try ToolRun.docktrack(["track", Fixtures.sample("motion.mov"), "--object", box])
+            #expect(run.status == 64, "\(box)")
+            #expect(run.stderr.contains("--object takes"))
+        }
+    }
+}
+
+/// Writes the drifting portrait clips for looking at the cue signals by hand (DOCKTRACK_WRITE_CLIPS=folder).
+@Suite struct PortraitClipWriter {
+    @Test func writeClips() throws {
+        guard let folder = ProcessInfo.processInfo.environment["DOCKTRACK_WRITE_CLIPS"] else { return }
+        for file in ["grace_hopper_512x512.jpg", "astronaut.png"] {
+            var source = try TrackingMediaTests().portraitClip(file, drifting: true)
+            let out = try AnnotatedOutput(path: "\(folder)/\(file).avi", size: ImageSize(width: 440, height: 440), framesPerSecond: 30)
+            while let frame = try source.nextFrame() { try out.write(frame.image) }
+        }
+    }
+}

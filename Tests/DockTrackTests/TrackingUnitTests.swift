@@ -1,0 +1,194 @@
+@testable import DockTrack
+import Foundation
+import Testing
+
+@Suite struct AssignmentTests {
+    @Test func findsTheOptimumWhereGreedyFails() {
+        // Greedy takes (0,0)=1 first and is then forced into (1,1)=10: total 11. Optimal: 2+3 = 5.
+        let pairs = Assignment.minimumCost([[1, 2], [3, 10]])
+        #expect(pairs.map { [$0.row, $0.column] } == [[0, 1], [1, 0]])
+    }
+
+    @Test func rectangularAndForbiddenPairs() {
+        let inf = Double.infinity
+        let pairs = Assignment.minimumCost([[inf, 0.2, 0.9], [0.1, inf, inf]], maximumCost: 1)
+        #expect(pairs.map { [$0.row, $0.column] } == [[0, 1], [1, 0]])
+        let tall = Assignment.minimumCost([[0.5], [0.1], [0.3]])
+        #expect(tall.map { [$0.row, $0.column] } == [[1, 0]])
+        #expect(Assignment.minimumCost([[5.0]], maximumCost: 1).isEmpty)
+        #expect(Assignment.minimumCost([]).isEmpty)
+    }
+}
+
+@Suite struct KalmanTests {
+    @Test func learnsAConstantVelocityAndExtrapolates() {
+        var filter = ConstantVelocityFilter(position: 0, positionVariance: 1e-4, velocityVariance: 1, processNoise: 0.01, measurementNoise: 1e-4)
+        for step in 1...30 {
+            filter.predict(by: 0.1)
+            filter.update(measurement: 0.02 * Double(step))  // 0.2 units per second
+        }
+        #expect(abs(filter.velocity - 0.2) < 0.01)
+        filter.predict(by: 1)
+        #expect(abs(filter.position - 0.8) < 0.02)
+        filter.stop()
+        filter.predict(by: 1)
+        #expect(abs(filter.position - 0.8) < 0.02)
+    }
+}
+
+/// The person tracker on made-up observations with exact timing (frame times are its clock).
+@Suite struct PersonTrackerTests {
+    func body(x: Double, y: Double = 0.3) -> Observation {
+        Observation(type: .humanBody, rect: UnitRect(x: x, y: y, width: 0.06, height: 0.2), confidence: 0.9)
+    }
+
+    @Test func twoPeopleCrossingKeepTheirIdentities() {
+        var tracker = PersonTracker(identifiers: .sequential)
+        var idAtLeft: UUID?, idAtRight: UUID?
+        // One walks left to right, the other right to left, at 10 fps; they overlap mid-way.
+        for step in 0...40 {
+            let t = Double(step) * 0.1
+            let a = body(x: 0.2 + 0.015 * Double(step)), b = body(x: 0.8 - 0.015 * Double(step), y: 0.32)
+            let subjects = tracker.update(time: t, observations: [a, b])
+            if step == 2 {
+                idAtLeft = subjects.min { $0.rect.midX < $1.rect.midX }?.id
+                idAtRight = subjects.max { $0.rect.midX < $1.rect.midX }?.id
+            }
+            if step == 40 {
+                // After crossing, the one who started at the left is now at the right.
+                #expect(subjects.count == 2)
+                #expect(subjects.max { $0.rect.midX < $1.rect.midX }?.id == idAtLeft)
+                #expect(subjects.min { $0.rect.midX < $1.rect.midX }?.id == idAtRight)
+            }
+        }
+        #expect(idAtLeft != nil && idAtLeft != idAtRight)
+    }
+
+    @Test func aFaceAndTheBodyBelowItAreOnePerson() {
+        var tracker = PersonTracker(identifiers: .sequential)
+        let face = Observation(type: .humanFace, rect: UnitRect(x: 0.42, y: 0.62, width: 0.06, height: 0.08), confidence: 0.9)
+        let body = Observation(type: .humanBody, rect: UnitRect(x: 0.38, y: 0.2, width: 0.14, height: 0.5), confidence: 0.9)
+        var subjects: [TrackedSubject] = []
+        for step in 0..<3 { subjects = tracker.update(time: Double(step) / 30, observations: [face, body]) }
+        #expect(subjects.count == 1)
+        #expect(subjects[0].faceRect != nil)
+        #expect(abs(subjects[0].rect.maxY - 0.7) < 0.01 && abs(subjects[0].rect.minY - 0.2) < 0.01)
+    }
+
+    @Test func aBriefOcclusionKeepsTheIdentityALongOneDoesNot() {
+        var tracker = PersonTracker(identifiers: .sequential)
+        var first: UUID?
+        for step in 0..<10 { first = tracker.update(time: Double(step) * 0.1, observations: [body(x: 0.5)]).first?.id }
+        // Hidden for 0.4 s (the detector sees nothing), then back.
+        for step in 10..<14 {
+            let subjects = tracker.update(time: Double(step) * 0.1, observations: [])
+            #expect(subjects.first?.id == first, "still reported while briefly hidden")
+            #expect(subjects.first?.isObserved == false)
+        }
+        #expect(tracker.update(time: 1.4, observations: [body(x: 0.5)]).first?.id == first)
+        // Gone for 3 s: dropped; coming back is a new subject (after confirmation).
+        for step in 15..<45 { _ = tracker.update(time: Double(step) * 0.1, observations: []) }
+        #expect(tracker.update(time: 4.5, observations: []).isEmpty)
+        _ = tracker.update(time: 4.6, observations: [body(x: 0.5)])
+        let back = tracker.update(time: 4.7, observations: [body(x: 0.5)])
+        #expect(back.count == 1 && back.first?.id != first)
+    }
+
+    @Test func aOneFrameFalseHitIsNeverReported() {
+        var tracker = PersonTracker(identifiers: .sequential)
+        var reported = 0
+        for step in 0..<20 {
+            let observations = step == 5 ? [body(x: 0.5), body(x: 0.1, y: 0.7)] : [body(x: 0.5)]
+            reported = max(reported, tracker.update(time: Double(step) * 0.1, observations: observations).count)
+        }
+        #expect(reported == 1)
+    }
+
+    @Test func betweenDetectionsSubjectsMoveByTheirVelocity() {
+        var tracker = PersonTracker(identifiers: .sequential)
+        for step in 0..<20 { _ = tracker.update(time: Double(step) * 0.1, observations: [body(x: 0.2 + 0.01 * Double(step))]) }
+        // Detection skipped for 3 frames (nil = the detector did not run).
+        let predicted = tracker.update(time: 2.2, observations: nil)
+        let expectedMidX = 0.2 + 0.01 * 22 + 0.03
+        #expect(abs(predicted[0].rect.midX - expectedMidX) < 0.01)
+    }
+
+    @Test func identifiersAreSequentialWhenAsked() {
+        var source = IdentifierSource.sequential
+        #expect(source.next().uuidString == "00000000-0000-0000-0000-000000000001")
+        #expect(source.next().uuidString == "00000000-0000-0000-0000-000000000002")
+    }
+}
+
+@Suite struct SaliencyRankerTests {
+    func subject(_ n: UInt8, x: Double, size: Double, speaking: Double? = nil) -> TrackedSubject {
+        TrackedSubject(id: UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, n)), kind: .person,
+                       rect: UnitRect(x: x, y: 0.3, width: size, height: size * 2), speakingConfidence: speaking)
+    }
+
+    @Test func closeScoresDoNotFlipTheRanking() {
+        var ranker = SaliencyRanker()
+        var ranks: [[Int?]] = []
+        for step in 0..<20 {
+            // Two people of nearly the same size swap which one is larger every frame.
+            let wobble = step % 2 == 0 ? 0.005 : -0.005
+            var subjects = [subject(1, x: 0.3, size: 0.1 + wobble), subject(2, x: 0.6, size: 0.1 - wobble)]
+            ranker.rank(&subjects)
+            ranks.append(subjects.map(\.saliencyRank))
+        }
+        #expect(Set(ranks.map { $0.map { $0 ?? 0 } }).count == 1, "ranking flipped: \(ranks)")
+    }
+
+    @Test func aClearlyMoreSalientSubjectOvertakes() {
+        var ranker = SaliencyRanker()
+        var subjects = [subject(1, x: 0.3, size: 0.1), subject(2, x: 0.6, size: 0.1)]
+        ranker.rank(&subjects)
+        let second = subjects.first { $0.saliencyRank == 2 }!.id
+        // The second one starts speaking: well past the hysteresis margin.
+        subjects = subjects.map { var s = $0; if s.id == second { s.speakingConfidence = 0.9 }; return s }
+        ranker.rank(&subjects)
+        #expect(subjects.first { $0.id == second }?.saliencyRank == 1)
+    }
+
+    @Test func selectionByPointUsesTheUpperLeftOrigin() throws {
+        var ranker = SaliencyRanker()
+        let high = TrackedSubject(id: UUID(), kind: .person, rect: UnitRect(x: 0.1, y: 0.7, width: 0.2, height: 0.2))
+        let low = TrackedSubject(id: UUID(), kind: .person, rect: UnitRect(x: 0.1, y: 0.1, width: 0.2, height: 0.2))
+        var subjects = [high, low]
+        // A tap 20% from the top of the picture lands on the subject in the upper part.
+        #expect(try ranker.selectSubject(atX: 0.2, y: 0.2, in: subjects) == high.id)
+        ranker.rank(&subjects)
+        #expect(subjects.first { $0.id == high.id }?.saliencyRank == 1)
+        #expect(try ranker.selectSubject(atX: 0.2, y: 0.8, in: subjects) == low.id)
+        #expect(throws: SelectionError.noSubjectFound(x: 0.9, y: 0.5)) {
+            try ranker.selectSubject(atX: 0.9, y: 0.5, in: subjects)
+        }
+    }
+
+    @Test func selectedIdentifiersRankFirstWhileInViewAndClearingRestoresAutomatic() {
+        var ranker = SaliencyRanker()
+        let big = subject(1, x: 0.4, size: 0.3), small = subject(2, x: 0.05, size: 0.05)
+        var subjects = [big, small]
+        ranker.selectSubjects([small.id])
+        ranker.rank(&subjects)
+        #expect(subjects.first { $0.id == small.id }?.saliencyRank == 1)
+        // Out of view: the selection waits; the others rank as usual.
+        var alone = [big]
+        ranker.rank(&alone)
+        #expect(alone[0].saliencyRank == 1)
+        ranker.clearSelection()
+        ranker.rank(&subjects)
+        #expect(subjects.first { $0.id == big.id }?.saliencyRank == 1)
+    }
+}
+
+@Suite struct SubjectStatesFormatTests {
+    @Test func stateLineHasTheDocumentedFields() {
+        var source = IdentifierSource.sequential
+        let person = TrackedSubject(id: source.next(), kind: .person, rect: UnitRect(x: 0.1, y: 0.2, width: 0.3, height: 0.4),
+                                    saliencyRank: 1, speakingConfidence: 0.8, lookingAtCameraConfidence: nil)
+        let coin = TrackedSubject(id: source.next(), kind: .object, rect: UnitRect(x: 0.5, y: 0.5, width: 0.1, height: 0.1), saliencyRank: 2)
+        let line = SubjectStatesRecord(frame: 12, time: 0.4, subjects: [person, coin]).jsonLine
+        #expect(line == #"{"frame":12,"time":0.4,"subjects":[{"identifier":"00000000-0000-0000-0000-000000000001","kind":"person","rect":{"x":0.1,"y":0.2,"width":0.3,"height":0.4},"saliencyRank":1,"speakingConfidence":0.8,"lookingAtCameraConfidence":null},{"identifier":"00000000-0000-0000-0000-000000000002","kind":"object","rect":{"x":0.5,"y":0.5,"width":0.1,"height":0.1},"saliencyRank":2}]}"#)
+    }
+}
