@@ -244,8 +244,8 @@ int dcv_image_crop(const dcv_image *src, dcv_image *dst, float x, float y, float
     });
 }
 
-int dcv_image_gray_patch(const dcv_image *image, float x, float y, float width, float height,
-                         int out_width, int out_height, float *out, dcv_status *status) {
+int dcv_image_patch(const dcv_image *image, float x, float y, float width, float height,
+                    int out_width, int out_height, int gray, float *out, dcv_status *status) {
     return guarded<int>(status, -1, [&]() -> int {
         if (!usable(image, status)) return -1;
         if (out == nullptr || out_width <= 0 || out_height <= 0 || width < 1 || height < 1) {
@@ -253,11 +253,12 @@ int dcv_image_gray_patch(const dcv_image *image, float x, float y, float width, 
             return -1;
         }
         cv::Mat region = padded_region(image->mat, (int)x, (int)y, (int)width, (int)height);
-        if (region.channels() == 3) cv::cvtColor(region, region, cv::COLOR_BGR2GRAY);
+        if (gray && region.channels() == 3) cv::cvtColor(region, region, cv::COLOR_BGR2GRAY);
+        if (!gray && region.channels() == 1) cv::cvtColor(region, region, cv::COLOR_GRAY2BGR);
         cv::Mat small;
         cv::resize(region, small, cv::Size(out_width, out_height), 0, 0, cv::INTER_AREA);
-        cv::Mat target(out_height, out_width, CV_32F, out);
-        small.convertTo(target, CV_32F);
+        cv::Mat target(out_height, out_width, gray ? CV_32F : CV_32FC3, out);
+        small.convertTo(target, gray ? CV_32F : CV_32FC3);
         return 0;
     });
 }

@@ -22,7 +22,7 @@ import Testing
     ]
 
     @Test func pedestriansKeepTheirIdentities() throws {
-        let pipeline = try pipeline(detector: "hog-body", cues: false, detectEvery: 2)
+        let pipeline = try pipeline(detector: "hog-body", cues: false)
         var source = try MediaFile.open(Fixtures.sample("vtest.avi"))
         var identities: [String: [UUID?]] = [:]
         while let frame = try source.nextFrame(), frame.index <= 180 {

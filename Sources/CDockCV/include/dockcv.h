@@ -102,11 +102,12 @@ void dcv_image_draw_text(dcv_image *image, const char *text, int x, int y, doubl
 int dcv_image_crop(const dcv_image *src, dcv_image *dst, float x, float y, float width,
                    float height, int out_width, int out_height, dcv_status *status);
 
-/* Gray levels of the region (x, y, width, height in pixels, top-left origin) resized to
+/* The pixels of the region (x, y, width, height in pixels, top-left origin) resized to
  * out_width x out_height (area interpolation), written row by row into `out` as floats
- * 0...255. Parts of the region outside the image read as 0. Returns 0, or -1 on error. */
-int dcv_image_gray_patch(const dcv_image *image, float x, float y, float width, float height,
-                         int out_width, int out_height, float *out, dcv_status *status);
+ * 0...255: one gray value per pixel when gray != 0, else B, G, R per pixel (3 floats).
+ * Parts of the region outside the image read as 0. Returns 0, or -1 on error. */
+int dcv_image_patch(const dcv_image *image, float x, float y, float width, float height,
+                    int out_width, int out_height, int gray, float *out, dcv_status *status);
 
 /* ---- video input (cv::VideoCapture, FFmpeg back end) ------------------------------------- */
 

@@ -65,11 +65,20 @@ extension Image {
     /// Gray levels of `region` (pixels, top-left origin) resized to `width` x `height`, row by
     /// row; 0 outside the image.
     public func grayPatch(_ region: PixelRect, width: Int, height: Int) throws(OpenCVError) -> [Float] {
-        var out = [Float](repeating: 0, count: width * height)
+        try patch(region, width: width, height: height, gray: true)
+    }
+
+    /// B, G, R of `region` resized to `width` x `height`, pixel by pixel, row by row.
+    public func colorPatch(_ region: PixelRect, width: Int, height: Int) throws(OpenCVError) -> [Float] {
+        try patch(region, width: width, height: height, gray: false)
+    }
+
+    private func patch(_ region: PixelRect, width: Int, height: Int, gray: Bool) throws(OpenCVError) -> [Float] {
+        var out = [Float](repeating: 0, count: width * height * (gray ? 1 : 3))
         _ = try out.withUnsafeMutableBufferPointer { buffer throws(OpenCVError) in
             try checkedCount {
-                dcv_image_gray_patch(handle, Float(region.x), Float(region.y), Float(region.width), Float(region.height),
-                                     Int32(width), Int32(height), buffer.baseAddress, $0)
+                dcv_image_patch(handle, Float(region.x), Float(region.y), Float(region.width), Float(region.height),
+                                Int32(width), Int32(height), gray ? 1 : 0, buffer.baseAddress, $0)
             }
         }
         return out

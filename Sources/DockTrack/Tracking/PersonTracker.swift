@@ -4,8 +4,16 @@ import Foundation
 public protocol SubjectTracker {
     /// Advances to `time` (seconds, the frame's capture time) and folds in what was detected
     /// in that frame; `observations` is `nil` on frames where no detector ran, and the subjects
-    /// then move by their motion model. Returns the subjects to report for this frame.
-    mutating func update(time: Double, observations: [Observation]?) -> [TrackedSubject]
+    /// then move by their motion model. `image` is the frame, for appearance cues (optional).
+    /// Returns the subjects to report for this frame.
+    mutating func update(time: Double, observations: [Observation]?, image: Image?) -> [TrackedSubject]
+}
+
+extension SubjectTracker {
+    /// An update without the picture: overlap and motion only.
+    public mutating func update(time: Double, observations: [Observation]?) -> [TrackedSubject] {
+        update(time: time, observations: observations, image: nil)
+    }
 }
 
 /// Tracks people: a face and the body below it are one person; association by overlap and
@@ -27,8 +35,12 @@ public struct PersonTracker: SubjectTracker {
         public var coastFor = 0.5
         /// Seconds a face or body part is kept without being seen while the other part is.
         public var partGrace = 0.5
-        /// The largest assignment cost accepted (1 - IoU plus a distance term).
+        /// The largest cost of a plausible pair (1 - IoU plus a distance term), before appearance.
         public var maximumCost = 1.2
+        /// Weight of the clothing colour difference (Hellinger distance, 0...1) in the cost.
+        public var appearanceWeight = 1.5
+        /// How fast a track's appearance follows new sightings.
+        public var appearanceRate = 0.2
         public var filter = BoxFilter.Params()
         public init() {}
     }
@@ -44,6 +56,7 @@ public struct PersonTracker: SubjectTracker {
         var lastSeen: Double
         var hits = 1
         var isConfirmed = false
+        var appearance: Appearance?
 
         var rect: UnitRect {
             switch (face?.rect, body?.rect) {
@@ -65,12 +78,16 @@ public struct PersonTracker: SubjectTracker {
         self.identifiers = identifiers
     }
 
-    public mutating func update(time now: Double, observations: [Observation]?) -> [TrackedSubject] {
+    public mutating func update(time now: Double, observations: [Observation]?, image: Image?) -> [TrackedSubject] {
         let dt = time.map { now - $0 } ?? 0
         time = now
         for i in tracks.indices { advance(&tracks[i], by: dt, now: now) }
         if let observations {
-            associate(PersonObservation.group(observations.filter { $0.type != .object }), at: now)
+            var people = PersonObservation.group(observations.filter { $0.type != .object })
+            if let image {
+                for i in people.indices { people[i].appearance = people[i].body.flatMap { try? Appearance(of: $0, in: image) } }
+            }
+            associate(people, at: now)
         }
         tracks.removeAll { track in
             let silent = now - track.lastSeen
@@ -93,7 +110,7 @@ public struct PersonTracker: SubjectTracker {
 
     private mutating func associate(_ people: [PersonObservation], at now: Double) {
         let costs = tracks.map { track in people.map { cost(track, $0, at: now) } }
-        let pairs = Assignment.minimumCost(costs, maximumCost: params.maximumCost)
+        let pairs = Assignment.minimumCost(costs)
         var matched = Set<Int>()
         for (t, p) in pairs {
             matched.insert(p)
@@ -105,6 +122,7 @@ public struct PersonTracker: SubjectTracker {
             track.body = person.body.map { BoxFilter($0, params: params.filter) }
             if person.face != nil { track.faceSeen = now }
             if person.body != nil { track.bodySeen = now }
+            track.appearance = person.appearance
             track.isConfirmed = params.hitsToConfirm <= 1
             tracks.append(track)
         }
@@ -124,6 +142,9 @@ public struct PersonTracker: SubjectTracker {
         if let body = person.body {
             if track.body == nil { track.body = BoxFilter(body, params: params.filter) } else { track.body!.update(body) }
             track.bodySeen = now
+        }
+        if let seen = person.appearance {
+            if track.appearance == nil { track.appearance = seen } else { track.appearance!.blend(seen, rate: params.appearanceRate) }
         }
         track.lastSeen = now
         track.hits += 1
@@ -149,6 +170,9 @@ public struct PersonTracker: SubjectTracker {
         // sits where this body's head is.
         if best == .infinity, let f = track.face?.rect, let b = person.body, PersonObservation.headFits(f, in: b) { best = 0.8 }
         if best == .infinity, let b = track.body?.rect, let f = person.face, PersonObservation.headFits(f, in: b) { best = 0.8 }
+        // Appearance breaks ties between plausible pairs; it never makes a pair plausible or not.
+        guard best <= params.maximumCost else { return .infinity }
+        if let a = track.appearance, let b = person.appearance { best += params.appearanceWeight * a.distance(to: b) }
         return best
     }
 }
@@ -157,6 +181,8 @@ public struct PersonTracker: SubjectTracker {
 public struct PersonObservation: Sendable, Equatable {
     public var face: UnitRect?
     public var body: UnitRect?
+    /// The clothing colours of the body, when the picture was at hand.
+    public var appearance: Appearance?
 
     /// Whether `face` is where the head of `body` is: horizontally inside it, in its top part,
     /// and narrower than it.

@@ -51,7 +51,7 @@ public final class TrackingPipeline {
         processed += 1
         let observations = detect ? try detector.detect(in: frame.image, minimumConfidence: params.minimumConfidence) : nil
         lastObservations = observations
-        var subjects = tracker.update(time: frame.time, observations: observations)
+        var subjects = tracker.update(time: frame.time, observations: observations, image: frame.image)
         for object in objects {
             let found = try object.update(frame)
             if found || frame.time - object.lastSeen <= params.objectLostAfter {
