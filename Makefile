@@ -1,5 +1,5 @@
 # DockTrack: the two commands of the README, and the pieces they are made of.
-#   make demo   detect people in the bundled sample clip, write out/ (JSON Lines + annotated video)
+#   make demo   track the people in the bundled sample clip, write out/ (JSON Lines + annotated video)
 #   make test   build and run every test on the bundled samples
 # Both install the Debian packages they need first when they are missing.
 
@@ -8,7 +8,7 @@ APT_PACKAGES = libopencv-dev libv4l-dev opencv-data pkg-config
 OUT        ?= out
 BIN        = .build/release/docktrack
 
-.PHONY: deps build release demo test bench clean
+.PHONY: deps build release demo test bench metrics clean
 
 # Installs missing Debian packages (root, or sudo when available). apt-get update runs first,
 # since a fresh machine has no package lists.
@@ -28,9 +28,9 @@ release: deps
 
 demo: release
 	@mkdir -p $(OUT)
-	$(BIN) detect samples/vtest.avi --end 300 --annotate $(OUT)/vtest-detections.mp4 --summary > $(OUT)/vtest-detections.jsonl
-	@echo "detections: $(OUT)/vtest-detections.jsonl (one JSON line per frame)"
-	@echo "annotated video: $(OUT)/vtest-detections.mp4"
+	$(BIN) track samples/vtest.avi --end 300 --states $(OUT)/vtest-states.jsonl --annotate $(OUT)/vtest-tracked.mp4 --summary
+	@echo "subject states: $(OUT)/vtest-states.jsonl (one JSON line per frame)"
+	@echo "annotated video: $(OUT)/vtest-tracked.mp4"
 
 test: deps
 	$(SWIFT) build --build-tests
@@ -40,6 +40,14 @@ test: deps
 bench: release
 	$(BIN) bench samples/vtest.avi -d default -d dnn-face -d hog-body -d haar-face -d lbp-face
 	$(BIN) bench samples/vtest.avi --resize 1280x720 -d default -d dnn-face -d hog-body
+
+# Identity stability on vtest.avi and the speaking signal on carphone_pristine.mp4.
+metrics: release
+	@mkdir -p $(OUT)
+	$(BIN) track samples/vtest.avi --sequential-identifiers --states $(OUT)/metrics-vtest.jsonl
+	python3 tools/tracking_metrics.py identities $(OUT)/metrics-vtest.jsonl 768 576 10
+	$(BIN) track samples/carphone_pristine.mp4 --sequential-identifiers --states $(OUT)/metrics-carphone.jsonl
+	python3 tools/tracking_metrics.py speaking $(OUT)/metrics-carphone.jsonl
 
 clean:
 	rm -rf .build $(OUT)
