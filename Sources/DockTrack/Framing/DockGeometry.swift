@@ -1,0 +1,141 @@
+import Foundation
+
+/// Angles of the dock's three axes in radians (DockKit's convention): x = pitch (tilt,
+/// positive tilts down), y = yaw (pan, positive pans right), z = roll.
+public struct DockVector: Sendable, Equatable, Codable {
+    public var x: Double
+    public var y: Double
+    public var z: Double
+
+    public init(x: Double = 0, y: Double = 0, z: Double = 0) {
+        self.x = x
+        self.y = y
+        self.z = z
+    }
+
+    public static let zero = DockVector()
+
+    public static func + (a: DockVector, b: DockVector) -> DockVector { DockVector(x: a.x + b.x, y: a.y + b.y, z: a.z + b.z) }
+    public static func - (a: DockVector, b: DockVector) -> DockVector { DockVector(x: a.x - b.x, y: a.y - b.y, z: a.z - b.z) }
+    public static func * (a: DockVector, s: Double) -> DockVector { DockVector(x: a.x * s, y: a.y * s, z: a.z * s) }
+
+    /// The component of an axis.
+    public subscript(axis: DockAxis) -> Double {
+        get { switch axis { case .pitch: x; case .yaw: y; case .roll: z } }
+        set { switch axis { case .pitch: x = newValue; case .yaw: y = newValue; case .roll: z = newValue } }
+    }
+}
+
+/// An orientation (radians) or an angular velocity (radians per second), by context.
+public typealias DockOrientation = DockVector
+public typealias AngularVelocity = DockVector
+
+public enum DockAxis: String, Sendable, CaseIterable, Codable {
+    case pitch, yaw, roll
+}
+
+/// What one axis can do: its position range and its top speed, as a dock declares them.
+public struct AxisLimits: Sendable, Equatable, Codable {
+    /// Radians. A continuous axis (360° pan) has `-Double.infinity...Double.infinity`.
+    public var range: ClosedRange<Double>
+    /// Radians per second.
+    public var maximumSpeed: Double
+    /// Radians per second squared.
+    public var maximumAcceleration: Double
+
+    public init(range: ClosedRange<Double>, maximumSpeed: Double, maximumAcceleration: Double) {
+        self.range = range
+        self.maximumSpeed = maximumSpeed
+        self.maximumAcceleration = maximumAcceleration
+    }
+
+    /// `value` clamped into the range.
+    public func clamp(_ value: Double) -> Double { min(max(value, range.lowerBound), range.upperBound) }
+
+    enum CodingKeys: String, CodingKey { case minimum, maximum, maximumSpeed, maximumAcceleration }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let low = try c.decodeIfPresent(Double.self, forKey: .minimum) ?? -.infinity
+        let high = try c.decodeIfPresent(Double.self, forKey: .maximum) ?? .infinity
+        guard low <= high else { throw DecodingError.dataCorruptedError(forKey: .minimum, in: c, debugDescription: "minimum above maximum") }
+        range = low...high
+        maximumSpeed = try c.decode(Double.self, forKey: .maximumSpeed)
+        maximumAcceleration = try c.decodeIfPresent(Double.self, forKey: .maximumAcceleration) ?? 8
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        if range.lowerBound.isFinite { try c.encode(range.lowerBound, forKey: .minimum) }
+        if range.upperBound.isFinite { try c.encode(range.upperBound, forKey: .maximum) }
+        try c.encode(maximumSpeed, forKey: .maximumSpeed)
+        try c.encode(maximumAcceleration, forKey: .maximumAcceleration)
+    }
+}
+
+/// The limits of every axis.
+public struct DockLimits: Sendable, Equatable, Codable {
+    public var pitch: AxisLimits
+    public var yaw: AxisLimits
+    public var roll: AxisLimits
+
+    public init(pitch: AxisLimits, yaw: AxisLimits, roll: AxisLimits) {
+        self.pitch = pitch
+        self.yaw = yaw
+        self.roll = roll
+    }
+
+    /// A typical desktop tracking stand: 360° pan at up to 3 rad/s, tilt ±30° at 1.5 rad/s,
+    /// no roll.
+    public static let standard = DockLimits(
+        pitch: AxisLimits(range: -0.52...0.52, maximumSpeed: 1.5, maximumAcceleration: 6),
+        yaw: AxisLimits(range: -Double.infinity...Double.infinity, maximumSpeed: 3, maximumAcceleration: 8),
+        roll: AxisLimits(range: 0...0, maximumSpeed: 0, maximumAcceleration: 0))
+
+    public subscript(axis: DockAxis) -> AxisLimits {
+        get { switch axis { case .pitch: pitch; case .yaw: yaw; case .roll: roll } }
+        set { switch axis { case .pitch: pitch = newValue; case .yaw: yaw = newValue; case .roll: roll = newValue } }
+    }
+
+    /// `orientation` with every axis clamped into its range.
+    public func clamp(_ orientation: DockOrientation) -> DockOrientation {
+        DockOrientation(x: pitch.clamp(orientation.x), y: yaw.clamp(orientation.y), z: roll.clamp(orientation.z))
+    }
+}
+
+/// The camera on the dock: how much of the world one picture spans. Turns an offset in the
+/// picture into the angle the dock must turn, and back.
+public struct CameraModel: Sendable, Equatable {
+    /// Radians across the picture's width and height.
+    public var horizontalFieldOfView: Double
+    public var verticalFieldOfView: Double
+
+    public init(horizontalFieldOfView: Double, verticalFieldOfView: Double) {
+        self.horizontalFieldOfView = horizontalFieldOfView
+        self.verticalFieldOfView = verticalFieldOfView
+    }
+
+    /// A camera with this horizontal field of view and square pixels for a picture of `size`.
+    public init(horizontalFieldOfView: Double, size: ImageSize) {
+        let aspect = Double(size.height) / Double(max(1, size.width))
+        self.init(horizontalFieldOfView: horizontalFieldOfView,
+                  verticalFieldOfView: 2 * atan(tan(horizontalFieldOfView / 2) * aspect))
+    }
+
+    /// A typical webcam: 70° across a 4:3 picture.
+    public static let webcam = CameraModel(horizontalFieldOfView: 70 * .pi / 180, size: ImageSize(width: 4, height: 3))
+
+    /// The turn (yaw right, pitch down positive) that brings the camera's centre to the point
+    /// (unit coordinates, lower-left origin) of the picture: pinhole projection.
+    public func angles(toward x: Double, _ y: Double) -> DockOrientation {
+        let yaw = atan((x - 0.5) * 2 * tan(horizontalFieldOfView / 2))
+        let pitch = -atan((y - 0.5) * 2 * tan(verticalFieldOfView / 2))
+        return DockOrientation(x: pitch, y: yaw, z: 0)
+    }
+
+    /// Where in the picture (unit coordinates, lower-left origin) a direction `angles` away
+    /// from the camera's centre appears.
+    public func point(at angles: DockOrientation) -> (x: Double, y: Double) {
+        (0.5 + tan(angles.y) / (2 * tan(horizontalFieldOfView / 2)), 0.5 - tan(angles.x) / (2 * tan(verticalFieldOfView / 2)))
+    }
+}

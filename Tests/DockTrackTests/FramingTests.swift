@@ -1,0 +1,187 @@
+@testable import DockTrack
+import Foundation
+import Testing
+
+/// The framing controller and the simulated dock on the simulated clock: each test runs
+/// seconds of motion in milliseconds, the same way every time.
+@Suite struct FramingTests {
+    let camera = CameraModel.webcam
+    /// The pitch at which a face appears at the controller's face height when the dock is level.
+    var faceLevel: Double { camera.angles(toward: 0.5, 0.6).x }
+
+    @Test func cameraModelRoundTrips() {
+        let angles = camera.angles(toward: 0.8, 0.3)
+        #expect(angles.y > 0 && angles.x > 0, "right of centre pans right; below centre tilts down")
+        let back = camera.point(at: angles)
+        #expect(abs(back.x - 0.8) < 1e-12 && abs(back.y - 0.3) < 1e-12)
+        #expect(abs(camera.angles(toward: 1, 0.5).y - 35 * .pi / 180) < 1e-12)
+    }
+
+    @Test func aStepSettlesQuicklyWithoutOvershoot() {
+        let response = StepResponse.measure(step: 0.4)
+        #expect(response.settleTime < 1.5, "\(response)")
+        #expect(response.overshoot < 0.02, "\(response)")
+        #expect(response.finalError < 0.03, "\(response)")
+        #expect(response.peakSpeed <= DockLimits.standard.yaw.maximumSpeed)
+        let left = StepResponse.measure(step: -0.4)
+        #expect(left.settleTime < 1.5 && left.overshoot < 0.02, "\(left)")
+    }
+
+    @Test func jitterInsideTheDeadBandCausesNoMotion() {
+        var simulation = FramingSimulation(controller: FramingController())
+        let level = faceLevel
+        // The face wobbles by up to 0.012 rad (about 1/100 of the picture) around the centre.
+        let person = FramingSimulation.Person { t in DockOrientation(x: level + 0.01 * sin(17 * t), y: 0.012 * sin(23 * t), z: 0) }
+        let samples = simulation.run(people: [person], duration: 5)
+        let travelled = samples.map { abs($0.pose.y) + abs($0.pose.x) }.max()!
+        #expect(travelled < 0.002, "dock moved \(travelled) rad")
+        #expect(samples.allSatisfy { $0.command == .zero })
+    }
+
+    @Test(arguments: [(FramingMode.center, 0.5), (.left, 1.0 / 3), (.right, 2.0 / 3)])
+    func framingModesPutTheSubjectWhereAsked(mode: FramingMode, expectedX: Double) {
+        var params = FramingController.Params()
+        params.mode = mode
+        var simulation = FramingSimulation(controller: FramingController(params: params))
+        let level = faceLevel
+        let person = FramingSimulation.Person { _ in DockOrientation(x: level, y: 0.3, z: 0) }
+        let samples = simulation.run(people: [person], duration: 4)
+        let seen = samples.last!.seen[person.id]!
+        #expect(abs(seen.x - expectedX) < 0.03, "\(mode): subject at x = \(seen.x)")
+        #expect(abs(seen.y - 0.6) < 0.03, "\(mode): face at y = \(seen.y)")
+    }
+
+    @Test func theRegionOfInterestMovesTheTarget() {
+        var params = FramingController.Params()
+        // The right half of the picture, upper-left origin as a caller gives it.
+        params.regionOfInterest = UnitRect(upperLeftOrigin: UnitRect(x: 0.5, y: 0, width: 0.5, height: 1))
+        params.mode = .center
+        var simulation = FramingSimulation(controller: FramingController(params: params))
+        let level = faceLevel
+        let person = FramingSimulation.Person { _ in DockOrientation(x: level, y: -0.2, z: 0) }
+        let seen = simulation.run(people: [person], duration: 4).last!.seen[person.id]!
+        #expect(abs(seen.x - 0.75) < 0.03, "subject at x = \(seen.x)")
+    }
+
+    @Test func aGroupThatFitsStaysInFrame() {
+        let level = faceLevel
+        let primary = FramingSimulation.Person { _ in DockOrientation(x: level, y: 0.35, z: 0) }
+        let friend = FramingSimulation.Person { _ in DockOrientation(x: level, y: 0.05, z: 0) }
+        var automatic = FramingSimulation(controller: FramingController())
+        let group = automatic.run(people: [primary, friend], duration: 4).last!.seen
+        #expect(group.count == 2)
+        #expect(group.values.allSatisfy { $0.x > 0.1 && $0.x < 0.9 }, "\(group)")
+        let middle = (group[primary.id]!.x + group[friend.id]!.x) / 2
+        #expect(abs(middle - 0.5) < 0.04, "the group is centred: \(middle)")
+        // A group too wide to fit: the primary subject is framed alone.
+        let far = FramingSimulation.Person { _ in DockOrientation(x: level, y: -0.6, z: 0) }
+        var wide = FramingSimulation(controller: FramingController())
+        let alone = wide.run(people: [primary, far], duration: 4).last!.seen
+        #expect(abs(alone[primary.id]!.x - 0.5) < 0.03)
+    }
+
+    @Test func limitsHold() {
+        var params = FramingController.Params()
+        params.limits.pitch = AxisLimits(range: -0.2...0.2, maximumSpeed: 0.5, maximumAcceleration: 4)
+        params.limits.yaw = AxisLimits(range: -0.3...0.3, maximumSpeed: 0.8, maximumAcceleration: 4)
+        var simulation = FramingSimulation(controller: FramingController(params: params), dock: SimulatedDock(limits: params.limits))
+        // Someone high up and to the right, in view but beyond what the dock can reach.
+        let person = FramingSimulation.Person { _ in DockOrientation(x: -0.4, y: 0.55, z: 0) }
+        let samples = simulation.run(people: [person], duration: 6)
+        #expect(samples.allSatisfy { abs($0.command.x) <= 0.5 + 1e-9 && abs($0.command.y) <= 0.8 + 1e-9 })
+        #expect(samples.allSatisfy { abs($0.pose.x) <= 0.2 + 1e-9 && abs($0.pose.y) <= 0.3 + 1e-9 })
+        #expect(abs(samples.last!.pose.y - 0.3) < 0.01 && abs(samples.last!.pose.x + 0.2) < 0.01, "waits at the ends: \(samples.last!.pose)")
+    }
+
+    @Test func aLostSubjectLeadsToHoldThenHome() {
+        var params = FramingController.Params()
+        params.homeAfter = 3
+        var simulation = FramingSimulation(controller: FramingController(params: params))
+        let level = faceLevel
+        let person = FramingSimulation.Person { _ in DockOrientation(x: level, y: 0.5, z: 0) }
+        // In the scene for 2 s, then gone.
+        let samples = simulation.run(people: [person], duration: 9) { t in t < 2 ? nil : [] }
+        let atLoss = samples.first { $0.time >= 2 }!.pose
+        #expect(abs(atLoss.y - 0.5) < 0.05, "tracking reached the person: \(atLoss)")
+        let holding = samples.filter { $0.time > 2.4 && $0.time < 4.9 }
+        #expect(holding.allSatisfy { $0.state == .holding && abs($0.pose.y - atLoss.y) < 0.05 }, "holds where it was")
+        #expect(samples.contains { $0.state == .returningHome })
+        let end = samples.last!.pose
+        #expect(abs(end.y) < 0.03 && abs(end.x) < 0.03, "home again: \(end)")
+    }
+
+    @Test func orientationCommandsAndAnimationsAreLimitedToTwoPerSecond() throws {
+        var dock = SimulatedDock()
+        try dock.apply(.setOrientation(DockOrientation(y: 0.1), duration: 0.5, relative: false), at: 0)
+        try dock.apply(.setOrientation(DockOrientation(y: 0.2), duration: 0.5, relative: false), at: 0.3)
+        #expect(throws: DockError.rateTooHigh(limit: 2)) {
+            try dock.apply(.setOrientation(DockOrientation(y: 0.3), duration: 0.5, relative: false), at: 0.6)
+        }
+        try dock.apply(.setOrientation(DockOrientation(y: 0.3), duration: 0.5, relative: false), at: 1.05)
+        try dock.apply(.animate(.yes), at: 2)
+        try dock.apply(.animate(.no), at: 2.1)
+        #expect(throws: DockError.rateTooHigh(limit: 2)) { try dock.apply(.animate(.kapow), at: 2.2) }
+        // Velocity commands come at the control rate and are not limited.
+        for k in 0..<30 { try dock.apply(.setAngularVelocity(AngularVelocity(y: 0.1)), at: 5 + Double(k) / 30) }
+    }
+
+    @Test func orientationCommandsReachTheirTargetWithinLimits() throws {
+        var dock = SimulatedDock()
+        try dock.apply(.setOrientation(DockOrientation(x: 0.2, y: -1.0), duration: 1, relative: false), at: 0)
+        dock.advance(to: 3)
+        #expect(abs(dock.position.y + 1.0) < 1e-3 && abs(dock.position.x - 0.2) < 1e-3)
+        try dock.apply(.setOrientation(DockOrientation(x: 5, y: 0.5), duration: 0, relative: true), at: 3)
+        dock.advance(to: 6)
+        #expect(abs(dock.position.x - DockLimits.standard.pitch.range.upperBound) < 1e-9, "pitch stops at its limit")
+        #expect(abs(dock.position.y + 0.5) < 1e-3)
+        #expect(throws: DockError.notCapable("roll")) { try dock.apply(.setAngularVelocity(AngularVelocity(z: 1)), at: 7) }
+    }
+
+    @Test(arguments: DockAnimation.allCases)
+    func animationsStartAndEndAtTheCurrentPose(animation: DockAnimation) throws {
+        var dock = SimulatedDock(position: DockOrientation(x: 0.1, y: 0.7))
+        try dock.apply(.animate(animation), at: 1)
+        var farthest = 0.0
+        for k in 1...Int(animation.duration * 100) {
+            dock.advance(to: 1 + Double(k) / 100)
+            farthest = max(farthest, abs(dock.position.x - 0.1) + abs(dock.position.y - 0.7))
+        }
+        dock.advance(to: 1 + animation.duration + 0.1)
+        #expect(farthest > 0.1, "\(animation) hardly moved")
+        #expect(abs(dock.position.x - 0.1) < 1e-3 && abs(dock.position.y - 0.7) < 1e-3, "\(animation) ended at \(dock.position)")
+        #expect(!dock.isAnimating)
+    }
+
+    @Test func kapowSnapsAndOscillatesBack() {
+        let path = stride(from: 0.0, to: DockAnimation.kapow.duration, by: 0.01).map { DockAnimation.kapow.offset(at: $0).x }
+        #expect(path.max()! > 0.2)
+        let crossings = zip(path, path.dropFirst()).filter { $0.0 > 0 && $0.1 <= 0 || $0.0 < 0 && $0.1 >= 0 }.count
+        #expect(crossings >= 3, "oscillates: \(crossings) zero crossings")
+    }
+
+    @Test func observationRatesOutsideTenToThirtyPerSecondAreErrors() throws {
+        var ok = ObservationRateMonitor()
+        for k in 0..<60 { try ok.record(at: Double(k) / 20) }
+        var slow = ObservationRateMonitor()
+        #expect(throws: DockError.rateTooLow(limit: 10)) { for k in 0..<20 { try slow.record(at: Double(k) / 5) } }
+        var fast = ObservationRateMonitor()
+        #expect(throws: DockError.rateTooHigh(limit: 30)) { for k in 0..<120 { try fast.record(at: Double(k) / 60) } }
+        var gap = ObservationRateMonitor()
+        try gap.record(at: 0)
+        #expect(throws: DockError.rateTooLow(limit: 10)) { try gap.record(at: 2) }
+    }
+
+    @Test func commandsRoundTripThroughJSON() throws {
+        let commands: [DockCommand] = [
+            .setAngularVelocity(AngularVelocity(x: 0.1, y: -0.25, z: 0)),
+            .setOrientation(DockOrientation(x: 0, y: 1.5, z: 0), duration: 2, relative: true),
+            .animate(.kapow), .setSystemTracking(false), .setLimits(.standard),
+        ]
+        for command in commands {
+            let line = command.jsonLine(time: 1.5)
+            let back = try JSONDecoder().decode(TimedDockCommand.self, from: Data(line.utf8))
+            #expect(back == TimedDockCommand(time: 1.5, command: command), "\(line)")
+        }
+        #expect(commands[0].jsonLine(time: 0) == #"{"time":0.0,"command":"setAngularVelocity","velocity":{"x":0.1,"y":-0.25,"z":0.0}}"#)
+    }
+}
