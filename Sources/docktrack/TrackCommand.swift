@@ -5,8 +5,10 @@ import Foundation
 struct TrackCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "track",
-        abstract: "Track and rank the people (and chosen objects) in a video; write their states as JSON Lines.",
+        abstract: "Track and rank the people (and chosen objects) in a video and drive a dock to frame them.",
         discussion: """
+            stdout: dock commands, one JSON line per frame, e.g.             {"time":0.4,"command":"setAngularVelocity","velocity":{"x":0.0,"y":0.12,"z":0.0}}             (x pitch, positive tilts down; y yaw, positive pans right; rad/s), for a dock or docksim.             The recorded camera is taken as fixed at the dock's home pose.
+            With --observations FILE ('-': stdin) no video is read: the caller's observations             (lines in the format of docktrack detect, 10 to 30 per second by their time) are tracked             instead (custom tracking); observations outside that rate are reported on stderr.
             Each line of --states: {"frame":12,"time":0.4,"subjects":[{"identifier":"…UUID…","kind":"person",\
             "rect":{"x":…,"y":…,"width":…,"height":…},"saliencyRank":1,"speakingConfidence":0.8,\
             "lookingAtCameraConfidence":0.9,"faceRect":{…}}]}
@@ -16,14 +18,19 @@ struct TrackCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: "A video file (or an image: one frame).")
-    var path: String
+    @Argument(help: "A video file (or an image: one frame). Not with --observations.")
+    var path: String?
+
+    @Option(help: ArgumentHelp("Track these observations (detect's JSON Lines; '-': stdin) instead of detecting in a video.", valueName: "file"))
+    var observations: String?
 
     @OptionGroup var detection: DetectorOptions
     @OptionGroup var frames: FrameOptions
 
-    @Option(help: ArgumentHelp("Write subject states here, one JSON line per frame ('-': stdout).", valueName: "file"))
-    var states = "-"
+    @Option(help: ArgumentHelp("Write subject states here, one JSON line per frame ('-': stdout, instead of the commands).", valueName: "file"))
+    var states: String?
+
+    @OptionGroup var framing: FramingOptions
 
     @Option(help: "Run the detector on every Nth processed frame; subjects move by their motion model between.")
     var detectEvery = 1
@@ -46,6 +53,7 @@ struct TrackCommand: ParsableCommand {
     var summary = false
 
     func validate() throws {
+        guard (path == nil) != (observations == nil) else { throw ValidationError("give either a video PATH or --observations, not both or neither") }
         guard detectEvery >= 1 else { throw ValidationError("--detect-every must be 1 or more") }
         for box in object where Self.parseBox(box) == nil {
             throw ValidationError("--object takes x,y,width,height in 0...1 with width and height > 0, not '\(box)'")
@@ -62,7 +70,8 @@ struct TrackCommand: ParsableCommand {
 
     func run() throws {
         try reportingErrors {
-            var source = try MediaFile.open(path)
+            if let observations { return try runCustomTracking(observations) }
+            var source = try MediaFile.open(path!)
             let detector = try detection.makeDetector()
             let models = ModelStore.locate(models: detection.models, cascades: detection.cascades)
             let cues = noFaceCues ? nil : FaceCueEstimator(landmarks: try FaceLandmarkDetector(models: models))
@@ -71,7 +80,8 @@ struct TrackCommand: ParsableCommand {
             params.minimumConfidence = detection.threshold
             let pipeline = TrackingPipeline(detector: detector, cues: cues, params: params,
                                             identifiers: sequentialIdentifiers ? .sequential : .random)
-            let output = try LineOutput(path: states)
+            let (statesOutput, commands) = try outputs()
+            var emitter = CommandEmitter(params: framing.params(for: source.info.size), output: commands)
             let video = try annotate.map { path throws in
                 try AnnotatedOutput(path: path, size: source.info.size, framesPerSecond: (source.info.framesPerSecond ?? 30) / Double(frames.stride))
             }
@@ -86,7 +96,8 @@ struct TrackCommand: ParsableCommand {
                     objectsStarted = true
                 }
                 let subjects = try pipeline.process(frame)
-                try output.write(SubjectStatesRecord(frame: frame.index, time: frame.time, subjects: subjects).jsonLine)
+                try statesOutput?.write(SubjectStatesRecord(frame: frame.index, time: frame.time, subjects: subjects).jsonLine)
+                try emitter.frame(subjects, time: frame.time)
                 if let video {
                     let canvas = try Canvas(copying: frame.image)
                     canvas.subjects(subjects)
@@ -100,6 +111,86 @@ struct TrackCommand: ParsableCommand {
                 printError(String(format: "docktrack: %d frames, %.2f s, %.1f frames per second", count, seconds, Double(count) / max(seconds, 1e-9)))
             }
             if let video { printError("docktrack: annotated output written to \(video.path)") }
+        }
+    }
+
+    /// Subject states (when asked for) and commands (on stdout unless the states are).
+    private func outputs() throws -> (states: LineOutput?, commands: LineOutput?) {
+        let statesOutput = try states.map { try LineOutput(path: $0) }
+        return (statesOutput, states == "-" ? nil : try LineOutput(path: "-"))
+    }
+
+    /// Custom tracking: the caller's observations instead of a detector's, checked for rate.
+    private func runCustomTracking(_ path: String) throws {
+        let input: FileHandle
+        if path == "-" {
+            input = .standardInput
+        } else {
+            guard let handle = FileHandle(forReadingAtPath: path) else { throw FrameSourceError.fileNotFound(path: path) }
+            input = handle
+        }
+        var tracker = PersonTracker(identifiers: sequentialIdentifiers ? .sequential : .random)
+        var ranker = SaliencyRanker()
+        var rate = ObservationRateMonitor()
+        let (statesOutput, commands) = try outputs()
+        var emitter: CommandEmitter?
+        var lineNumber = 0
+        for line in LineReader(input) {
+            lineNumber += 1
+            guard !line.trimmingCharacters(in: .whitespaces).isEmpty else { continue }
+            let record: DetectionRecord
+            do {
+                record = try JSONDecoder().decode(DetectionRecord.self, from: Data(line.utf8))
+            } catch {
+                printError("docktrack: observations line \(lineNumber): not an observation line (\(Self.reason(error)))")
+                continue
+            }
+            do {
+                try rate.record(at: record.time)
+            } catch {
+                printError("docktrack: observations line \(lineNumber) at time \(record.time): \(error)")
+            }
+            var subjects = tracker.update(time: record.time, observations: record.observations)
+            ranker.rank(&subjects)
+            subjects.sort { ($0.saliencyRank ?? .max) < ($1.saliencyRank ?? .max) }
+            try statesOutput?.write(SubjectStatesRecord(frame: record.frame, time: record.time, subjects: subjects).jsonLine)
+            if emitter == nil { emitter = CommandEmitter(params: framing.params(for: record.size), output: commands) }
+            try emitter!.frame(subjects, time: record.time)
+        }
+    }
+
+    static func reason(_ error: any Error) -> String {
+        switch error {
+        case DecodingError.keyNotFound(let key, _): return "missing \(key.stringValue)"
+        case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context), DecodingError.dataCorrupted(let context):
+            return context.codingPath.isEmpty ? "not JSON" : "bad \(context.codingPath.map(\.stringValue).joined(separator: "."))"
+        default: return "\(error)"
+        }
+    }
+}
+
+/// Lines of a file handle, read as they arrive.
+struct LineReader: Sequence, IteratorProtocol {
+    let handle: FileHandle
+    private var buffer = Data()
+    private var ended = false
+
+    init(_ handle: FileHandle) { self.handle = handle }
+
+    mutating func next() -> String? {
+        while true {
+            if let newline = buffer.firstIndex(of: 0x0A) {
+                let line = buffer[buffer.startIndex..<newline]
+                buffer.removeSubrange(buffer.startIndex...newline)
+                return String(decoding: line, as: UTF8.self)
+            }
+            if ended {
+                guard !buffer.isEmpty else { return nil }
+                defer { buffer.removeAll() }
+                return String(decoding: buffer, as: UTF8.self)
+            }
+            let chunk = handle.availableData
+            if chunk.isEmpty { ended = true } else { buffer.append(chunk) }
         }
     }
 }

@@ -185,3 +185,58 @@ import Testing
         #expect(commands[0].jsonLine(time: 0) == #"{"time":0.0,"command":"setAngularVelocity","velocity":{"x":0.1,"y":-0.25,"z":0.0}}"#)
     }
 }
+
+/// The framing side of the built tool.
+@Suite struct FramingCommandLineTests {
+    @Test func trackPrintsOneCommandPerFrame() throws {
+        let run = try ToolRun.docktrack(["track", Fixtures.sample("messi5.jpg"), "-d", "dnn-face", "--no-face-cues"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.lines.count == 1)
+        let commands = try run.lines.map { try JSONDecoder().decode(TimedDockCommand.self, from: Data($0.utf8)) }
+        #expect(commands.allSatisfy { $0.command.name == "setAngularVelocity" })
+    }
+
+    @Test func customTrackingFollowsTheCallersObservationsAndReportsBadRates() throws {
+        let folder = try Fixtures.temporaryFolder()
+        // A person right of centre, fed at 20 per second for 2 s, then at 2 per second.
+        var lines: [String] = []
+        var times = (0..<40).map { Double($0) / 20 }
+        times += (1...4).map { 2 + Double($0) / 2 }
+        for (i, t) in times.enumerated() {
+            let record = DetectionRecord(frame: i, time: t, size: ImageSize(width: 640, height: 480), observations: [
+                Observation(type: .humanFace, rect: UnitRect(x: 0.7, y: 0.55, width: 0.1, height: 0.13), confidence: 0.9)])
+            lines.append(record.jsonLine)
+        }
+        lines.insert("this is not json", at: 5)
+        let input = folder.appendingPathComponent("observations.jsonl")
+        try (lines.joined(separator: "\n") + "\n").write(to: input, atomically: true, encoding: .utf8)
+        let run = try ToolRun.docktrack(["track", "--observations", input.path])
+        #expect(run.status == 0)
+        #expect(run.lines.count == times.count, "one command per observation line")
+        let yaw = try run.lines.map { line -> Double in
+            guard case .setAngularVelocity(let v) = try JSONDecoder().decode(TimedDockCommand.self, from: Data(line.utf8)).command else { return .nan }
+            return v.y
+        }
+        #expect(yaw[10...30].allSatisfy { $0 > 0 }, "pans right towards the person")
+        #expect(run.stderr.contains("observations line 6: not an observation line"))
+        #expect(run.stderr.contains("rate too low: at least 10 per second"))
+        #expect(!run.stderr.contains("rate too high"))
+    }
+
+    @Test func stepResponsePrintsItsMetrics() throws {
+        let run = try ToolRun.docktrack(["step-response", "--step", "20"])
+        #expect(run.status == 0)
+        let metrics = try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as! [String: Double]
+        #expect(metrics["settleSeconds"]! < 1.5 && metrics["overshootDegrees"]! < 1)
+        #expect(metrics["commandsPerSecond"]! > 29)
+    }
+
+    @Test func badFramingOptionsAreUsageErrors() throws {
+        for arguments in [["--mode", "diagonal"], ["--roi", "0.5,0.5,0.9,0.2"], ["--fov", "0"]] {
+            let run = try ToolRun.docktrack(["track", Fixtures.sample("messi5.jpg")] + arguments)
+            #expect(run.status == 64, "\(arguments)")
+        }
+        let neither = try ToolRun.docktrack(["track"])
+        #expect(neither.status == 64 && neither.stderr.contains("either a video PATH or --observations"))
+    }
+}

@@ -1,0 +1,75 @@
+import ArgumentParser
+import DockTrack
+import Foundation
+
+/// How to frame and what the dock can do: shared by the commands that drive a dock.
+struct FramingOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("Framing: automatic (the primary subject, with the others when they fit), center, left (subject on the left third), right.", valueName: "mode"))
+    var mode: FramingMode = .automatic
+
+    @Option(help: ArgumentHelp("Region of interest to keep subjects in: x,y,width,height in unit coordinates, origin at the upper-left.", valueName: "x,y,w,h"))
+    var roi: String?
+
+    @Option(help: "The camera's horizontal field of view in degrees (the vertical one follows from the picture's aspect ratio).")
+    var fov = 70.0
+
+    @Option(help: "Pan (yaw) limits: maximum speed in degrees per second.")
+    var maxPanSpeed = 170.0
+
+    @Option(help: "Tilt (pitch) limits: range in degrees either side of level, and maximum speed in degrees per second.")
+    var tiltRange = 30.0
+
+    @Option(help: "Tilt (pitch) maximum speed in degrees per second.")
+    var maxTiltSpeed = 85.0
+
+    @Option(help: "Seconds without anyone in view before the dock returns to its home pose.")
+    var homeAfter = 4.0
+
+    func validate() throws {
+        if let roi, TrackCommand.parseBox(roi) == nil { throw ValidationError("--roi takes x,y,width,height in 0...1, not '\(roi)'") }
+        guard fov > 1 && fov < 179 else { throw ValidationError("--fov must be between 1 and 179 degrees") }
+        guard maxPanSpeed > 0, maxTiltSpeed > 0, tiltRange >= 0, tiltRange <= 90 else {
+            throw ValidationError("speeds must be positive and --tilt-range between 0 and 90 degrees")
+        }
+        guard homeAfter > 0 else { throw ValidationError("--home-after must be positive") }
+    }
+
+    /// The controller's parameters for pictures of `size`.
+    func params(for size: ImageSize) -> FramingController.Params {
+        var params = FramingController.Params()
+        params.mode = mode
+        if let roi { params.regionOfInterest = TrackCommand.parseBox(roi)! }
+        params.camera = CameraModel(horizontalFieldOfView: fov * .pi / 180, size: size)
+        let degree = Double.pi / 180
+        params.limits.yaw.maximumSpeed = maxPanSpeed * degree
+        params.limits.pitch = AxisLimits(range: -tiltRange * degree...tiltRange * degree, maximumSpeed: maxTiltSpeed * degree,
+                                         maximumAcceleration: params.limits.pitch.maximumAcceleration)
+        params.homeAfter = homeAfter
+        return params
+    }
+}
+
+extension FramingMode: ExpressibleByArgument {}
+
+/// Drives a dock from the subjects of each frame of a recorded video: the video's camera did
+/// not move, so each frame was captured at the home pose; the dock's present pose is that of a
+/// simulated dock following the commands sent so far.
+struct CommandEmitter {
+    var controller: FramingController
+    var dock: SimulatedDock
+    let output: LineOutput?
+
+    init(params: FramingController.Params, output: LineOutput?) {
+        controller = FramingController(params: params)
+        dock = SimulatedDock(limits: params.limits, position: params.home)
+        self.output = output
+    }
+
+    mutating func frame(_ subjects: [TrackedSubject], time: Double) throws {
+        dock.advance(to: time)
+        let velocity = controller.update(subjects: subjects, captureTime: time, poseAtCapture: controller.params.home,
+                                         pose: dock.position, now: time)
+        try? dock.apply(.setAngularVelocity(velocity), at: time)
+        try output?.write(DockCommand.setAngularVelocity(velocity).jsonLine(time: time))
+    }
+}
