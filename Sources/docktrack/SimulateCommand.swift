@@ -1,0 +1,133 @@
+import ArgumentParser
+import DockTrack
+import Foundation
+
+struct SimulateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "simulate",
+        abstract: "Close the loop over a recorded scene: a virtual camera on a simulated dock tracks and frames its people.",
+        discussion: """
+            The scene (a wide recorded video) spans --scene-fov degrees; the virtual camera sees \
+            --zoom of it, a crop that follows the simulated dock's pan and tilt. DockTrack detects \
+            and tracks in that view and drives the dock, whose motors answer --latency seconds after \
+            each capture, on the scene's own clock. The last line on stdout is the metrics: \
+            {"frames":…,"framesWithSubject":…,"inTargetZone":…,"meanError":…,"p95Error":…,"overshootDegrees":…,"commandsPerSecond":…} \
+            inTargetZone: share of the frames with a primary subject whose anchor (face, or head of \
+            the body) is within 1/6 of the view's width and 1/5 of its height of the framing target; \
+            errors in units of the view.
+            """
+    )
+
+    @Argument(help: "A wide video: the scene.")
+    var scene: String
+
+    @OptionGroup var detection: DetectorOptions
+    @OptionGroup var frames: FrameOptions
+
+    @Option(help: "Degrees the whole scene spans horizontally.")
+    var sceneFov = 100.0
+
+    @Option(help: "Share of the scene's width the camera sees (0.2...1).")
+    var zoom = 0.55
+
+    @Option(help: "Seconds from capture to the command reaching the dock.")
+    var latency = 0.05
+
+    @Option(help: ArgumentHelp("Framing: automatic, center, left, right.", valueName: "mode"))
+    var mode: FramingMode = .automatic
+
+    @Option(help: ArgumentHelp("Write the camera's view with subjects, target zone and pose drawn on it.", valueName: "file"))
+    var annotate: String?
+
+    @Option(help: ArgumentHelp("Write a trace: one tab-separated line per frame (time, pan, tilt, target pan, target tilt, commanded pan and tilt speed, state).", valueName: "file"))
+    var trace: String?
+
+    @Flag(help: "Do not read speaking and looking-at-camera cues from faces (faster).")
+    var noFaceCues = false
+
+    func validate() throws {
+        guard (0.2...1).contains(zoom) else { throw ValidationError("--zoom must be between 0.2 and 1") }
+        guard sceneFov > 1 && sceneFov < 360 else { throw ValidationError("--scene-fov must be between 1 and 360 degrees") }
+        guard latency >= 0 && latency < 1 else { throw ValidationError("--latency must be between 0 and 1 second") }
+    }
+
+    func run() throws {
+        try reportingErrors {
+            var source = try MediaFile.open(scene)
+            let virtual = VirtualCamera(sceneSize: source.info.size, sceneFieldOfView: sceneFov * .pi / 180, zoom: zoom)
+            var params = FramingController.Params()
+            params.mode = mode
+            params.camera = virtual.camera
+            params.limits = virtual.limits()
+            var controller = FramingController(params: params)
+            var dock = SimulatedDock(limits: params.limits)
+            let models = ModelStore.locate(models: detection.models, cascades: detection.cascades)
+            let pipeline = TrackingPipeline(detector: try detection.makeDetector(),
+                                            cues: noFaceCues ? nil : FaceCueEstimator(landmarks: try FaceLandmarkDetector(models: models)))
+            let video = try annotate.map { path throws in
+                try AnnotatedOutput(path: path, size: virtual.viewSize, framesPerSecond: (source.info.framesPerSecond ?? 30) / Double(frames.stride))
+            }
+            let traceOutput = try trace.map { path throws in try LineOutput(path: path) }
+            try traceOutput?.write("time\tpan\ttilt\ttarget_pan\ttarget_tilt\tcommand_pan\tcommand_tilt\tstate")
+            var metrics = FramingMetrics()
+            let framesPerSecond = source.info.framesPerSecond ?? 30
+            var progress = ProgressLine(total: source.info.frameCount)
+            defer { progress.finish() }
+            var firstTime: Double?
+            var previousError: Double?
+            var previousTarget: Double?
+            try frames.selection.forEachFrame(of: &source) { frame in
+                dock.advance(to: frame.time)
+                let pose = dock.position
+                let view = Frame(index: frame.index, time: frame.time, image: try virtual.view(of: frame.image, at: pose))
+                let subjects = try pipeline.process(view)
+                let now = frame.time + latency
+                dock.advance(to: now)
+                let command = controller.update(subjects: subjects, captureTime: frame.time, poseAtCapture: pose, pose: dock.position, now: now)
+                try? dock.apply(.setAngularVelocity(command), at: now)
+                // Metrics.
+                firstTime = firstTime ?? frame.time
+                metrics.frames += 1
+                metrics.commands += 1
+                metrics.duration = frame.time - firstTime! + 1 / framesPerSecond
+                let aim = controller.aim(at: subjects)
+                if let aim {
+                    metrics.framesWithSubject += 1
+                    metrics.errors.append(hypot(aim.subject.x - aim.target.x, aim.subject.y - aim.target.y))
+                    if isInTargetZone(aim.subject, target: aim.target) { metrics.framesInZone += 1 }
+                }
+                // Overshoot: the pan passing its target while moving, as long as the target itself
+                // holds still (a new primary subject is a new target, not an overshoot).
+                if controller.state == .tracking, let target = controller.target {
+                    let error = target.y - pose.y
+                    let steady = previousTarget.map { abs($0 - target.y) < 0.01 } ?? false
+                    if steady, let previous = previousError, previous * error < 0, abs(dock.velocity.y) > 0.05 {
+                        metrics.overshoot = max(metrics.overshoot, abs(error))
+                    }
+                    previousError = error
+                    previousTarget = target.y
+                } else {
+                    previousError = nil
+                    previousTarget = nil
+                }
+                try traceOutput?.write(String(format: "%.3f\t%.4f\t%.4f\t%@\t%@\t%.4f\t%.4f\t%@", frame.time, pose.y, pose.x,
+                                              controller.target.map { String(format: "%.4f", $0.y) } ?? "", controller.target.map { String(format: "%.4f", $0.x) } ?? "",
+                                              command.y, command.x, controller.state.rawValue))
+                if let video {
+                    let canvas = try Canvas(copying: view.image)
+                    canvas.subjects(subjects)
+                    if let aim {
+                        let zone = UnitRect(x: aim.target.x - 1.0 / 6, y: aim.target.y - 0.2, width: 1.0 / 3, height: 0.4)
+                        canvas.box(zone, color: .objectYellow, thickness: 1)
+                    }
+                    canvas.text(String(format: "pan %+.1f deg  tilt %+.1f deg  %@", pose.y * 180 / .pi, pose.x * 180 / .pi, controller.state.rawValue),
+                                x: 4, y: virtual.viewSize.height - 6)
+                    try video.write(canvas.image)
+                }
+                progress.update(done: metrics.frames)
+            }
+            printLine(metrics.jsonLine)
+            if let video { printError("docktrack: annotated view written to \(video.path)") }
+        }
+    }
+}
