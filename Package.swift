@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v13)],
     products: [
         .executable(name: "docktrack", targets: ["docktrack"]),
+        .executable(name: "docksim", targets: ["docksim"]),
         .library(name: "DockTrack", targets: ["DockTrack"]),
     ],
     dependencies: [
@@ -30,6 +31,13 @@ let package = Package(
         ),
         .executableTarget(
             name: "docktrack",
+            dependencies: [
+                "DockTrack",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(
+            name: "docksim",
             dependencies: [
                 "DockTrack",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -17,6 +17,9 @@ public struct JSONLine: Sendable {
         parts.append("\(Self.quoted(key)):\(value.map { Self.number($0, digits: digits) } ?? "null")")
     }
     public mutating func add(_ key: String, _ value: Int?) { parts.append("\(Self.quoted(key)):\(value.map(String.init) ?? "null")") }
+    public mutating func add(_ key: String, strings: [String]) {
+        parts.append("\(Self.quoted(key)):[\(strings.map(Self.quoted).joined(separator: ","))]")
+    }
     public mutating func add(_ key: String, _ value: Bool) { parts.append("\(Self.quoted(key)):\(value)") }
     public mutating func add(_ key: String, object: JSONLine) { parts.append("\(Self.quoted(key)):\(object.text)") }
     public mutating func add(_ key: String, array: [JSONLine]) {

@@ -240,3 +240,27 @@ import Testing
         #expect(neither.status == 64 && neither.stderr.contains("either a video PATH or --observations"))
     }
 }
+
+/// The closed loop over real video: a virtual camera on the simulated dock.
+@Suite struct SimulateTests {
+    @Test func theDockKeepsAWalkingPersonInTheTargetZone() throws {
+        let run = try ToolRun.docktrack(["simulate", Fixtures.sample("vtest.avi"), "--end", "150", "--no-face-cues", "-d", "hog-body"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let metrics = try JSONSerialization.jsonObject(with: Data(try #require(run.lines.last).utf8)) as! [String: Double]
+        #expect(metrics["frames"] == 150)
+        #expect(metrics["framesWithSubject"]! >= 140)
+        #expect(metrics["inTargetZone"]! >= 0.75, "\(metrics)")
+        #expect(metrics["overshootDegrees"]! < 3)
+    }
+
+    @Test func theVirtualCameraCropsWhereTheDockPoints() throws {
+        let scene = try Image(contentsOf: Fixtures.sample("messi5.jpg"))
+        let camera = VirtualCamera(sceneSize: scene.size, zoom: 0.5)
+        let limits = camera.limits()
+        // Panned fully right and tilted fully down: the crop sits in the bottom-right corner.
+        let corner = camera.crop(at: DockOrientation(x: limits.pitch.range.upperBound, y: limits.yaw.range.upperBound))
+        #expect(abs(corner.x + corner.width - Double(scene.width)) < 1 && abs(corner.y + corner.height - Double(scene.height)) < 1)
+        let view = try camera.view(of: scene, at: .zero)
+        #expect(view.size == camera.viewSize)
+    }
+}

@@ -1,0 +1,138 @@
+import ArgumentParser
+import DockTrack
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@main
+struct DockSim: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "docksim",
+        abstract: "A simulated pan/tilt dock that speaks DockTrack's dock protocol (org.docktrack.dock/1).",
+        discussion: """
+            Pipe mode (default): reads requests on stdin, e.g. `docktrack track clip.mp4 | docksim`, \
+            and answers on stdout. The simulation runs on the commands' own "time" (a recorded \
+            clip plays faster than real time); lines without one use the time of the last line.
+            Socket mode (--socket PATH): serves a Unix socket on the real clock; one client holds \
+            the session at a time, and gets a motion state every --state-interval seconds.
+            Every malformed or unknown line gets {"type":"error","code":…,"message":…,"line":N} \
+            and the session goes on. --script plays events at set times: one JSON object per line, \
+            e.g. {"at":2.0,"event":"button","id":1,"pressed":true}, undocked, docked, cameraShutter, \
+            cameraFlip, {"event":"cameraZoom","factor":2}, {"event":"charging","enabled":true}.
+            """
+    )
+
+    @Option(help: ArgumentHelp("Serve this Unix socket instead of stdin/stdout.", valueName: "path"))
+    var socket: String?
+
+    @Option(help: ArgumentHelp("Write a trace: one tab-separated line per request (time, pan, tilt, pan speed, tilt speed, battery).", valueName: "file"))
+    var trace: String?
+
+    @Option(help: ArgumentHelp("Events to play at set times (JSON Lines).", valueName: "file"))
+    var script: String?
+
+    @Option(help: "Battery level at start, 0...1.")
+    var battery = 0.8
+
+    @Flag(help: "Start on a charger.")
+    var charging = false
+
+    @Option(help: "Tilt range either side of level, degrees.")
+    var tiltRange = 30.0
+
+    @Option(help: "Maximum pan speed, degrees per second.")
+    var maxPanSpeed = 170.0
+
+    @Option(help: "Seconds between motion states sent to a socket client.")
+    var stateInterval = 0.1
+
+    @Option(help: ArgumentHelp("Stop after this many seconds (socket mode).", valueName: "seconds"))
+    var duration: Double?
+
+    func validate() throws {
+        guard (0...1).contains(battery) else { throw ValidationError("--battery must be between 0 and 1") }
+        guard tiltRange >= 0 && tiltRange <= 90, maxPanSpeed > 0 else { throw ValidationError("--tilt-range 0...90 and --max-pan-speed > 0") }
+        guard stateInterval > 0 else { throw ValidationError("--state-interval must be positive") }
+    }
+
+    func run() throws {
+        var limits = DockLimits.standard
+        let degree = Double.pi / 180
+        limits.pitch.range = -tiltRange * degree...tiltRange * degree
+        limits.yaw.maximumSpeed = maxPanSpeed * degree
+        var events: [ScriptedEvent] = []
+        if let script {
+            guard let text = try? String(contentsOfFile: script, encoding: .utf8) else {
+                FileHandle.standardError.write(Data("docksim: \(script): cannot be read\n".utf8))
+                throw ExitCode.failure
+            }
+            for (i, line) in text.split(separator: "\n").enumerated() where !line.trimmingCharacters(in: .whitespaces).isEmpty {
+                guard let event = try? JSONDecoder().decode(ScriptedEvent.self, from: Data(line.utf8)) else {
+                    FileHandle.standardError.write(Data("docksim: \(script) line \(i + 1): not an event ({\"at\":seconds,\"event\":name,...})\n".utf8))
+                    throw ExitCode.failure
+                }
+                events.append(event)
+            }
+        }
+        let session = DockSession(
+            identity: AccessoryIdentity(name: "DockSim", identifier: UUID(), firmwareVersion: "1.0.0", hardwareModel: "docksim-pt1"),
+            dock: SimulatedDock(limits: limits), battery: BatteryState(level: battery, charging: charging), script: events)
+        let traceFile = try trace.map { path throws -> FileHandle in
+            guard FileManager.default.createFile(atPath: path, contents: Data("time\tpan\ttilt\tpan_speed\ttilt_speed\tbattery\n".utf8)),
+                  let handle = FileHandle(forWritingAtPath: path) else {
+                FileHandle.standardError.write(Data("docksim: \(path): cannot be written\n".utf8))
+                throw ExitCode.failure
+            }
+            handle.seekToEndOfFile()
+            return handle
+        }
+        if let socket {
+            var server = SocketServer(path: socket, session: session, trace: traceFile, stateInterval: stateInterval, duration: duration)
+            do {
+                try server.serve()
+            } catch {
+                FileHandle.standardError.write(Data("docksim: \(error)\n".utf8))
+                throw ExitCode.failure
+            }
+        } else {
+            var server = PipeServer(session: session, trace: traceFile)
+            server.serve()
+        }
+    }
+}
+
+/// Writes one trace line for the session's present state.
+func writeTrace(_ trace: FileHandle?, _ session: DockSession) {
+    guard let trace else { return }
+    let d = session.dock
+    trace.write(Data(String(format: "%.3f\t%.5f\t%.5f\t%.5f\t%.5f\t%.4f\n", d.time, d.position.y, d.position.x, d.velocity.y, d.velocity.x, session.battery.level).utf8))
+}
+
+/// stdin → session → stdout, on the requests' own clock.
+struct PipeServer {
+    var session: DockSession
+    let trace: FileHandle?
+
+    mutating func serve() {
+        var time = 0.0, requests = 0, errors = 0
+        while let line = readLine(strippingNewline: true) {
+            if let data = line.data(using: .utf8),
+               let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],
+               let t = object["time"] as? Double, t.isFinite {
+                time = max(time, t)
+            }
+            requests += 1
+            for reply in session.handle(line, at: time) {
+                if reply.hasPrefix(#"{"type":"error""#) { errors += 1 }
+                print(reply)
+            }
+            writeTrace(trace, session)
+        }
+        print(session.motionStateLine())
+        print(session.battery.jsonLine)
+        let p = session.dock.position
+        FileHandle.standardError.write(Data(String(format: "docksim: %d requests, %d errors; pan %.1f°, tilt %.1f° at %.2f s\n",
+                                                   requests, errors, p.y * 180 / .pi, p.x * 180 / .pi, session.dock.time).utf8))
+    }
+}
