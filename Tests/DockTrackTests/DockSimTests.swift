@@ -1,0 +1,172 @@
+import DockTrack
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The real `docksim` process, through a real pipe and a real Unix socket.
+@Suite struct DockSimTests {
+    static var docksim: String { URL(fileURLWithPath: Fixtures.tool).deletingLastPathComponent().appendingPathComponent("docksim").path }
+
+    /// Runs docksim with `input` on stdin and returns its stdout lines parsed as JSON objects.
+    func pipe(_ input: [String], arguments: [String] = []) throws -> (replies: [[String: Any]], stderr: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.docksim)
+        process.arguments = arguments
+        let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        process.standardError = stderr
+        try process.run()
+        stdin.fileHandleForWriting.write(Data((input.joined(separator: "\n") + "\n").utf8))
+        try stdin.fileHandleForWriting.close()
+        let out = stdout.fileHandleForReading.readDataToEndOfFile()
+        let err = stderr.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        let replies = try String(decoding: out, as: UTF8.self).split(separator: "\n").map {
+            try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any]
+        }
+        return (replies, String(decoding: err, as: UTF8.self))
+    }
+
+    @Test func helloCommandsQueriesAndErrorsOverAPipe() throws {
+        let (replies, stderr) = try pipe([
+            #"{"type":"hello","protocols":["org.docktrack.dock/1"]}"#,
+            "hello there",
+            #"{"command":"fly"}"#,
+            #"{"time":1,"command":"setAngularVelocity","velocity":{"x":0,"y":0.5,"z":0}}"#,
+            #"{"time":2,"command":"getMotionState"}"#,
+            #"{"time":2.1,"command":"setOrientation","orientation":{"x":0,"y":0,"z":0},"duration":1}"#,
+            #"{"time":2.2,"command":"setOrientation","orientation":{"x":0,"y":0,"z":0},"duration":1}"#,
+            #"{"time":2.3,"command":"setOrientation","orientation":{"x":0,"y":0,"z":0},"duration":1}"#,
+            #"{"time":2.4,"command":"setAngularVelocity","velocity":{"x":0,"y":"fast","z":0}}"#,
+            #"{"time":2.5,"command":"setAngularVelocity","velocity":{"x":0,"y":0,"z":1}}"#,
+            #"{"time":4,"command":"getBattery"}"#,
+        ])
+        let hello = try #require(replies.first)
+        #expect(hello["type"] as? String == "hello" && hello["protocol"] as? String == "org.docktrack.dock/1")
+        let accessory = try #require(hello["accessory"] as? [String: Any])
+        #expect(accessory["category"] as? String == "trackingStand" && UUID(uuidString: accessory["identifier"] as? String ?? "") != nil)
+        #expect((hello["capabilities"] as? [String])?.contains("pan") == true)
+        let errors = replies.filter { $0["type"] as? String == "error" }
+        #expect(errors.map { $0["line"] as? Int } == [2, 3, 8, 9, 10])
+        #expect(errors.map { $0["code"] as? String } == ["invalidRequest", "invalidRequest", "rateTooHigh", "invalidRequest", "notCapable"])
+        // Half a radian per second for one second.
+        let state = try #require(replies.first { $0["type"] as? String == "motionState" && $0["time"] as? Double == 2 })
+        let yaw = (state["position"] as! [String: Double])["y"]!
+        #expect(abs(yaw - 0.48) < 0.02, "\(yaw)")
+        #expect(replies.contains { $0["type"] as? String == "battery" && ($0["level"] as? Double ?? 0) < 0.8 })
+        #expect(stderr.contains("11 requests, 5 errors"))
+    }
+
+    @Test func theDockEndsUpPointingAtThePerson() throws {
+        // Custom tracking: a face right of centre (x 0.7...0.8), fed at 20 per second for 4 s,
+        // through docktrack into docksim.
+        let folder = try Fixtures.temporaryFolder()
+        let observations = (0..<80).map { i in
+            DetectionRecord(frame: i, time: Double(i) / 20, size: ImageSize(width: 640, height: 480), observations: [
+                Observation(type: .humanFace, rect: UnitRect(x: 0.7, y: 0.55, width: 0.1, height: 0.13), confidence: 0.9)]).jsonLine
+        }
+        let input = folder.appendingPathComponent("observations.jsonl")
+        try (observations.joined(separator: "\n") + "\n").write(to: input, atomically: true, encoding: .utf8)
+        let track = try ToolRun.docktrack(["track", "--observations", input.path])
+        #expect(track.status == 0)
+        let (replies, _) = try pipe(track.lines)
+        let final = try #require(replies.last { $0["type"] as? String == "motionState" })
+        let yaw = (final["position"] as! [String: Double])["y"]!
+        // The recorded camera is fixed at home, so the person sits 0.75 of the way across a 70°
+        // view: atan(0.5 tan 35°) to the right.
+        let expected = atan(0.5 * tan(35 * Double.pi / 180))
+        #expect(abs(yaw - expected) < 0.03, "dock at \(yaw) rad, person at \(expected)")
+    }
+
+    @Test func aSocketSessionWithEventsUndockingAndReRegistration() throws {
+        let folder = try Fixtures.temporaryFolder()
+        let socketPath = "/tmp/docksim-\(UUID().uuidString.prefix(8)).sock"
+        let script = folder.appendingPathComponent("script.jsonl")
+        try """
+            {"at":0.8,"event":"button","id":1,"pressed":true}
+            {"at":1.5,"event":"undocked"}
+            {"at":2.5,"event":"docked"}
+            """.write(to: script, atomically: true, encoding: .utf8)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.docksim)
+        process.arguments = ["--socket", socketPath, "--script", script.path, "--duration", "5"]
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer { process.terminate(); process.waitUntilExit() }
+        let a = try LineSocket(connectingTo: socketPath)
+        a.send(#"{"type":"hello","protocols":["org.docktrack.dock/1"]}"#)
+        #expect(try a.next(matching: "\"type\":\"hello\"") != nil)
+        a.send(#"{"command":"setAngularVelocity","velocity":{"x":0,"y":0.3,"z":0}}"#)
+        #expect(try a.next(matching: "\"motionState\"") != nil, "motion states stream to the session's client")
+        // A second client cannot open another session on the same protocol.
+        let b = try LineSocket(connectingTo: socketPath)
+        b.send(#"{"type":"hello","protocols":["org.docktrack.dock/1"]}"#)
+        #expect(try b.next(matching: "already open") != nil)
+        #expect(try a.next(matching: #""event":"button","id":1,"pressed":true"#) != nil)
+        #expect(try a.next(matching: #""event":"undocked""#) != nil)
+        a.send(#"{"command":"getMotionState"}"#)
+        #expect(try a.next(matching: #""code":"invalidated""#) != nil, "commands while undocked are invalidated")
+        #expect(try a.next(matching: #""event":"docked""#) != nil)
+        a.send(#"{"type":"hello","protocols":["org.docktrack.dock/1"]}"#)
+        #expect(try a.next(matching: "\"type\":\"hello\"") != nil, "re-registered")
+        a.send("garbage")
+        #expect(try a.next(matching: #""code":"invalidRequest""#) != nil)
+        a.send(#"{"command":"getBattery"}"#)
+        #expect(try a.next(matching: "\"type\":\"battery\"") != nil, "the session goes on after a malformed line")
+    }
+}
+
+/// A Unix-socket client reading JSON lines, for tests.
+final class LineSocket {
+    let fd: Int32
+    private var buffer = Data()
+
+    init(connectingTo path: String, within seconds: Double = 5) throws {
+        let deadline = Date().addingTimeInterval(seconds)
+        while true {
+            let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_un()
+            address.sun_family = sa_family_t(AF_UNIX)
+            withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8) + [0]) }
+            let result = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            }
+            if result == 0 { self.fd = fd; return }
+            close(fd)
+            if Date() > deadline { throw CocoaError(.fileNoSuchFile) }
+            usleep(50_000)
+        }
+    }
+
+    deinit { close(fd) }
+
+    func send(_ line: String) {
+        let bytes = Array((line + "\n").utf8)
+        _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+    }
+
+    /// The next line containing `text`, skipping others; nil after `seconds` or at the end.
+    func next(matching text: String, within seconds: Double = 4) throws -> String? {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            while let newline = buffer.firstIndex(of: 0x0A) {
+                let line = String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self)
+                buffer.removeSubrange(buffer.startIndex...newline)
+                if line.contains(text) { return line }
+            }
+            var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&pfd, 1, 100) >= 0 else { return nil }
+            if pfd.revents & Int16(POLLIN | POLLHUP) != 0 {
+                var bytes = [UInt8](repeating: 0, count: 4096)
+                let n = read(fd, &bytes, bytes.count)
+                if n <= 0 { return nil }
+                buffer.append(contentsOf: bytes[0..<n])
+            }
+        }
+        return nil
+    }
+}
