@@ -1,5 +1,5 @@
 # DockTrack: the two commands of the README, and the pieces they are made of.
-#   make demo   track the people in the bundled sample clip, write out/ (JSON Lines + annotated video)
+#   make demo   track the people in the bundled clip, pipe the dock commands into docksim, close the loop; write out/
 #   make test   build and run every test on the bundled samples
 # Both install the Debian packages they need first when they are missing.
 
@@ -7,6 +7,7 @@ SWIFT      ?= swift
 APT_PACKAGES = libopencv-dev libv4l-dev opencv-data pkg-config
 OUT        ?= out
 BIN        = .build/release/docktrack
+DOCKSIM    = .build/release/docksim
 
 .PHONY: deps build release demo test bench metrics clean
 
@@ -28,9 +29,13 @@ release: deps
 
 demo: release
 	@mkdir -p $(OUT)
-	$(BIN) track samples/vtest.avi --end 300 --states $(OUT)/vtest-states.jsonl --annotate $(OUT)/vtest-tracked.mp4 --summary
-	@echo "subject states: $(OUT)/vtest-states.jsonl (one JSON line per frame)"
-	@echo "annotated video: $(OUT)/vtest-tracked.mp4"
+	$(BIN) track samples/vtest.avi --end 300 --states $(OUT)/vtest-states.jsonl --annotate $(OUT)/vtest-tracked.mp4 --summary \
+	  | $(DOCKSIM) --trace $(OUT)/dock-trace.tsv > $(OUT)/dock-replies.jsonl
+	$(BIN) simulate samples/vtest.avi --end 300 --annotate $(OUT)/vtest-simulated-view.mp4 --trace $(OUT)/simulate-trace.tsv > $(OUT)/simulate-metrics.json
+	@echo "subject states:        $(OUT)/vtest-states.jsonl (one JSON line per frame)"
+	@echo "annotated video:       $(OUT)/vtest-tracked.mp4"
+	@echo "dock simulator:        $(OUT)/dock-replies.jsonl (final pose and battery), $(OUT)/dock-trace.tsv"
+	@echo "closed loop:           $(OUT)/vtest-simulated-view.mp4 (the virtual camera's view), metrics: $$(cat $(OUT)/simulate-metrics.json)"
 
 test: deps
 	$(SWIFT) build --build-tests
