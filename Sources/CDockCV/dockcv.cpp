@@ -8,6 +8,7 @@
 #include <opencv2/core.hpp>
 #include <opencv2/core/utils/logger.hpp>
 #include <opencv2/dnn.hpp>
+#include <opencv2/highgui.hpp>
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 #include <opencv2/objdetect.hpp>
@@ -207,6 +208,28 @@ void dcv_image_fill_rect(dcv_image *image, int x, int y, int width, int height, 
     dcv_image_draw_rect(image, x, y, width, height, b, g, r, cv::FILLED);
 }
 
+void dcv_image_draw_line(dcv_image *image, int x0, int y0, int x1, int y1, int b, int g, int r,
+                         int thickness) {
+    if (image == nullptr || image->mat.empty()) return;
+    guarded<int>(nullptr, 0, [&] {
+        cv::line(image->mat, cv::Point(x0, y0), cv::Point(x1, y1), cv::Scalar(b, g, r), thickness,
+                 cv::LINE_AA);
+        return 0;
+    });
+}
+
+dcv_image *dcv_image_filled(int width, int height, int b, int g, int r, dcv_status *status) {
+    return guarded<dcv_image *>(status, nullptr, [&]() -> dcv_image * {
+        if (width <= 0 || height <= 0) {
+            set_status(status, DCV_ERR_ARGUMENT, "bad canvas size");
+            return nullptr;
+        }
+        auto *image = new dcv_image();
+        image->mat = cv::Mat(height, width, CV_8UC3, cv::Scalar(b, g, r));
+        return image;
+    });
+}
+
 void dcv_image_draw_text(dcv_image *image, const char *text, int x, int y, double scale, int b,
                          int g, int r, int thickness) {
     if (image == nullptr || image->mat.empty() || text == nullptr) return;
@@ -315,6 +338,23 @@ int dcv_capture_skip(dcv_capture *capture, dcv_status *status) {
             return -1;
         }
         return capture->capture.grab() ? 1 : 0;
+    });
+}
+
+// ---- preview window -----------------------------------------------------------------------
+
+int dcv_window_show(const char *title, const dcv_image *image, int wait_ms, dcv_status *status) {
+    return guarded<int>(status, -2, [&]() -> int {
+        if (!usable(image, status)) return -2;
+        cv::imshow(title, image->mat);
+        return cv::waitKey(wait_ms);
+    });
+}
+
+void dcv_window_close(const char *title) {
+    guarded<int>(nullptr, 0, [&] {
+        cv::destroyWindow(title);
+        return 0;
     });
 }
 

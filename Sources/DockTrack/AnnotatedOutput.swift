@@ -79,6 +79,29 @@ extension Canvas {
         }
     }
 
+    /// A line between two points given in unit coordinates (lower-left origin).
+    public func line(from a: (x: Double, y: Double), to b: (x: Double, y: Double), color: BGR, thickness: Int = 1) {
+        let w = Double(size.width), h = Double(size.height)
+        dcv_image_draw_line(image.handle, Int32(a.x * w), Int32((1 - a.y) * h), Int32(b.x * w), Int32((1 - b.y) * h),
+                            Int32(color.blue), Int32(color.green), Int32(color.red), Int32(thickness))
+    }
+
+    /// The framing overlay: the region of interest (dashed white when not the whole picture),
+    /// the target zone around the framing target (yellow) with a cross at the target, and the
+    /// dock's pose.
+    public func framing(regionOfInterest roi: UnitRect, target: (x: Double, y: Double)?, pose: DockOrientation?, state: String?) {
+        if roi != UnitRect(x: 0, y: 0, width: 1, height: 1) { box(roi, color: .white, thickness: 1) }
+        if let target {
+            box(UnitRect(x: target.x - 1.0 / 6, y: target.y - 0.2, width: 1.0 / 3, height: 0.4), color: .objectYellow, thickness: 1)
+            line(from: (target.x - 0.02, target.y), to: (target.x + 0.02, target.y), color: .objectYellow)
+            line(from: (target.x, target.y - 0.027), to: (target.x, target.y + 0.027), color: .objectYellow)
+        }
+        if let pose {
+            text(String(format: "pan %+.1f deg  tilt %+.1f deg%@", pose.y * 180 / .pi, pose.x * 180 / .pi, state.map { "  " + $0 } ?? ""),
+                 x: 4, y: size.height - 6)
+        }
+    }
+
     /// A small labelled bar 40 px long filled to `value` (0...1).
     public func bar(_ letter: String, value: Double, x: Int, y: Int, color: BGR) {
         dcv_image_fill_rect(image.handle, Int32(x), Int32(y), 50, 8, 0, 0, 0)
@@ -102,10 +125,20 @@ public final class AnnotatedOutput {
             writer = nil
             return
         }
-        let fourcc = (path as NSString).pathExtension.lowercased() == "avi" ? "MJPG" : "mp4v"
-        writer = try checkedHandle {
-            dcv_writer_open(path, fourcc, framesPerSecond > 0 ? framesPerSecond : 30, Int32(size.width), Int32(size.height), $0)
+        // H.264 where FFmpeg has an encoder for it (every player and browser opens it), else
+        // MPEG-4 part 2; Motion JPEG in .avi.
+        let fourccs = (path as NSString).pathExtension.lowercased() == "avi" ? ["MJPG"] : ["avc1", "mp4v"]
+        var opened: OpaquePointer?
+        var lastError = OpenCVError(dcv_status())
+        for fourcc in fourccs where opened == nil {
+            do {
+                opened = try checkedHandle {
+                    dcv_writer_open(path, fourcc, framesPerSecond > 0 ? framesPerSecond : 30, Int32(size.width), Int32(size.height), $0)
+                }
+            } catch { lastError = error }
         }
+        guard let opened else { throw lastError }
+        writer = opened
     }
 
     deinit { if let writer { dcv_writer_destroy(writer) } }
@@ -118,4 +151,48 @@ public final class AnnotatedOutput {
             stillWritten = true
         }
     }
+}
+
+/// A live preview window (OpenCV highgui). Opens only where a display is reachable.
+public final class PreviewWindow {
+    public let title: String
+    private var failed = false
+
+    private init(title: String) { self.title = title }
+
+    /// Why no window can be shown here, or `nil` when one can: an X display named by DISPLAY
+    /// whose socket exists (or a remote one), or a Wayland display.
+    public static func unavailableReason(environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
+        if let wayland = environment["WAYLAND_DISPLAY"], !wayland.isEmpty { return nil }
+        guard let display = environment["DISPLAY"], !display.isEmpty else { return "no display (DISPLAY is not set)" }
+        if display.hasPrefix(":") {
+            let number = display.dropFirst().prefix { $0.isNumber }
+            if !FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(number)") { return "display \(display) is not running" }
+        }
+        return nil
+    }
+
+    /// A window, or `nil` with one line on stderr saying why there is none (the run goes on).
+    public static func open(title: String) -> PreviewWindow? {
+        if let reason = unavailableReason() {
+            FileHandle.standardError.write(Data("docktrack: --preview: \(reason); running without a preview\n".utf8))
+            return nil
+        }
+        return PreviewWindow(title: title)
+    }
+
+    /// Shows a frame; `false` when the user pressed q or Escape to stop.
+    public func show(_ image: Image) -> Bool {
+        guard !failed else { return true }
+        var status = dcv_status()
+        let key = dcv_window_show(title, image.handle, 1, &status)
+        if key == -2 {
+            failed = true
+            FileHandle.standardError.write(Data("docktrack: --preview: \(OpenCVError(status).message); running without a preview\n".utf8))
+            return true
+        }
+        return key != Int32(UInt8(ascii: "q")) && key != 27
+    }
+
+    deinit { dcv_window_close(title) }
 }

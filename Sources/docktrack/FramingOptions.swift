@@ -58,18 +58,34 @@ struct CommandEmitter {
     var controller: FramingController
     var dock: SimulatedDock
     let output: LineOutput?
+    let trace: LineOutput?
 
-    init(params: FramingController.Params, output: LineOutput?) {
+    init(params: FramingController.Params, output: LineOutput?, trace: LineOutput? = nil) throws {
         controller = FramingController(params: params)
         dock = SimulatedDock(limits: params.limits, position: params.home)
         self.output = output
+        self.trace = trace
+        try trace?.write(ControlTrace.header)
     }
 
     mutating func frame(_ subjects: [TrackedSubject], time: Double) throws {
         dock.advance(to: time)
+        let pose = dock.position
         let velocity = controller.update(subjects: subjects, captureTime: time, poseAtCapture: controller.params.home,
-                                         pose: dock.position, now: time)
+                                         pose: pose, now: time)
         try? dock.apply(.setAngularVelocity(velocity), at: time)
         try output?.write(DockCommand.setAngularVelocity(velocity).jsonLine(time: time))
+        try trace?.write(ControlTrace.line(time: time, pose: pose, target: controller.target, command: velocity, state: controller.state))
+    }
+}
+
+/// The controller's trace: one tab-separated line per frame, angles in radians.
+enum ControlTrace {
+    static let header = "time\tpan\ttilt\ttarget_pan\ttarget_tilt\tcommand_pan\tcommand_tilt\tstate"
+
+    static func line(time: Double, pose: DockOrientation, target: DockOrientation?, command: AngularVelocity, state: FramingController.State) -> String {
+        let targetPan = target.map { String(format: "%.5f", $0.y) } ?? "", targetTilt = target.map { String(format: "%.5f", $0.x) } ?? ""
+        return String(format: "%.3f\t%.5f\t%.5f\t", time, pose.y, pose.x) + "\(targetPan)\t\(targetTilt)\t"
+            + String(format: "%.5f\t%.5f\t", command.y, command.x) + state.rawValue
     }
 }

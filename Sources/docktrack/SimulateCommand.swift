@@ -68,7 +68,7 @@ struct SimulateCommand: ParsableCommand {
                 try AnnotatedOutput(path: path, size: virtual.viewSize, framesPerSecond: (source.info.framesPerSecond ?? 30) / Double(frames.stride))
             }
             let traceOutput = try trace.map { path throws in try LineOutput(path: path) }
-            try traceOutput?.write("time\tpan\ttilt\ttarget_pan\ttarget_tilt\tcommand_pan\tcommand_tilt\tstate")
+            try traceOutput?.write(ControlTrace.header)
             var metrics = FramingMetrics()
             let framesPerSecond = source.info.framesPerSecond ?? 30
             var progress = ProgressLine(total: source.info.frameCount)
@@ -110,18 +110,11 @@ struct SimulateCommand: ParsableCommand {
                     previousError = nil
                     previousTarget = nil
                 }
-                try traceOutput?.write(String(format: "%.3f\t%.4f\t%.4f\t%@\t%@\t%.4f\t%.4f\t%@", frame.time, pose.y, pose.x,
-                                              controller.target.map { String(format: "%.4f", $0.y) } ?? "", controller.target.map { String(format: "%.4f", $0.x) } ?? "",
-                                              command.y, command.x, controller.state.rawValue))
+                try traceOutput?.write(ControlTrace.line(time: frame.time, pose: pose, target: controller.target, command: command, state: controller.state))
                 if let video {
                     let canvas = try Canvas(copying: view.image)
                     canvas.subjects(subjects)
-                    if let aim {
-                        let zone = UnitRect(x: aim.target.x - 1.0 / 6, y: aim.target.y - 0.2, width: 1.0 / 3, height: 0.4)
-                        canvas.box(zone, color: .objectYellow, thickness: 1)
-                    }
-                    canvas.text(String(format: "pan %+.1f deg  tilt %+.1f deg  %@", pose.y * 180 / .pi, pose.x * 180 / .pi, controller.state.rawValue),
-                                x: 4, y: virtual.viewSize.height - 6)
+                    canvas.framing(regionOfInterest: params.regionOfInterest, target: aim?.target, pose: pose, state: controller.state.rawValue)
                     try video.write(canvas.image)
                 }
                 progress.update(done: metrics.frames)

@@ -52,6 +52,12 @@ struct TrackCommand: ParsableCommand {
     @Flag(help: "Print a summary to stderr at the end.")
     var summary = false
 
+    @Option(help: ArgumentHelp("Write the controller's trace: one tab-separated line per frame (time, pan, tilt, target pan, target tilt, commanded pan and tilt speed in rad and rad/s, state). Plot it with docktrack plot.", valueName: "file"))
+    var trace: String?
+
+    @Flag(help: "Show the annotated frames in a window while running (needs a display).")
+    var preview = false
+
     func validate() throws {
         guard (path == nil) != (observations == nil) else { throw ValidationError("give either a video PATH or --observations, not both or neither") }
         guard detectEvery >= 1 else { throw ValidationError("--detect-every must be 1 or more") }
@@ -81,7 +87,9 @@ struct TrackCommand: ParsableCommand {
             let pipeline = TrackingPipeline(detector: detector, cues: cues, params: params,
                                             identifiers: sequentialIdentifiers ? .sequential : .random)
             let (statesOutput, commands) = try outputs()
-            var emitter = CommandEmitter(params: framing.params(for: source.info.size), output: commands)
+            let framingParams = framing.params(for: source.info.size)
+            var emitter = try CommandEmitter(params: framingParams, output: commands, trace: trace.map { try LineOutput(path: $0) })
+            let window = preview ? PreviewWindow.open(title: "docktrack") : nil
             let video = try annotate.map { path throws in
                 try AnnotatedOutput(path: path, size: source.info.size, framesPerSecond: (source.info.framesPerSecond ?? 30) / Double(frames.stride))
             }
@@ -98,10 +106,15 @@ struct TrackCommand: ParsableCommand {
                 let subjects = try pipeline.process(frame)
                 try statesOutput?.write(SubjectStatesRecord(frame: frame.index, time: frame.time, subjects: subjects).jsonLine)
                 try emitter.frame(subjects, time: frame.time)
-                if let video {
+                if video != nil || window != nil {
                     let canvas = try Canvas(copying: frame.image)
                     canvas.subjects(subjects)
-                    try video.write(canvas.image)
+                    let home = emitter.controller.params.home
+                    let target = emitter.controller.aim(at: subjects)?.target
+                    canvas.framing(regionOfInterest: framingParams.regionOfInterest, target: target,
+                                   pose: emitter.dock.position - home, state: emitter.controller.state.rawValue)
+                    try video?.write(canvas.image)
+                    if let window, !window.show(canvas.image) { throw ExitCode.success }
                 }
                 count += 1
                 progress.update(done: count)
@@ -154,7 +167,7 @@ struct TrackCommand: ParsableCommand {
             ranker.rank(&subjects)
             subjects.sort { ($0.saliencyRank ?? .max) < ($1.saliencyRank ?? .max) }
             try statesOutput?.write(SubjectStatesRecord(frame: record.frame, time: record.time, subjects: subjects).jsonLine)
-            if emitter == nil { emitter = CommandEmitter(params: framing.params(for: record.size), output: commands) }
+            if emitter == nil { emitter = try CommandEmitter(params: framing.params(for: record.size), output: commands, trace: trace.map { try LineOutput(path: $0) }) }
             try emitter!.frame(subjects, time: record.time)
         }
     }

@@ -93,6 +93,11 @@ void dcv_image_draw_rect(dcv_image *image, int x, int y, int width, int height,
                          int b, int g, int r, int thickness);
 void dcv_image_fill_rect(dcv_image *image, int x, int y, int width, int height,
                          int b, int g, int r);
+/* A straight line from (x0, y0) to (x1, y1), anti-aliased. */
+void dcv_image_draw_line(dcv_image *image, int x0, int y0, int x1, int y1, int b, int g, int r,
+                         int thickness);
+/* A new width x height BGR image filled with one colour (a blank canvas for plots). */
+dcv_image *dcv_image_filled(int width, int height, int b, int g, int r, dcv_status *status);
 /* Text with its baseline's left end at (x, y), Hershey simplex font. */
 void dcv_image_draw_text(dcv_image *image, const char *text, int x, int y, double scale,
                          int b, int g, int r, int thickness);
@@ -129,6 +134,14 @@ int dcv_capture_read(dcv_capture *capture, dcv_image *into, double *position_ms,
                      dcv_status *status);
 /* Decodes the next frame without converting it (cheap skipping). Same returns as read. */
 int dcv_capture_skip(dcv_capture *capture, dcv_status *status);
+
+/* ---- preview window (cv::imshow, highgui) ------------------------------------------------ */
+
+/* Shows `image` in a window named `title` and waits up to wait_ms for a key. Returns the key
+ * pressed (-1 for none), or -2 with status set when no window can be shown. The caller checks
+ * that a display exists first: the GTK back end may end the process when it cannot open one. */
+int dcv_window_show(const char *title, const dcv_image *image, int wait_ms, dcv_status *status);
+void dcv_window_close(const char *title);
 
 /* ---- video output (cv::VideoWriter) ------------------------------------------------------ */
 
