@@ -32,10 +32,13 @@ demo: release
 	$(BIN) track samples/vtest.avi --end 300 --states $(OUT)/vtest-states.jsonl --annotate $(OUT)/vtest-tracked.mp4 --summary \
 	  | $(DOCKSIM) --trace $(OUT)/dock-trace.tsv > $(OUT)/dock-replies.jsonl
 	$(BIN) simulate samples/vtest.avi --end 300 --annotate $(OUT)/vtest-simulated-view.mp4 --trace $(OUT)/simulate-trace.tsv > $(OUT)/simulate-metrics.json
+	$(BIN) plot $(OUT)/simulate-trace.tsv -o $(OUT)/simulate-plot.png
+	$(BIN) plot $(OUT)/dock-trace.tsv -o $(OUT)/dock-plot.png
 	@echo "subject states:        $(OUT)/vtest-states.jsonl (one JSON line per frame)"
 	@echo "annotated video:       $(OUT)/vtest-tracked.mp4"
-	@echo "dock simulator:        $(OUT)/dock-replies.jsonl (final pose and battery), $(OUT)/dock-trace.tsv"
-	@echo "closed loop:           $(OUT)/vtest-simulated-view.mp4 (the virtual camera's view), metrics: $$(cat $(OUT)/simulate-metrics.json)"
+	@echo "dock simulator:        $(OUT)/dock-replies.jsonl (final pose and battery), $(OUT)/dock-trace.tsv, plot $(OUT)/dock-plot.png"
+	@echo "closed loop:           $(OUT)/vtest-simulated-view.mp4 (the virtual camera's view), plot $(OUT)/simulate-plot.png"
+	@echo "closed-loop metrics:   $$(cat $(OUT)/simulate-metrics.json)"
 
 test: deps
 	$(SWIFT) build --build-tests

@@ -54,10 +54,15 @@ struct ToolRun {
     var errorLines: [String] { stderr.split(separator: "\n").map(String.init) }
 
     /// Runs `docktrack` with `arguments` and waits for it.
-    static func docktrack(_ arguments: [String]) throws -> ToolRun {
+    static func docktrack(_ arguments: [String], environment: [String: String?] = [:]) throws -> ToolRun {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Fixtures.tool)
         process.arguments = arguments
+        if !environment.isEmpty {
+            var merged = ProcessInfo.processInfo.environment
+            for (key, value) in environment { merged[key] = value }
+            process.environment = merged
+        }
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
