@@ -1,0 +1,120 @@
+import DockTrack
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A fake VISCA-over-IP camera on a UDP port of this machine's loopback: it keeps a pan/tilt
+/// position, answers commands with ACK and completion, inquiries with the position, anything
+/// else with a syntax error, and records every packet it got.
+final class FakeVISCACamera: @unchecked Sendable {
+    let fd: Int32
+    let port: UInt16
+    private let lock = NSLock()
+    private var _packets: [[UInt8]] = []
+    private var pan = 0, tilt = 0
+    private var running = true
+
+    var packets: [[UInt8]] { lock.withLock { _packets } }
+    var position: (pan: Int, tilt: Int) { lock.withLock { (pan, tilt) } }
+
+    init() throws {
+        let socketFD = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socketFD, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socketFD, $0, &length) } }
+        fd = socketFD
+        port = UInt16(bigEndian: address.sin_port)
+        Thread.detachNewThread { [self] in serve() }
+    }
+
+    func stop() {
+        lock.withLock { running = false }
+        close(fd)
+    }
+
+    private func serve() {
+        while lock.withLock({ running }) {
+            var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&pfd, 1, 50) > 0 else { continue }
+            var buffer = [UInt8](repeating: 0, count: 512)
+            var from = sockaddr_in()
+            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            let n = withUnsafeMutablePointer(to: &from) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { recvfrom(fd, &buffer, buffer.count, 0, $0, &length) } }
+            guard n > 8 else { continue }
+            let packet = Array(buffer[8..<n])
+            lock.withLock { _packets.append(packet) }
+            var replies: [[UInt8]]
+            switch Array(packet.prefix(4)) {
+            case [0x81, 0x01, 0x06, 0x02] where packet.count == 15:
+                lock.withLock {
+                    pan = VISCA.value(ofNibbles: Array(packet[6..<10]))
+                    tilt = VISCA.value(ofNibbles: Array(packet[10..<14]))
+                }
+                replies = [[0x90, 0x41, 0xFF], [0x90, 0x51, 0xFF]]
+            case [0x81, 0x01, 0x06, 0x01] where packet.count == 9:
+                replies = [[0x90, 0x41, 0xFF], [0x90, 0x51, 0xFF]]
+            case [0x81, 0x09, 0x06, 0x12]:
+                let p = position
+                replies = [[0x90, 0x50] + VISCA.nibbles(p.pan) + VISCA.nibbles(p.tilt) + [0xFF]]
+            default:
+                replies = [[0x90, 0x60, 0x02, 0xFF]]
+            }
+            for reply in replies {
+                let datagram: [UInt8] = [0x01, 0x11, 0x00, UInt8(reply.count), 0, 0, 0, 1] + reply
+                _ = withUnsafePointer(to: &from) { p in
+                    p.withMemoryRebound(to: sockaddr.self, capacity: 1) { sendto(fd, datagram, datagram.count, 0, $0, length) }
+                }
+            }
+        }
+    }
+}
+
+@Suite struct VISCATests {
+    let units = VISCA.Units()
+
+    @Test func packetsAreTheDocumentedBytes() {
+        // Pan right at full speed, tilt up at half: 81 01 06 01 18 0A 02 01 FF.
+        let drive = VISCA.drive(AngularVelocity(x: -units.maximumTiltSpeed / 2, y: units.maximumPanSpeed, z: 0), units: units)
+        #expect(drive == [0x81, 0x01, 0x06, 0x01, 0x18, 0x0A, 0x02, 0x01, 0xFF])
+        #expect(VISCA.drive(.zero, units: units) == [0x81, 0x01, 0x06, 0x01, 0x01, 0x01, 0x03, 0x03, 0xFF])
+        // 10 degrees right (144 = 0x0090), 5 degrees down (tilt -72 = 0xFFB8): absolute position.
+        let position = VISCA.position(DockOrientation(x: 5 * .pi / 180, y: 10 * .pi / 180, z: 0), relative: false, units: units)
+        #expect(position == [0x81, 0x01, 0x06, 0x02, 0x18, 0x14, 0x0, 0x0, 0x9, 0x0, 0xF, 0xF, 0xB, 0x8, 0xFF])
+        #expect(VISCA.positionInquiry() == [0x81, 0x09, 0x06, 0x12, 0xFF])
+        #expect(VISCA.value(ofNibbles: [0xF, 0xF, 0xB, 0x8]) == -72)
+        #expect(VISCA.Reply([0x90, 0x41, 0xFF]) == .acknowledged(socket: 1))
+        #expect(VISCA.Reply([0x90, 0x60, 0x02, 0xFF])?.dockError == .invalidRequest("VISCA syntax error"))
+        #expect(VISCA.Reply([0x12, 0x34]) == nil)
+    }
+
+    @Test func aCameraOverUDPFollowsTheDockCommands() throws {
+        let camera = try FakeVISCACamera()
+        defer { camera.stop() }
+        let dock = VISCADock(transport: try VISCAOverUDP(host: "127.0.0.1", port: camera.port), units: units)
+        try dock.apply(.setOrientation(DockOrientation(x: 0.1, y: -0.3, z: 0), duration: 1, relative: false), at: 0)
+        let state = try dock.motionState(at: 0.1)
+        #expect(abs(state.position.y + 0.3) < 0.002 && abs(state.position.x - 0.1) < 0.002, "\(state.position)")
+        try dock.apply(.setAngularVelocity(AngularVelocity(x: 0, y: 0.5, z: 0)), at: 0.2)
+        #expect(camera.packets.last == VISCA.drive(AngularVelocity(x: 0, y: 0.5, z: 0), units: units))
+        #expect(throws: DockError.rateTooHigh(limit: 2)) {
+            try dock.apply(.setOrientation(.zero, duration: 1, relative: false), at: 0.3)
+            try dock.apply(.setOrientation(.zero, duration: 1, relative: false), at: 0.4)
+        }
+        #expect(throws: DockError.notCapable("animations")) { try dock.apply(.animate(.yes), at: 2) }
+        #expect(throws: DockError.notCapable("roll")) { try dock.apply(.setAngularVelocity(AngularVelocity(z: 0.1)), at: 2) }
+    }
+
+    @Test func aSilentCameraIsNotConnected() throws {
+        // A UDP port nobody answers on.
+        let camera = try FakeVISCACamera()
+        camera.stop()
+        let dock = VISCADock(transport: try VISCAOverUDP(host: "127.0.0.1", port: camera.port), units: units)
+        #expect(throws: DockError.self) { try dock.apply(.setAngularVelocity(.zero), at: 0) }
+    }
+}
