@@ -170,3 +170,57 @@ final class LineSocket {
         return nil
     }
 }
+
+/// Collects what a stream yields, from a task, for checking later.
+actor Collected<Element: Sendable> {
+    private(set) var items: [Element] = []
+    func add(_ item: Element) { items.append(item) }
+
+    static func from(_ stream: AsyncStream<Element>) -> Collected<Element> {
+        let collected = Collected<Element>()
+        Task { for await item in stream { await collected.add(item) } }
+        return collected
+    }
+}
+
+@Suite struct AccessoryManagerTests {
+    @Test func streamsOfStateChangesMotionEventsAndBatteryWithReRegistration() async throws {
+        let folder = try Fixtures.temporaryFolder()
+        let socketPath = "/tmp/docksim-\(UUID().uuidString.prefix(8)).sock"
+        let script = folder.appendingPathComponent("script.jsonl")
+        try """
+            {"at":0.6,"event":"button","id":2,"pressed":true}
+            {"at":0.7,"event":"cameraZoom","factor":2.5}
+            {"at":1.0,"event":"undocked"}
+            {"at":1.6,"event":"docked"}
+            """.write(to: script, atomically: true, encoding: .utf8)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: DockSimTests.docksim)
+        process.arguments = ["--socket", socketPath, "--script", script.path, "--duration", "4"]
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer { process.terminate(); process.waitUntilExit() }
+        var manager: DockAccessoryManager?
+        for _ in 0..<50 where manager == nil {
+            manager = try? DockAccessoryManager(socketPath: socketPath)
+            if manager == nil { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        let dock = try #require(manager)
+        let states = Collected.from(dock.stateChanges), motion = Collected.from(dock.motionStates)
+        let events = Collected.from(dock.accessoryEvents), battery = Collected.from(dock.batteryStates)
+        try await Task.sleep(for: .milliseconds(300))
+        dock.send(.setAngularVelocity(AngularVelocity(x: 0, y: 0.4, z: 0)))
+        dock.query("getBattery")
+        try await Task.sleep(for: .milliseconds(2200))
+        let changes = await states.items
+        #expect(changes.count == 3, "\(changes)")
+        guard changes.count == 3, case .docked(let first) = changes[0], case .undocked = changes[1], case .docked(let again) = changes[2] else { return }
+        #expect(first.category == "trackingStand" && first.capabilities.contains("tilt"))
+        #expect(first.identifier == again.identifier, "the same dock re-registered")
+        #expect(await events.items == [.button(id: 2, pressed: true), .cameraZoom(factor: 2.5)])
+        let moving = await motion.items.filter { $0.velocity.y > 0.3 }
+        #expect(!moving.isEmpty, "motion states show the pan moving")
+        #expect(await battery.items.first.map { $0.level > 0 && $0.level <= 0.8 } == true)
+        dock.disconnect()
+    }
+}

@@ -1,0 +1,165 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A dock as the client knows it after its hello.
+public struct DockAccessory: Sendable, Equatable {
+    public var name: String
+    public var category: String
+    public var identifier: UUID
+    public var firmwareVersion: String
+    public var hardwareModel: String
+    public var capabilities: [String]
+}
+
+/// Docked or undocked, as DockKit's accessory state changes.
+public enum AccessoryStateChange: Sendable, Equatable {
+    case docked(DockAccessory)
+    case undocked(DockAccessory)
+}
+
+/// Buttons and camera controls on the dock.
+public enum AccessoryEvent: Sendable, Equatable {
+    case button(id: Int, pressed: Bool)
+    case cameraShutter
+    case cameraFlip
+    case cameraZoom(factor: Double)
+}
+
+/// The client side of the dock protocol over a Unix socket, as DockKit's accessory manager:
+/// a stream of state changes (docked, undocked) and, for the dock, streams of motion states,
+/// accessory events and battery states. After an undocking it says hello again as soon as the
+/// dock reports `docked` (re-registration), and the stream reports the dock docked again.
+public final class DockAccessoryManager: @unchecked Sendable {
+    public let stateChanges: AsyncStream<AccessoryStateChange>
+    public let motionStates: AsyncStream<MotionState>
+    public let accessoryEvents: AsyncStream<AccessoryEvent>
+    public let batteryStates: AsyncStream<BatteryState>
+    /// Errors the dock answered with (code and message).
+    public let errors: AsyncStream<(code: String, message: String)>
+
+    private let fd: Int32
+    private let lock = NSLock()
+    private var accessory: DockAccessory?
+    private let stateContinuation: AsyncStream<AccessoryStateChange>.Continuation
+    private let motionContinuation: AsyncStream<MotionState>.Continuation
+    private let eventContinuation: AsyncStream<AccessoryEvent>.Continuation
+    private let batteryContinuation: AsyncStream<BatteryState>.Continuation
+    private let errorContinuation: AsyncStream<(code: String, message: String)>.Continuation
+
+    /// Connects to the dock serving `socketPath` and says hello.
+    public init(socketPath: String) throws(DockError) {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        guard path(socketPath, fits: address) else { close(fd); throw .invalidRequest("socket path too long") }
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(socketPath.utf8) + [0]) }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard connected == 0 else { close(fd); throw .notConnected }
+        self.fd = fd
+        (stateChanges, stateContinuation) = AsyncStream.makeStream()
+        (motionStates, motionContinuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(64))
+        (accessoryEvents, eventContinuation) = AsyncStream.makeStream()
+        (batteryStates, batteryContinuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(16))
+        (errors, errorContinuation) = AsyncStream.makeStream()
+        Thread.detachNewThread { [self] in readLoop() }
+        sayHello()
+    }
+
+    deinit {
+        shutdown(fd, Int32(SHUT_RDWR))
+        close(fd)
+    }
+
+    /// The dock, once it has answered the hello.
+    public var current: DockAccessory? { lock.withLock { accessory } }
+
+    /// Sends a command (or a query: `getBattery`, `getMotionState`...) to the dock.
+    public func send(_ command: DockCommand, at time: Double = 0) {
+        write(command.jsonLine(time: time))
+    }
+
+    /// Sends a query by name.
+    public func query(_ name: String) {
+        write(#"{"command":"\#(name)"}"#)
+    }
+
+    /// Closes the connection; the streams finish.
+    public func disconnect() {
+        shutdown(fd, Int32(SHUT_RDWR))
+    }
+
+    private func sayHello() {
+        write(#"{"type":"hello","protocols":["\#(DockSession.protocolName)"]}"#)
+    }
+
+    private func write(_ line: String) {
+        let bytes = Array((line + "\n").utf8)
+        lock.withLock { _ = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) } }
+    }
+
+    private func readLoop() {
+        var buffer = Data()
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = read(fd, &chunk, chunk.count)
+            if n <= 0 { break }
+            buffer.append(contentsOf: chunk[0..<n])
+            while let newline = buffer.firstIndex(of: 0x0A) {
+                let line = buffer[buffer.startIndex..<newline]
+                buffer.removeSubrange(buffer.startIndex...newline)
+                if let object = (try? JSONSerialization.jsonObject(with: Data(line))) as? [String: Any] { handle(object) }
+            }
+        }
+        for finish in [stateContinuation.finish, motionContinuation.finish, eventContinuation.finish, batteryContinuation.finish, errorContinuation.finish] { finish() }
+    }
+
+    private func handle(_ object: [String: Any]) {
+        switch object["type"] as? String {
+        case "hello":
+            guard let a = object["accessory"] as? [String: Any], let id = UUID(uuidString: a["identifier"] as? String ?? "") else { return }
+            let dock = DockAccessory(name: a["name"] as? String ?? "", category: a["category"] as? String ?? "", identifier: id,
+                                     firmwareVersion: a["firmwareVersion"] as? String ?? "", hardwareModel: a["hardwareModel"] as? String ?? "",
+                                     capabilities: object["capabilities"] as? [String] ?? [])
+            lock.withLock { accessory = dock }
+            stateContinuation.yield(.docked(dock))
+        case "event":
+            if object["event"] as? String == "undocked", let dock = current {
+                stateContinuation.yield(.undocked(dock))
+            } else if object["event"] as? String == "docked" {
+                sayHello()  // re-register; the hello answer reports the dock docked again
+            }
+        case "motionState":
+            func vector(_ key: String) -> DockVector? {
+                guard let v = object[key] as? [String: Double] else { return nil }
+                return DockVector(x: v["x"] ?? 0, y: v["y"] ?? 0, z: v["z"] ?? 0)
+            }
+            guard let position = vector("position"), let velocity = vector("velocity") else { return }
+            motionContinuation.yield(MotionState(time: object["time"] as? Double ?? 0, position: position, velocity: velocity))
+        case "battery":
+            var battery = BatteryState(level: object["level"] as? Double ?? 0)
+            battery.name = object["name"] as? String ?? "internal"
+            battery.chargeState = BatteryState.ChargeState(rawValue: object["chargeState"] as? String ?? "") ?? .discharging
+            batteryContinuation.yield(battery)
+        case "accessoryEvent":
+            switch object["event"] as? String {
+            case "button": eventContinuation.yield(.button(id: object["id"] as? Int ?? 0, pressed: object["pressed"] as? Bool ?? false))
+            case "cameraShutter": eventContinuation.yield(.cameraShutter)
+            case "cameraFlip": eventContinuation.yield(.cameraFlip)
+            case "cameraZoom": eventContinuation.yield(.cameraZoom(factor: object["factor"] as? Double ?? 1))
+            default: break
+            }
+        case "error":
+            errorContinuation.yield((object["code"] as? String ?? "", object["message"] as? String ?? ""))
+        default:
+            break
+        }
+    }
+}
+
+private func path(_ path: String, fits address: sockaddr_un) -> Bool {
+    path.utf8.count < MemoryLayout.size(ofValue: address.sun_path)
+}
