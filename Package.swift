@@ -24,10 +24,12 @@ let package = Package(
             name: "CDockCV",
             dependencies: ["COpenCV"]
         ),
+        // The thin V4L2 shim: a non-variadic ioctl and the VIDIOC_* request numbers.
+        .target(name: "CV4L2"),
         // Pipeline stages, value types and the OpenCV-backed implementations.
         .target(
             name: "DockTrack",
-            dependencies: ["CDockCV"]
+            dependencies: ["CDockCV", "CV4L2"]
         ),
         .executableTarget(
             name: "docktrack",
