@@ -1,3 +1,4 @@
+import CV4L2
 import DockTrack
 import Foundation
 import Testing
@@ -116,5 +117,66 @@ final class FakeVISCACamera: @unchecked Sendable {
         camera.stop()
         let dock = VISCADock(transport: try VISCAOverUDP(host: "127.0.0.1", port: camera.port), units: units)
         #expect(throws: DockError.self) { try dock.apply(.setAngularVelocity(.zero), at: 0) }
+    }
+}
+
+/// A fake VISCA camera on the master side of a pseudo-terminal: the serial line's other end.
+final class FakeSerialCamera: @unchecked Sendable {
+    let master: Int32
+    let devicePath: String
+    private let lock = NSLock()
+    private var _packets: [[UInt8]] = []
+    private var running = true
+    var packets: [[UInt8]] { lock.withLock { _packets } }
+
+    init() throws {
+        // posix_openpt and friends are not in Swift's Glibc module: the same through /dev/ptmx
+        // and its ioctls (TIOCSPTLCK to unlock, TIOCGPTN for the slave's number).
+        let fd = open("/dev/ptmx", O_RDWR | O_NOCTTY)
+        var unlock: Int32 = 0, number: UInt32 = 0
+        guard fd >= 0, cv4l2_ioctl(fd, 0x4004_5431, &unlock) == 0, cv4l2_ioctl(fd, 0x8004_5430, &number) == 0 else {
+            throw CocoaError(.fileNoSuchFile)
+        }
+        master = fd
+        devicePath = "/dev/pts/\(number)"
+        Thread.detachNewThread { [self] in serve() }
+    }
+
+    func stop() { lock.withLock { running = false } }
+
+    private func serve() {
+        var pending: [UInt8] = []
+        while lock.withLock({ running }) {
+            var pfd = pollfd(fd: master, events: Int16(POLLIN), revents: 0)
+            guard poll(&pfd, 1, 50) > 0 else { continue }
+            var buffer = [UInt8](repeating: 0, count: 64)
+            let n = read(master, &buffer, buffer.count)
+            guard n > 0 else { continue }
+            pending += buffer[0..<n]
+            while let end = pending.firstIndex(of: 0xFF) {
+                let packet = Array(pending[...end])
+                pending.removeSubrange(...end)
+                lock.withLock { _packets.append(packet) }
+                let reply: [UInt8] = packet.starts(with: [0x81, 0x09, 0x06, 0x12])
+                    ? [0x90, 0x50] + VISCA.nibbles(144) + VISCA.nibbles(-72) + [0xFF]
+                    : [0x90, 0x41, 0xFF, 0x90, 0x51, 0xFF]
+                _ = reply.withUnsafeBytes { write(master, $0.baseAddress, $0.count) }
+            }
+        }
+        close(master)
+    }
+}
+
+@Suite struct VISCASerialTests {
+    @Test func aCameraOnASerialLineGetsTheBytesAndAnswers() throws {
+        let camera = try FakeSerialCamera()
+        defer { camera.stop() }
+        let dock = VISCADock(transport: try VISCAOverSerial(path: camera.devicePath))
+        try dock.apply(.setAngularVelocity(AngularVelocity(x: 0, y: -0.2, z: 0)), at: 0)
+        let state = try dock.motionState(at: 0.1)
+        // The fake camera reports pan 144 (10 degrees right) and tilt -72 (5 degrees down).
+        #expect(abs(state.position.y - 10 * .pi / 180) < 1e-9 && abs(state.position.x - 5 * .pi / 180) < 1e-9)
+        #expect(camera.packets.first == VISCA.drive(AngularVelocity(x: 0, y: -0.2, z: 0), units: VISCA.Units()))
+        #expect(camera.packets.last == VISCA.positionInquiry())
     }
 }

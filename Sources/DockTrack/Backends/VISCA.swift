@@ -207,3 +207,60 @@ public final class VISCADock {
         throw .notConnected
     }
 }
+
+/// VISCA over a serial line (RS-232/RS-422, 9600 8N1 by default): raw packets, replies split at 0xFF.
+public final class VISCAOverSerial: VISCATransport {
+    private let fd: Int32
+    private var pending: [UInt8] = []
+
+    /// Opens the serial device at `path` in raw mode at `baud` (9600, 19200, 38400 or 115200).
+    public init(path: String, baud: Int = 9600) throws(DockError) {
+        fd = open(path, O_RDWR | O_NOCTTY | O_NONBLOCK)
+        guard fd >= 0 else { throw errno == ENOENT || errno == ENODEV ? .notConnected : .invalidRequest("\(path): \(String(cString: strerror(errno)))") }
+        var settings = termios()
+        if tcgetattr(fd, &settings) == 0 {
+            cfmakeraw(&settings)
+            let speed: speed_t = switch baud {
+            case 19200: speed_t(B19200)
+            case 38400: speed_t(B38400)
+            case 115200: speed_t(B115200)
+            default: speed_t(B9600)
+            }
+            cfsetispeed(&settings, speed)
+            cfsetospeed(&settings, speed)
+            tcsetattr(fd, TCSANOW, &settings)
+        }
+    }
+
+    deinit { close(fd) }
+
+    public func send(_ packet: [UInt8]) throws(DockError) {
+        var offset = 0
+        while offset < packet.count {
+            let n = packet[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            if n < 0 && (errno == EINTR || errno == EAGAIN) { continue }
+            if n < 0 { throw errno == EIO || errno == ENODEV ? .invalidated : .notConnected }
+            offset += n
+        }
+    }
+
+    public func receive(timeout: Double) throws(DockError) -> [UInt8]? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            if let end = pending.firstIndex(of: 0xFF) {
+                let packet = Array(pending[...end])
+                pending.removeSubrange(...end)
+                return packet
+            }
+            let left = deadline.timeIntervalSinceNow
+            guard left > 0 else { return nil }
+            var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&pfd, 1, Int32(left * 1000) + 1) > 0 else { continue }
+            var buffer = [UInt8](repeating: 0, count: 64)
+            let n = read(fd, &buffer, buffer.count)
+            if n < 0 && (errno == EINTR || errno == EAGAIN) { continue }
+            if n <= 0 { throw .invalidated }
+            pending += buffer[0..<n]
+        }
+    }
+}
