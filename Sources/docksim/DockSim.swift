@@ -32,6 +32,9 @@ struct DockSim: ParsableCommand {
     @Option(help: ArgumentHelp("Events to play at set times (JSON Lines).", valueName: "file"))
     var script: String?
 
+    @Option(help: ArgumentHelp("Also drive a real device: visca-udp:HOST:PORT, visca-serial:PATH[@BAUD] or uvc:/dev/videoN.", valueName: "backend"))
+    var backend: String?
+
     @Option(help: "Battery level at start, 0...1.")
     var battery = 0.8
 
@@ -75,9 +78,17 @@ struct DockSim: ParsableCommand {
                 events.append(event)
             }
         }
-        let session = DockSession(
+        var session = DockSession(
             identity: AccessoryIdentity(name: "DockSim", identifier: UUID(), firmwareVersion: "1.0.0", hardwareModel: "docksim-pt1"),
             dock: SimulatedDock(limits: limits), battery: BatteryState(level: battery, charging: charging), script: events)
+        if let backend {
+            do {
+                session.hardware = try Self.openBackend(backend)
+            } catch {
+                FileHandle.standardError.write(Data("docksim: --backend \(backend): \(error)\n".utf8))
+                throw ExitCode.failure
+            }
+        }
         let traceFile = try trace.map { path throws -> FileHandle in
             guard FileManager.default.createFile(atPath: path, contents: Data("time\tpan\ttilt\tpan_speed\ttilt_speed\tbattery\n".utf8)),
                   let handle = FileHandle(forWritingAtPath: path) else {
@@ -98,6 +109,27 @@ struct DockSim: ParsableCommand {
         } else {
             var server = PipeServer(session: session, trace: traceFile)
             server.serve()
+        }
+    }
+}
+
+extension DockSim {
+    /// The device named by a --backend value.
+    static func openBackend(_ spec: String) throws -> any DockHardware {
+        let parts = spec.split(separator: ":", maxSplits: 1).map(String.init)
+        guard parts.count == 2 else { throw DockError.invalidRequest("expected KIND:ADDRESS") }
+        switch parts[0] {
+        case "visca-udp":
+            let hostPort = parts[1].split(separator: ":").map(String.init)
+            guard hostPort.count == 2, let port = UInt16(hostPort[1]) else { throw DockError.invalidRequest("expected visca-udp:HOST:PORT") }
+            return VISCADock(transport: try VISCAOverUDP(host: hostPort[0], port: port))
+        case "visca-serial":
+            let pathBaud = parts[1].split(separator: "@").map(String.init)
+            return VISCADock(transport: try VISCAOverSerial(path: pathBaud[0], baud: pathBaud.count > 1 ? Int(pathBaud[1]) ?? 9600 : 9600))
+        case "uvc":
+            return try UVCDock(device: try V4L2DeviceFile(path: parts[1]))
+        default:
+            throw DockError.invalidRequest("unknown backend '\(parts[0])' (visca-udp, visca-serial, uvc)")
         }
     }
 }

@@ -61,7 +61,7 @@ final class FakeUVCDevice: V4L2Device {
         try dock.apply(.setOrientation(DockOrientation(x: 2 * .pi / 180, y: 5 * .pi / 180, z: 0), duration: 1, relative: false), at: 0)
         #expect(device.setCalls.map(\.id) == [UVCControl.panAbsolute.rawValue, UVCControl.tiltAbsolute.rawValue])
         #expect(device.setCalls.map(\.value) == [18000, -7200])
-        let back = try dock.orientation()
+        let back = try #require(try dock.orientation())
         #expect(abs(back.y - 5 * .pi / 180) < 1e-9 && abs(back.x - 2 * .pi / 180) < 1e-9)
         // 30 degrees right is past the camera's 10: clamped.
         try dock.apply(.setOrientation(DockOrientation(x: 0, y: 30 * .pi / 180, z: 0), duration: 1, relative: false), at: 0.6)

@@ -180,3 +180,41 @@ final class FakeSerialCamera: @unchecked Sendable {
         #expect(camera.packets.last == VISCA.positionInquiry())
     }
 }
+
+/// docksim as a bridge: the dock protocol on one side, a real (here: fake) VISCA camera on the other.
+@Suite struct BackendBridgeTests {
+    @Test func docksimDrivesAVISCACameraBehindTheDockProtocol() throws {
+        let camera = try FakeVISCACamera()
+        defer { camera.stop() }
+        let run = try DockSimTests().pipe([
+            #"{"type":"hello","protocols":["org.docktrack.dock/1"]}"#,
+            #"{"time":0.5,"command":"setOrientation","orientation":{"x":0.0,"y":0.2,"z":0.0},"duration":1}"#,
+            #"{"time":0.6,"command":"setAngularVelocity","velocity":{"x":0.0,"y":-0.3,"z":0.0}}"#,
+            #"{"time":0.7,"command":"animate","animation":"yes"}"#,
+            #"{"time":0.8,"command":"getMotionState"}"#,
+        ], arguments: ["--backend", "visca-udp:127.0.0.1:\(camera.port)"])
+        let units = VISCA.Units()
+        #expect(camera.packets.contains(VISCA.position(DockOrientation(x: 0, y: 0.2, z: 0), relative: false, units: units)))
+        #expect(camera.packets.contains(VISCA.drive(AngularVelocity(x: 0, y: -0.3, z: 0), units: units)))
+        // The camera cannot animate: the dock says so, and the session goes on.
+        let error = try #require(run.replies.first { $0["type"] as? String == "error" })
+        #expect(error["code"] as? String == "notCapable" && error["line"] as? Int == 4)
+        // Motion states report the camera's own position (the fake keeps the last absolute one).
+        let state = try #require(run.replies.first { $0["type"] as? String == "motionState" && $0["time"] as? Double == 0.8 })
+        #expect(abs((state["position"] as! [String: Double])["y"]! - 0.2) < 0.002)
+    }
+
+    @Test func aBadBackendIsOneLineAndAFailure() throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: DockSimTests.docksim)
+        process.arguments = ["--backend", "uvc:/dev/video-none"]
+        let err = Pipe()
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(process.terminationStatus == 1)
+        #expect(text == "docksim: --backend uvc:/dev/video-none: not connected to a dock\n")
+    }
+}

@@ -82,7 +82,7 @@ public final class UVCDock {
         case .setOrientation(let o, _, let relative):
             try orientationRate.accept(at: time)
             var target = o
-            if relative { target = target + (try orientation()) }
+            if relative { target = target + (try orientation() ?? .zero) }
             try set(.panAbsolute, Int32((target.y * 180 / .pi * 3600).rounded()))
             try set(.tiltAbsolute, Int32((-target.x * 180 / .pi * 3600).rounded()))
         case .setAngularVelocity(let v):
@@ -101,7 +101,7 @@ public final class UVCDock {
     public func setZoom(_ value: Int32) throws(DockError) { try set(.zoomAbsolute, value) }
 
     /// The present pan and tilt from PAN/TILT_ABSOLUTE.
-    public func orientation() throws(DockError) -> DockOrientation {
+    public func orientation() throws(DockError) -> DockOrientation? {
         let pan = try get(.panAbsolute) ?? 0, tilt = try get(.tiltAbsolute) ?? 0
         return DockOrientation(x: -Double(tilt) / 3600 * .pi / 180, y: Double(pan) / 3600 * .pi / 180, z: 0)
     }

@@ -87,13 +87,16 @@ public struct ScriptedEvent: Sendable, Equatable, Decodable {
 /// - events: `{"type":"event","event":"docked"|"undocked"}`, `{"type":"motionState",…}`,
 ///   `{"type":"battery",…}`, `{"type":"accessoryEvent","event":"button","id":1,"pressed":true}` …;
 /// - errors: `{"type":"error","code":"invalidRequest","message":…,"line":7}`; the session goes on.
-public struct DockSession: Sendable {
+public struct DockSession {
     public static let protocolName = "org.docktrack.dock/1"
 
     public var identity: AccessoryIdentity
     public var capabilities = ["pan", "tilt", "battery", "buttons", "animations", "systemTracking"]
     public private(set) var dock: SimulatedDock
     public private(set) var battery: BatteryState
+    /// A real PTZ device the session drives too (VISCA, UVC): every command the simulated
+    /// motors accept is sent on, and motion states report the device's own position.
+    public var hardware: (any DockHardware)?
     /// Whether the phone (the client) sits on the dock. Commands while undocked are refused
     /// with `invalidated`; the client says hello again after `docked`.
     public private(set) var isDocked = true
@@ -187,6 +190,7 @@ public struct DockSession: Sendable {
         do {
             let command = try JSONDecoder().decode(TimedDockCommand.self, from: data)
             try dock.apply(command.command, at: max(dock.time, time))
+            try hardware?.apply(command.command, at: max(dock.time, time))
             if case .setLimits = command.command { out.append(limitsLine()) }
             return out
         } catch let failure as DockError {
@@ -202,7 +206,8 @@ public struct DockSession: Sendable {
         var line = JSONLine()
         line.add("type", "motionState")
         line.add("time", dock.time, digits: 3)
-        line.add("position", object: dock.position.jsonLine)
+        let position = (try? hardware?.orientation()) ?? dock.position
+        line.add("position", object: position.jsonLine)
         line.add("velocity", object: dock.velocity.jsonLine)
         if let e = dock.lastError { line.add("error", e.code) }
         return line.text
@@ -242,3 +247,16 @@ public struct DockSession: Sendable {
         }
     }
 }
+
+/// A real pan/tilt device behind a dock session.
+public protocol DockHardware: AnyObject {
+    func apply(_ command: DockCommand, at time: Double) throws(DockError)
+    /// The device's present orientation, when it can say.
+    func orientation() throws(DockError) -> DockOrientation?
+}
+
+extension VISCADock: DockHardware {
+    public func orientation() throws(DockError) -> DockOrientation? { try motionState(at: 0).position }
+}
+
+extension UVCDock: DockHardware {}
