@@ -14,8 +14,9 @@ struct DockSim: ParsableCommand {
             Pipe mode (default): reads requests on stdin, e.g. `docktrack track clip.mp4 | docksim`, \
             and answers on stdout. The simulation runs on the commands' own "time" (a recorded \
             clip plays faster than real time); lines without one use the time of the last line.
-            Socket mode (--socket PATH): serves a Unix socket on the real clock; one client holds \
-            the session at a time, and gets a motion state every --state-interval seconds.
+            Socket mode (--socket PATH): serves a Unix socket on the real clock, which starts when the \
+            first client connects (script times count from then); one client holds the session at \
+            a time, and gets a motion state every --state-interval seconds.
             Every malformed or unknown line gets {"type":"error","code":…,"message":…,"line":N} \
             and the session goes on. --script plays events at set times: one JSON object per line, \
             e.g. {"at":2.0,"event":"button","id":1,"pressed":true}, undocked, docked, cameraShutter, \
@@ -50,7 +51,7 @@ struct DockSim: ParsableCommand {
     @Option(help: "Seconds between motion states sent to a socket client.")
     var stateInterval = 0.1
 
-    @Option(help: ArgumentHelp("Stop after this many seconds (socket mode).", valueName: "seconds"))
+    @Option(help: ArgumentHelp("Stop this many seconds after starting (socket mode).", valueName: "seconds"))
     var duration: Double?
 
     func validate() throws {

@@ -31,15 +31,19 @@ struct SocketServer {
         let listener = try listen()
         defer { close(listener); unlink(path) }
         FileHandle.standardError.write(Data("docksim: serving \(DockSession.protocolName) on \(path)\n".utf8))
-        let start = ContinuousClock.now
+        // The simulation's clock (and the script's) starts when the first client connects, so
+        // scripted events are not played to nobody; --duration counts from the start.
+        let launched = ContinuousClock.now
+        var start: ContinuousClock.Instant?
         var clients: [Client] = []
         var owner: Int32?  // the client holding the session
         var nextState = 0.0
-        func now() -> Double {
-            let d = ContinuousClock.now - start
+        func seconds(since instant: ContinuousClock.Instant) -> Double {
+            let d = ContinuousClock.now - instant
             return Double(d.components.seconds) + Double(d.components.attoseconds) * 1e-18
         }
-        while duration.map({ now() < $0 }) ?? true {
+        func now() -> Double { start.map(seconds(since:)) ?? 0 }
+        while duration.map({ seconds(since: launched) < $0 }) ?? true {
             var fds = [pollfd(fd: listener, events: Int16(POLLIN), revents: 0)] + clients.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
             let ready = poll(&fds, nfds_t(fds.count), 20)
             if ready < 0 && errno != EINTR { throw SocketError("poll failed: \(String(cString: strerror(errno)))") }
@@ -55,7 +59,10 @@ struct SocketServer {
             }
             if fds[0].revents & Int16(POLLIN) != 0 {
                 let fd = accept(listener, nil, nil)
-                if fd >= 0 { clients.append(Client(fd: fd)) }
+                if fd >= 0 {
+                    clients.append(Client(fd: fd))
+                    if start == nil { start = ContinuousClock.now }
+                }
             }
             var closed: Set<Int32> = []
             for (i, pfd) in fds.enumerated().dropFirst() where pfd.revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 {

@@ -1,24 +1,34 @@
 import ArgumentParser
 import DockTrack
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 struct BenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
-        abstract: "Measure decoding and detection speed on a video file.",
+        abstract: "Measure decoding, detection and the whole pipeline on a video file, against a plain OpenCV-Python loop.",
         discussion: """
-            Decodes the file once without detecting, then runs each detector over the same frames \
-            and prints frames per second and per-frame latency (p50, p99). With --resize the \
-            decoded frames are resized before detection (e.g. 1280x720 for a 720p load); decoding \
-            speed is then that of the original file plus the resize.
+            In one run, on the same frames: the baseline a user would write instead (OpenCV-Python \
+            from Debian's python3-opencv, the res10 face DNN on every frame; skipped when python3 \
+            cannot import cv2), decoding alone, each --detector alone (per-frame latency p50/p99), \
+            and the whole pipeline (decode, detect every --detect-every frames, track, face cues, \
+            rank, frame, command) for each --detect-every: frames per second, latency from frame \
+            decoded to command made (p50, p99), CPU time per frame, peak resident memory, and the \
+            ratio to the baseline. With --resize the decoded frames are resized first \
+            (e.g. 1280x720), in every measurement including the baseline.
             """
     )
 
     @Argument(help: "A video file.")
     var path: String
 
-    @Option(name: .shortAndLong, parsing: .singleValue, help: "A detector to measure (repeatable; default: default).")
+    @Option(name: .shortAndLong, parsing: .singleValue, help: "A detector to measure alone (repeatable).")
     var detector: [String] = []
+
+    @Option(parsing: .singleValue, help: "Measure the whole pipeline detecting every Nth frame (repeatable; default 1).")
+    var detectEvery: [Int] = []
 
     @Option(help: "Minimum confidence (0...1).")
     var threshold = 0.5
@@ -26,15 +36,19 @@ struct BenchCommand: ParsableCommand {
     @Option(help: "Measure at most this many frames.")
     var frames: Int?
 
-    @Option(help: ArgumentHelp("Resize decoded frames to WIDTHxHEIGHT before detection.", valueName: "WxH"))
+    @Option(help: ArgumentHelp("Resize decoded frames to WIDTHxHEIGHT first.", valueName: "WxH"))
     var resize: String?
 
     @Option(help: ArgumentHelp("Folder holding DockTrack's model files.", valueName: "dir"))
     var models: String?
 
+    @Flag(help: "Skip the OpenCV-Python baseline.")
+    var noPython = false
+
     func validate() throws {
         if let frames, frames < 1 { throw ValidationError("--frames must be 1 or more") }
         if let resize, Self.parseSize(resize) == nil { throw ValidationError("--resize takes WIDTHxHEIGHT, e.g. 1280x720, not '\(resize)'") }
+        if detectEvery.contains(where: { $0 < 1 }) { throw ValidationError("--detect-every must be 1 or more") }
     }
 
     static func parseSize(_ text: String) -> ImageSize? {
@@ -44,7 +58,26 @@ struct BenchCommand: ParsableCommand {
     }
 
     static func padded(_ label: String) -> String {
-        label.count >= 30 ? label + " " : label + String(repeating: " ", count: 30 - label.count)
+        label.count >= 34 ? label + " " : label + String(repeating: " ", count: 34 - label.count)
+    }
+
+    static func percentile(_ values: [Double], _ p: Double) -> Double {
+        let sorted = values.sorted()
+        return sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]
+    }
+
+    static func cpuSeconds() -> Double {
+        var usage = rusage()
+        getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+    }
+
+    /// Peak resident memory in MB (VmHWM).
+    static func peakMemory() -> Double {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+              let kb = Double(line.split(separator: " ").dropFirst().first ?? "") else { return 0 }
+        return kb / 1024
     }
 
     func run() throws {
@@ -53,33 +86,101 @@ struct BenchCommand: ParsableCommand {
             let store = ModelStore.locate(models: models)
             var source = try MediaFile.open(path)
             let info = source.info
-            // Decode pass: also keeps the frames so every detector sees the same pictures.
+            let limit = frames ?? info.frameCount ?? Int.max
+            print("input: \(path) \(info.size), \(min(limit, info.frameCount ?? limit)) frames\(target.map { ", resized to \($0)" } ?? ""); OpenCV \(OpenCVRuntime.version), \(OpenCVRuntime.threads) threads")
+            let baseline = noPython ? nil : pythonBaseline(store: store, frames: limit, size: target)
+            if let baseline {
+                print(Self.padded("baseline: OpenCV-Python res10") + String(format: "%9.1f fps", baseline))
+            } else if !noPython {
+                print(Self.padded("baseline: OpenCV-Python res10") + "  unavailable (python3 with cv2: apt-get install python3-opencv)")
+            }
+            // Decode pass: keeps the frames so every detector sees the same pictures.
             var images: [Image] = []
             var clock = ContinuousClock.now
-            while frames.map({ images.count < $0 }) ?? true, let frame = try source.nextFrame() {
+            while images.count < limit, let frame = try source.nextFrame() {
                 images.append(try target.map { size throws(OpenCVError) in try frame.image.resized(to: size) } ?? frame.image)
             }
             let decodeSeconds = ProgressLine.seconds(ContinuousClock.now - clock)
-            print("input: \(path) \(info.size), \(images.count) frames measured\(target.map { ", resized to \($0)" } ?? "")")
-            print("opencv: \(OpenCVRuntime.version), \(OpenCVRuntime.threads) threads")
             print(Self.padded("decode\(target == nil ? "" : "+resize")") + String(format: "%9.1f fps", Double(images.count) / decodeSeconds))
-            for name in detector.isEmpty ? ["default"] : detector {
+            for name in detector {
                 let detector = try DetectorCatalog.make(name, models: store)
                 var latencies: [Double] = []
                 var observations = 0
-                _ = try detector.detect(in: images[0], minimumConfidence: threshold)  // warm-up: allocations, first inference
+                _ = try detector.detect(in: images[0], minimumConfidence: threshold)  // warm-up
                 for image in images {
                     clock = ContinuousClock.now
                     observations += try detector.detect(in: image, minimumConfidence: threshold).count
                     latencies.append(ProgressLine.seconds(ContinuousClock.now - clock))
                 }
-                let total = latencies.reduce(0, +)
-                let sorted = latencies.sorted()
-                func percentile(_ p: Double) -> Double { sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))] * 1000 }
-                print(Self.padded(name == detector.name ? name : "\(name) (\(detector.name))")
-                      + String(format: "%9.1f fps   p50 %6.1f ms   p99 %6.1f ms   %.2f observations/frame", Double(images.count) / total,
-                             percentile(0.5), percentile(0.99), Double(observations) / Double(images.count)))
+                print(Self.padded("detector \(name == detector.name ? name : "\(name) (\(detector.name))")")
+                      + String(format: "%9.1f fps   p50 %6.1f ms   p99 %6.1f ms   %.2f observations/frame",
+                               Double(images.count) / latencies.reduce(0, +), Self.percentile(latencies, 0.5) * 1000,
+                               Self.percentile(latencies, 0.99) * 1000, Double(observations) / Double(images.count)))
+            }
+            images.removeAll()
+            for every in detectEvery.isEmpty ? [1] : detectEvery {
+                try measurePipeline(detectEvery: every, store: store, limit: limit, size: target, baseline: baseline)
             }
         }
+    }
+
+    /// The whole pipeline over the file, decoding included, as `docktrack track` runs it.
+    private func measurePipeline(detectEvery: Int, store: ModelStore, limit: Int, size: ImageSize?, baseline: Double?) throws {
+        var source = try MediaFile.open(path)
+        var params = TrackingPipeline.Params()
+        params.detectEvery = detectEvery
+        params.minimumConfidence = threshold
+        let pipeline = TrackingPipeline(detector: try DetectorCatalog.make("default", models: store),
+                                        cues: FaceCueEstimator(landmarks: try FaceLandmarkDetector(models: store)), params: params)
+        var controller = FramingController(params: FramingController.Params())
+        var latencies: [Double] = []
+        let cpu = Self.cpuSeconds(), started = ContinuousClock.now
+        while latencies.count < limit, let decoded = try source.nextFrame() {
+            let captured = ContinuousClock.now
+            var frame = decoded
+            if let size { frame.image = try frame.image.resized(to: size) }
+            let subjects = try pipeline.process(frame)
+            _ = controller.update(subjects: subjects, captureTime: frame.time, poseAtCapture: .zero, pose: .zero, now: frame.time)
+            latencies.append(ProgressLine.seconds(ContinuousClock.now - captured))
+        }
+        let wall = ProgressLine.seconds(ContinuousClock.now - started)
+        let fps = Double(latencies.count) / wall
+        let ratio = baseline.map { String(format: "   %.2fx baseline", fps / $0) } ?? ""
+        print(Self.padded("pipeline, detect every \(detectEvery)")
+              + String(format: "%9.1f fps   p50 %6.1f ms   p99 %6.1f ms   cpu %5.1f ms/frame   peak %4.0f MB",
+                       fps, Self.percentile(latencies, 0.5) * 1000, Self.percentile(latencies, 0.99) * 1000,
+                       (Self.cpuSeconds() - cpu) / Double(latencies.count) * 1000, Self.peakMemory()) + ratio)
+    }
+
+    /// Frames per second of the loop a user writes instead: OpenCV-Python, res10 on every frame.
+    private func pythonBaseline(store: ModelStore, frames: Int, size: ImageSize?) -> Double? {
+        let script = """
+            import sys, time, cv2
+            net = cv2.dnn.readNetFromCaffe(sys.argv[2], sys.argv[3])
+            cap = cv2.VideoCapture(sys.argv[1])
+            limit = int(sys.argv[4]); w, h = int(sys.argv[5]), int(sys.argv[6])
+            n = 0; start = time.time()
+            while n < limit:
+                ok, frame = cap.read()
+                if not ok: break
+                if w > 0: frame = cv2.resize(frame, (w, h))
+                net.setInput(cv2.dnn.blobFromImage(frame, 1.0, (300, 300), (104, 177, 123)))
+                detections = net.forward()
+                n += 1
+            print(n / (time.time() - start))
+            """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") ? "/usr/bin/python3" : "/usr/bin/env")
+        let pythonArguments = ["-c", script, path, store.model("res10_300x300_ssd_deploy.prototxt"), store.model("res10_300x300_ssd_iter_140000.caffemodel"),
+                               String(min(frames, 1_000_000)), String(size?.width ?? 0), String(size?.height ?? 0)]
+        process.arguments = process.executableURL!.path.hasSuffix("env") ? ["python3"] + pythonArguments : pythonArguments
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return nil }
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { return nil }
+        return Double(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
     }
 }

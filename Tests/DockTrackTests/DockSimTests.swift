@@ -93,7 +93,7 @@ import Glibc
             """.write(to: script, atomically: true, encoding: .utf8)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.docksim)
-        process.arguments = ["--socket", socketPath, "--script", script.path, "--duration", "5"]
+        process.arguments = ["--socket", socketPath, "--script", script.path, "--duration", "60"]
         process.standardError = FileHandle.nullDevice
         try process.run()
         defer { process.terminate(); process.waitUntilExit() }
@@ -125,7 +125,7 @@ final class LineSocket {
     let fd: Int32
     private var buffer = Data()
 
-    init(connectingTo path: String, within seconds: Double = 5) throws {
+    init(connectingTo path: String, within seconds: Double = 30) throws {
         let deadline = Date().addingTimeInterval(seconds)
         while true {
             let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
@@ -196,12 +196,12 @@ actor Collected<Element: Sendable> {
             """.write(to: script, atomically: true, encoding: .utf8)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: DockSimTests.docksim)
-        process.arguments = ["--socket", socketPath, "--script", script.path, "--duration", "4"]
+        process.arguments = ["--socket", socketPath, "--script", script.path, "--duration", "60"]
         process.standardError = FileHandle.nullDevice
         try process.run()
         defer { process.terminate(); process.waitUntilExit() }
         var manager: DockAccessoryManager?
-        for _ in 0..<50 where manager == nil {
+        for _ in 0..<600 where manager == nil {
             manager = try? DockAccessoryManager(socketPath: socketPath)
             if manager == nil { try await Task.sleep(for: .milliseconds(50)) }
         }
@@ -211,7 +211,7 @@ actor Collected<Element: Sendable> {
         try await Task.sleep(for: .milliseconds(300))
         dock.send(.setAngularVelocity(AngularVelocity(x: 0, y: 0.4, z: 0)))
         dock.query("getBattery")
-        try await Task.sleep(for: .milliseconds(2200))
+        try await Task.sleep(for: .milliseconds(3000))
         let changes = await states.items
         #expect(changes.count == 3, "\(changes)")
         guard changes.count == 3, case .docked(let first) = changes[0], case .undocked = changes[1], case .docked(let again) = changes[2] else { return }
