@@ -155,7 +155,7 @@ struct TrackCommand: ParsableCommand {
             do {
                 record = try JSONDecoder().decode(DetectionRecord.self, from: Data(line.utf8))
             } catch {
-                printError("docktrack: observations line \(lineNumber): not an observation line (\(Self.reason(error)))")
+                printError("docktrack: observations line \(lineNumber): not an observation line (\(DockSession.describe(error)))")
                 continue
             }
             do {
@@ -172,14 +172,6 @@ struct TrackCommand: ParsableCommand {
         }
     }
 
-    static func reason(_ error: any Error) -> String {
-        switch error {
-        case DecodingError.keyNotFound(let key, _): return "missing \(key.stringValue)"
-        case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context), DecodingError.dataCorrupted(let context):
-            return context.codingPath.isEmpty ? "not JSON" : "bad \(context.codingPath.map(\.stringValue).joined(separator: "."))"
-        default: return "\(error)"
-        }
-    }
 }
 
 /// Lines of a file handle, read as they arrive.

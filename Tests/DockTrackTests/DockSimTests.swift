@@ -83,19 +83,11 @@ import Glibc
     }
 
     @Test func aSocketSessionWithEventsUndockingAndReRegistration() throws {
-        let folder = try Fixtures.temporaryFolder()
-        let socketPath = "/tmp/docksim-\(UUID().uuidString.prefix(8)).sock"
-        let script = folder.appendingPathComponent("script.jsonl")
-        try """
+        let (process, socketPath) = try startSocketDocksim(script: """
             {"at":0.8,"event":"button","id":1,"pressed":true}
             {"at":1.5,"event":"undocked"}
             {"at":2.5,"event":"docked"}
-            """.write(to: script, atomically: true, encoding: .utf8)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.docksim)
-        process.arguments = ["--socket", socketPath, "--script", script.path, "--duration", "60"]
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+            """)
         defer { process.terminate(); process.waitUntilExit() }
         let a = try LineSocket(connectingTo: socketPath)
         a.send(#"{"type":"hello","protocols":["org.docktrack.dock/1"]}"#)
@@ -120,6 +112,19 @@ import Glibc
     }
 }
 
+/// Starts docksim serving a fresh socket with these scripted events; returns the process and the path.
+func startSocketDocksim(script events: String) throws -> (process: Process, socket: String) {
+    let script = try Fixtures.temporaryFolder().appendingPathComponent("script.jsonl")
+    try events.write(to: script, atomically: true, encoding: .utf8)
+    let socketPath = "/tmp/docksim-\(UUID().uuidString.prefix(8)).sock"
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: DockSimTests.docksim)
+    process.arguments = ["--socket", socketPath, "--script", script.path, "--duration", "60"]
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    return (process, socketPath)
+}
+
 /// A Unix-socket client reading JSON lines, for tests.
 final class LineSocket {
     let fd: Int32
@@ -128,15 +133,7 @@ final class LineSocket {
     init(connectingTo path: String, within seconds: Double = 30) throws {
         let deadline = Date().addingTimeInterval(seconds)
         while true {
-            let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-            var address = sockaddr_un()
-            address.sun_family = sa_family_t(AF_UNIX)
-            withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8) + [0]) }
-            let result = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-            }
-            if result == 0 { self.fd = fd; return }
-            close(fd)
+            if let fd = try? UnixSocket.connect(to: path) { self.fd = fd; return }
             if Date() > deadline { throw CocoaError(.fileNoSuchFile) }
             usleep(50_000)
         }
@@ -185,20 +182,12 @@ actor Collected<Element: Sendable> {
 
 @Suite struct AccessoryManagerTests {
     @Test func streamsOfStateChangesMotionEventsAndBatteryWithReRegistration() async throws {
-        let folder = try Fixtures.temporaryFolder()
-        let socketPath = "/tmp/docksim-\(UUID().uuidString.prefix(8)).sock"
-        let script = folder.appendingPathComponent("script.jsonl")
-        try """
+        let (process, socketPath) = try startSocketDocksim(script: """
             {"at":0.6,"event":"button","id":2,"pressed":true}
             {"at":0.7,"event":"cameraZoom","factor":2.5}
             {"at":1.0,"event":"undocked"}
             {"at":1.6,"event":"docked"}
-            """.write(to: script, atomically: true, encoding: .utf8)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: DockSimTests.docksim)
-        process.arguments = ["--socket", socketPath, "--script", script.path, "--duration", "60"]
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+            """)
         defer { process.terminate(); process.waitUntilExit() }
         var manager: DockAccessoryManager?
         for _ in 0..<600 where manager == nil {

@@ -238,9 +238,11 @@ public struct DockSession {
         return line.text
     }
 
-    static func describe(_ error: any Error) -> String {
+    /// A decoding error in a few words (`missing time`, `bad velocity.y`), for error replies.
+    public static func describe(_ error: any Error) -> String {
         switch error {
         case DecodingError.keyNotFound(let key, _): return "missing \(key.stringValue)"
+        case DecodingError.dataCorrupted(let c) where c.codingPath.isEmpty: return "not JSON"
         case DecodingError.typeMismatch(_, let c), DecodingError.valueNotFound(_, let c), DecodingError.dataCorrupted(let c):
             return c.debugDescription.isEmpty ? "bad \(c.codingPath.map(\.stringValue).joined(separator: "."))" : c.debugDescription
         default: return "\(error)"
