@@ -94,6 +94,10 @@ struct BenchCommand: ParsableCommand {
             } else if !noPython {
                 print(Self.padded("baseline: OpenCV-Python res10") + "  unavailable (python3 with cv2: apt-get install python3-opencv)")
             }
+            // The pipelines first, so that their peak memory is not that of the frame cache below.
+            for every in detectEvery.isEmpty ? [1] : detectEvery {
+                try measurePipeline(detectEvery: every, store: store, limit: limit, size: target, baseline: baseline)
+            }
             // Decode pass: keeps the frames so every detector sees the same pictures.
             var images: [Image] = []
             var clock = ContinuousClock.now
@@ -116,10 +120,6 @@ struct BenchCommand: ParsableCommand {
                       + String(format: "%9.1f fps   p50 %6.1f ms   p99 %6.1f ms   %.2f observations/frame",
                                Double(images.count) / latencies.reduce(0, +), Self.percentile(latencies, 0.5) * 1000,
                                Self.percentile(latencies, 0.99) * 1000, Double(observations) / Double(images.count)))
-            }
-            images.removeAll()
-            for every in detectEvery.isEmpty ? [1] : detectEvery {
-                try measurePipeline(detectEvery: every, store: store, limit: limit, size: target, baseline: baseline)
             }
         }
     }
