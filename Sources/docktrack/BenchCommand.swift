@@ -45,6 +45,9 @@ struct BenchCommand: ParsableCommand {
     @Flag(help: "Skip the OpenCV-Python baseline.")
     var noPython = false
 
+    @Flag(help: "Also measure the pipeline with adaptive detection (track --adaptive-detection).")
+    var adaptive = false
+
     func validate() throws {
         if let frames, frames < 1 { throw ValidationError("--frames must be 1 or more") }
         if let resize, Self.parseSize(resize) == nil { throw ValidationError("--resize takes WIDTHxHEIGHT, e.g. 1280x720, not '\(resize)'") }
@@ -98,6 +101,7 @@ struct BenchCommand: ParsableCommand {
             for every in detectEvery.isEmpty ? [1] : detectEvery {
                 try measurePipeline(detectEvery: every, store: store, limit: limit, size: target, baseline: baseline)
             }
+            if adaptive { try measurePipeline(detectEvery: 0, store: store, limit: limit, size: target, baseline: baseline) }
             // Decode pass: keeps the frames so every detector sees the same pictures.
             var images: [Image] = []
             var clock = ContinuousClock.now
@@ -124,11 +128,13 @@ struct BenchCommand: ParsableCommand {
         }
     }
 
-    /// The whole pipeline over the file, decoding included, as `docktrack track` runs it.
+    /// The whole pipeline over the file, decoding included, as `docktrack track` runs it;
+    /// `detectEvery` 0 means adaptive detection.
     private func measurePipeline(detectEvery: Int, store: ModelStore, limit: Int, size: ImageSize?, baseline: Double?) throws {
         var source = try MediaFile.open(path)
         var params = TrackingPipeline.Params()
-        params.detectEvery = detectEvery
+        params.detectEvery = max(1, detectEvery)
+        params.adaptiveDetection = detectEvery == 0
         params.minimumConfidence = threshold
         let pipeline = TrackingPipeline(detector: try DetectorCatalog.make("default", models: store),
                                         cues: FaceCueEstimator(landmarks: try FaceLandmarkDetector(models: store)), params: params)
@@ -146,7 +152,9 @@ struct BenchCommand: ParsableCommand {
         let wall = ProgressLine.seconds(ContinuousClock.now - started)
         let fps = Double(latencies.count) / wall
         let ratio = baseline.map { String(format: "   %.2fx baseline", fps / $0) } ?? ""
-        print(Self.padded("pipeline, detect every \(detectEvery)")
+        let label = detectEvery == 0 ? String(format: "pipeline, adaptive (%.0f%% detected)", 100 * Double(pipeline.detections) / Double(max(1, latencies.count)))
+                                     : "pipeline, detect every \(detectEvery)"
+        print(Self.padded(label)
               + String(format: "%9.1f fps   p50 %6.1f ms   p99 %6.1f ms   cpu %5.1f ms/frame   peak %4.0f MB",
                        fps, Self.percentile(latencies, 0.5) * 1000, Self.percentile(latencies, 0.99) * 1000,
                        (Self.cpuSeconds() - cpu) / Double(latencies.count) * 1000, Self.peakMemory()) + ratio)

@@ -35,6 +35,9 @@ struct TrackCommand: ParsableCommand {
     @Option(help: "Run the detector on every Nth processed frame; subjects move by their motion model between.")
     var detectEvery = 1
 
+    @Flag(help: "Adapt the detection interval: it doubles (up to 8 frames) while the tracked subjects stay as they are, and is back to every frame on any change.")
+    var adaptiveDetection = false
+
     @Option(parsing: .singleValue, help: ArgumentHelp(
         "Also track the object in this box on the first processed frame: x,y,width,height in unit coordinates, origin at the upper-left (as read off the picture). Repeatable.",
         valueName: "x,y,w,h"))
@@ -83,6 +86,7 @@ struct TrackCommand: ParsableCommand {
             let cues = noFaceCues ? nil : FaceCueEstimator(landmarks: try FaceLandmarkDetector(models: models))
             var params = TrackingPipeline.Params()
             params.detectEvery = detectEvery
+            params.adaptiveDetection = adaptiveDetection
             params.minimumConfidence = detection.threshold
             let pipeline = TrackingPipeline(detector: detector, cues: cues, params: params,
                                             identifiers: sequentialIdentifiers ? .sequential : .random)

@@ -147,3 +147,35 @@ import Testing
         }
     }
 }
+
+@Suite struct AdaptiveDetectionTests {
+    @Test func aStillSceneIsDetectedRarelyAndTheSubjectKeepsItsIdentity() throws {
+        var params = TrackingPipeline.Params()
+        params.adaptiveDetection = true
+        let pipeline = TrackingPipeline(detector: try DetectorCatalog.make("dnn-face", models: Fixtures.models), cues: nil,
+                                        params: params, identifiers: .sequential)
+        let image = try Image(contentsOf: Fixtures.sample("grace_hopper_512x512.jpg"))
+        var source = FrameSequenceSource(images: Array(repeating: image, count: 60), framesPerSecond: 30)
+        var ids: Set<UUID> = []
+        var framesWithPerson = 0
+        while let frame = try source.nextFrame() {
+            let subjects = try pipeline.process(frame)
+            ids.formUnion(subjects.map(\.id))
+            if !subjects.isEmpty { framesWithPerson += 1 }
+        }
+        #expect(ids.count == 1)
+        #expect(framesWithPerson >= 58)
+        // 1, 1 (confirmation), then 2, 4, 8, 8, ... frames apart.
+        #expect(pipeline.detections <= 12, "\(pipeline.detections) detections in 60 frames")
+    }
+
+    @Test func aChangingSceneIsDetectedOften() throws {
+        var params = TrackingPipeline.Params()
+        params.adaptiveDetection = true
+        let pipeline = TrackingPipeline(detector: try DetectorCatalog.make("hog-body", models: Fixtures.models), cues: nil, params: params)
+        var source = try MediaFile.open(Fixtures.sample("vtest.avi"))
+        while let frame = try source.nextFrame(), frame.index < 60 { _ = try pipeline.process(frame) }
+        // Pedestrians come, go and are missed now and then: far more detections than the still scene.
+        #expect(pipeline.detections > 12, "\(pipeline.detections) detections in 60 frames")
+    }
+}

@@ -12,6 +12,11 @@ public final class TrackingPipeline {
         public var minimumConfidence = 0.5
         /// Seconds an object may go unfound by its visual tracker before it is dropped.
         public var objectLostAfter = 1.0
+        /// Adapt the detection interval instead of `detectEvery`: after a detection that left the
+        /// tracked subjects as they were (the same identities, all observed), the interval
+        /// doubles up to `maximumDetectionInterval`; after any change it is back to every frame.
+        public var adaptiveDetection = false
+        public var maximumDetectionInterval = 8
         public init() {}
     }
 
@@ -22,6 +27,13 @@ public final class TrackingPipeline {
     public var ranker: SaliencyRanker
     private var objects: [VisualObjectTracker] = []
     private var processed = 0
+    /// Adaptive detection: frames between detections now, frames since the last one, and the
+    /// subjects the last detection left.
+    private var interval = 1
+    private var sinceDetection = 0
+    private var lastDetectedIDs: Set<UUID>?
+    /// Frames on which the detector ran.
+    public private(set) var detections = 0
     /// What the detector saw on the last frame it ran (for drawing), `nil` on frames it skipped.
     public private(set) var lastObservations: [Observation]?
     /// The subjects reported for the last frame.
@@ -47,11 +59,20 @@ public final class TrackingPipeline {
 
     /// Processes one frame and returns the subjects in it, ranked.
     public func process(_ frame: Frame) throws(DetectorError) -> [TrackedSubject] {
-        let detect = processed % max(1, params.detectEvery) == 0
+        let detect = params.adaptiveDetection ? (lastDetectedIDs == nil || sinceDetection + 1 >= interval)
+                                              : processed % max(1, params.detectEvery) == 0
         processed += 1
+        sinceDetection = detect ? 0 : sinceDetection + 1
+        if detect { detections += 1 }
         let observations = detect ? try detector.detect(in: frame.image, minimumConfidence: params.minimumConfidence) : nil
         lastObservations = observations
         var subjects = tracker.update(time: frame.time, observations: observations, image: frame.image)
+        if params.adaptiveDetection && detect {
+            let ids = Set(subjects.map(\.id))
+            let stable = ids == lastDetectedIDs && subjects.allSatisfy(\.isObserved)
+            interval = stable ? min(interval * 2, max(1, params.maximumDetectionInterval)) : 1
+            lastDetectedIDs = ids
+        }
         for object in objects {
             let found = try object.update(frame)
             if found || frame.time - object.lastSeen <= params.objectLostAfter {
