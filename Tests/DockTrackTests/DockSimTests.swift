@@ -88,7 +88,7 @@ import Glibc
             {"at":1.5,"event":"undocked"}
             {"at":2.5,"event":"docked"}
             """)
-        defer { process.terminate(); process.waitUntilExit() }
+        defer { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
         let a = try LineSocket(connectingTo: socketPath)
         a.send(#"{"type":"hello","protocols":["org.docktrack.dock/1"]}"#)
         #expect(try a.next(matching: "\"type\":\"hello\"") != nil)
@@ -119,7 +119,7 @@ func startSocketDocksim(script events: String) throws -> (process: Process, sock
     let socketPath = "/tmp/docksim-\(UUID().uuidString.prefix(8)).sock"
     let process = Process()
     process.executableURL = URL(fileURLWithPath: DockSimTests.docksim)
-    process.arguments = ["--socket", socketPath, "--script", script.path, "--duration", "60"]
+    process.arguments = ["--socket", socketPath, "--script", script.path, "--duration", "900"]
     process.standardError = FileHandle.nullDevice
     try process.run()
     return (process, socketPath)
@@ -188,9 +188,9 @@ actor Collected<Element: Sendable> {
             {"at":1.0,"event":"undocked"}
             {"at":1.6,"event":"docked"}
             """)
-        defer { process.terminate(); process.waitUntilExit() }
+        defer { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
         var manager: DockAccessoryManager?
-        for _ in 0..<600 where manager == nil {
+        for _ in 0..<3000 where manager == nil {
             manager = try? DockAccessoryManager(socketPath: socketPath)
             if manager == nil { try await Task.sleep(for: .milliseconds(50)) }
         }
