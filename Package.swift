@@ -24,8 +24,12 @@ let package = Package(
             name: "CDockCV",
             dependencies: ["COpenCV"]
         ),
-        // The thin V4L2 shim: a non-variadic ioctl and the VIDIOC_* request numbers.
-        .target(name: "CV4L2"),
+        // The thin V4L2 shim: a non-variadic ioctl, the VIDIOC_* request numbers, and
+        // libv4lconvert (libv4l-dev) with its ioctls routed back to the caller's device.
+        .target(
+            name: "CV4L2",
+            linkerSettings: [.linkedLibrary("v4lconvert")]
+        ),
         // Pipeline stages, value types and the OpenCV-backed implementations.
         .target(
             name: "DockTrack",

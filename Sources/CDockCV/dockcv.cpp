@@ -120,6 +120,18 @@ dcv_image *dcv_image_from_pixels(const uint8_t *pixels, int width, int height, i
     });
 }
 
+dcv_image *dcv_image_allocate(int width, int height, int channels, dcv_status *status) {
+    return guarded<dcv_image *>(status, nullptr, [&]() -> dcv_image * {
+        if (width <= 0 || height <= 0 || (channels != 1 && channels != 3)) {
+            set_status(status, DCV_ERR_ARGUMENT, "bad image size");
+            return nullptr;
+        }
+        auto *image = new dcv_image();
+        image->mat.create(height, width, channels == 3 ? CV_8UC3 : CV_8UC1);
+        return image;
+    });
+}
+
 dcv_image *dcv_image_clone(const dcv_image *image, dcv_status *status) {
     return guarded<dcv_image *>(status, nullptr, [&]() -> dcv_image * {
         auto *copy = new dcv_image();
@@ -158,6 +170,10 @@ int dcv_image_height(const dcv_image *image) { return image ? image->mat.rows : 
 int dcv_image_channels(const dcv_image *image) { return image ? image->mat.channels() : 0; }
 size_t dcv_image_stride(const dcv_image *image) { return image ? image->mat.step[0] : 0; }
 const uint8_t *dcv_image_pixels(const dcv_image *image) {
+    return (image && !image->mat.empty()) ? image->mat.data : nullptr;
+}
+
+uint8_t *dcv_image_mutable_pixels(dcv_image *image) {
     return (image && !image->mat.empty()) ? image->mat.data : nullptr;
 }
 

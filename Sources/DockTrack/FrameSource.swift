@@ -54,6 +54,8 @@ public enum FrameSourceError: Error, Sendable, Equatable, CustomStringConvertibl
     case failed(path: String, framesRead: Int, reason: String)
     /// The stream ended after `framesRead` frames although the file claims `expected`.
     case truncated(path: String, framesRead: Int, expected: Int)
+    /// A camera could not be opened, or stopped delivering.
+    case camera(CameraError)
 
     public var description: String {
         switch self {
@@ -65,6 +67,8 @@ public enum FrameSourceError: Error, Sendable, Equatable, CustomStringConvertibl
             return "\(path): decoding failed after frame \(framesRead - 1) (\(framesRead) frames read): \(reason)"
         case .truncated(let path, let framesRead, let expected):
             return "\(path): video ends early, after \(framesRead) of the \(expected) frames it claims (truncated or corrupt file)"
+        case .camera(let error):
+            return error.description
         }
     }
 }

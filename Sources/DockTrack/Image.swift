@@ -35,6 +35,19 @@ public final class Image: @unchecked Sendable {
         self.init(taking: handle)
     }
 
+    /// A new `size` image with `channels` (3: BGR, 1: gray) whose bytes `fill` writes (rows are
+    /// continuous, `size.width * channels` bytes each); a producer's way in without a copy.
+    /// `fill` returns whether it filled the image; `nil` when it did not.
+    public static func filling(size: ImageSize, channels: Int,
+                               _ fill: (UnsafeMutableRawBufferPointer) -> Bool) throws(OpenCVError) -> Image? {
+        let image = Image(taking: try checkedHandle {
+            dcv_image_allocate(Int32(size.width), Int32(size.height), Int32(channels), $0)
+        })
+        guard let base = dcv_image_mutable_pixels(image.handle) else { return nil }
+        let buffer = UnsafeMutableRawBufferPointer(start: base, count: size.width * size.height * channels)
+        return fill(buffer) ? image : nil
+    }
+
     public var width: Int { Int(dcv_image_width(handle)) }
     public var height: Int { Int(dcv_image_height(handle)) }
     public var channels: Int { Int(dcv_image_channels(handle)) }

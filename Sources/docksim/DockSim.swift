@@ -128,7 +128,7 @@ extension DockSim {
             let pathBaud = parts[1].split(separator: "@").map(String.init)
             return VISCADock(transport: try VISCAOverSerial(path: pathBaud[0], baud: pathBaud.count > 1 ? Int(pathBaud[1]) ?? 9600 : 9600))
         case "uvc":
-            return try UVCDock(device: try V4L2DeviceFile(path: parts[1]))
+            return try UVCDock(path: parts[1])
         default:
             throw DockError.invalidRequest("unknown backend '\(parts[0])' (visca-udp, visca-serial, uvc)")
         }

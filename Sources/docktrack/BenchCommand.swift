@@ -50,15 +50,10 @@ struct BenchCommand: ParsableCommand {
 
     func validate() throws {
         if let frames, frames < 1 { throw ValidationError("--frames must be 1 or more") }
-        if let resize, Self.parseSize(resize) == nil { throw ValidationError("--resize takes WIDTHxHEIGHT, e.g. 1280x720, not '\(resize)'") }
+        if let resize, ImageSize(parsing: resize) == nil { throw ValidationError("--resize takes WIDTHxHEIGHT, e.g. 1280x720, not '\(resize)'") }
         if detectEvery.contains(where: { $0 < 1 }) { throw ValidationError("--detect-every must be 1 or more") }
     }
 
-    static func parseSize(_ text: String) -> ImageSize? {
-        let parts = text.lowercased().split(separator: "x").compactMap { Int($0) }
-        guard parts.count == 2, parts[0] > 0, parts[1] > 0 else { return nil }
-        return ImageSize(width: parts[0], height: parts[1])
-    }
 
     static func padded(_ label: String) -> String {
         label.count >= 34 ? label + " " : label + String(repeating: " ", count: 34 - label.count)
@@ -85,7 +80,7 @@ struct BenchCommand: ParsableCommand {
 
     func run() throws {
         try reportingErrors {
-            let target = resize.flatMap(Self.parseSize)
+            let target = resize.flatMap(ImageSize.init(parsing:))
             let store = ModelStore.locate(models: models)
             var source = try MediaFile.open(path)
             let info = source.info

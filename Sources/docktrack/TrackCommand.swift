@@ -18,8 +18,10 @@ struct TrackCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: "A video file (or an image: one frame). Not with --observations.")
+    @Argument(help: "A video file (or an image: one frame), or a camera such as /dev/video0. Not with --observations.")
     var path: String?
+
+    @OptionGroup(title: "Live camera") var live: CameraOptions
 
     @Option(help: ArgumentHelp("Track these observations (detect's JSON Lines; '-': stdin) instead of detecting in a video.", valueName: "file"))
     var observations: String?
@@ -62,7 +64,8 @@ struct TrackCommand: ParsableCommand {
     var preview = false
 
     func validate() throws {
-        guard (path == nil) != (observations == nil) else { throw ValidationError("give either a video PATH or --observations, not both or neither") }
+        let inputs = [path, live.camera, observations].compactMap { $0 }.count
+        guard inputs == 1 else { throw ValidationError("give one input: a video PATH, --camera or --observations") }
         guard detectEvery >= 1 else { throw ValidationError("--detect-every must be 1 or more") }
         for box in object where Self.parseBox(box) == nil {
             throw ValidationError("--object takes x,y,width,height in 0...1 with width and height > 0, not '\(box)'")
@@ -80,7 +83,8 @@ struct TrackCommand: ParsableCommand {
     func run() throws {
         try reportingErrors {
             if let observations { return try runCustomTracking(observations) }
-            var source = try MediaFile.open(path!)
+            var source = try live.open(input: path)
+            let liveRun = LiveRun(source, duration: live.duration)
             let detector = try detection.makeDetector()
             let models = ModelStore.locate(models: detection.models, cascades: detection.cascades)
             let cues = noFaceCues ? nil : FaceCueEstimator(landmarks: try FaceLandmarkDetector(models: models))
@@ -110,6 +114,7 @@ struct TrackCommand: ParsableCommand {
                 let subjects = try pipeline.process(frame)
                 try statesOutput?.write(SubjectStatesRecord(frame: frame.index, time: frame.time, subjects: subjects).jsonLine)
                 try emitter.frame(subjects, time: frame.time)
+                liveRun?.finished(frame)
                 if video != nil || window != nil {
                     let canvas = try Canvas(copying: frame.image)
                     canvas.subjects(subjects)
@@ -122,10 +127,11 @@ struct TrackCommand: ParsableCommand {
                 }
                 count += 1
                 progress.update(done: count)
-            }
+            } stopping: { liveRun?.shouldStop == true }
             if summary {
                 let seconds = ProgressLine.seconds(ContinuousClock.now - started)
                 printError(String(format: "docktrack: %d frames, %.2f s, %.1f frames per second", count, seconds, Double(count) / max(seconds, 1e-9)))
+                if let liveRun { printError("docktrack: \(liveRun.summary)") }
             }
             if let video { printError("docktrack: annotated output written to \(video.path)") }
         }

@@ -91,6 +91,6 @@ final class FakeUVCDevice: V4L2Device {
         #expect(throws: DockError.notCapable("the camera has no pan or tilt control")) {
             _ = try UVCDock(device: FakeUVCDevice(ranges: [.zoomAbsolute: (100, 500)]))
         }
-        #expect(throws: DockError.notConnected) { _ = try V4L2DeviceFile(path: "/dev/video-none") }
+        #expect(throws: DockError.notConnected) { _ = try UVCDock(path: "/dev/video-none") }
     }
 }

@@ -66,6 +66,9 @@ void dcv_image_destroy(dcv_image *image);
 /* A deep copy of pixels (BGR when channels == 3, gray when 1); `stride` is bytes per row. */
 dcv_image *dcv_image_from_pixels(const uint8_t *pixels, int width, int height, int channels,
                                  size_t stride, dcv_status *status);
+/* A new, uninitialised width x height image (3 channels: BGR, 1: gray), continuous rows, for a
+ * producer to write into through dcv_image_mutable_pixels (no copy of a frame on the way in). */
+dcv_image *dcv_image_allocate(int width, int height, int channels, dcv_status *status);
 /* A deep copy of `image`. */
 dcv_image *dcv_image_clone(const dcv_image *image, dcv_status *status);
 /* cv::imread(path, IMREAD_COLOR). NULL with DCV_ERR_OPEN when the file is not a readable image. */
@@ -79,6 +82,8 @@ int dcv_image_channels(const dcv_image *image);
 /* Row stride in bytes and the first byte; NULL when empty. Valid until the image changes. */
 size_t dcv_image_stride(const dcv_image *image);
 const uint8_t *dcv_image_pixels(const dcv_image *image);
+/* The first byte, writable; only for the producer of a new image (dcv_image_allocate). */
+uint8_t *dcv_image_mutable_pixels(dcv_image *image);
 
 /* cv::resize with INTER_AREA (shrinking) or INTER_LINEAR (growing) into dst. */
 int dcv_image_resize(const dcv_image *src, dcv_image *dst, int width, int height,

@@ -4,37 +4,6 @@ import Foundation
 import Glibc
 #endif
 
-/// The one place V4L2 ioctls go through: the real device, or a fake one in tests.
-public protocol V4L2Device: AnyObject {
-    /// ioctl(request, arg) with EINTR retried; 0 or the errno.
-    func ioctl(_ request: UInt, _ arg: UnsafeMutableRawPointer) -> Int32
-}
-
-/// A V4L2 device node opened read-write.
-public final class V4L2DeviceFile: V4L2Device {
-    public let path: String
-    let fd: Int32
-
-    public init(path: String) throws(DockError) {
-        self.path = path
-        fd = open(path, O_RDWR | O_NONBLOCK)
-        guard fd >= 0 else {
-            switch errno {
-            case ENOENT, ENODEV, ENXIO: throw .notConnected
-            case EACCES, EPERM: throw .invalidRequest("\(path): permission denied")
-            case EBUSY: throw .invalidRequest("\(path): busy")
-            default: throw .invalidRequest("\(path): \(String(cString: strerror(errno)))")
-            }
-        }
-    }
-
-    deinit { close(fd) }
-
-    public func ioctl(_ request: UInt, _ arg: UnsafeMutableRawPointer) -> Int32 {
-        cv4l2_ioctl(fd, request, arg)
-    }
-}
-
 /// V4L2 camera-class controls a UVC pan/tilt/zoom camera offers (linux/v4l2-controls.h).
 public enum UVCControl: UInt32, Sendable, CaseIterable {
     /// Arc-seconds, positive right.
@@ -57,15 +26,35 @@ public final class UVCDock {
     private var ranges: [UVCControl: ClosedRange<Int32>] = [:]
     private var orientationRate = RateLimiter(maximumPerSecond: 2)
 
+    /// Opens the V4L2 node at `path` (a UVC camera) as a dock.
+    public convenience init(path: String) throws(DockError) {
+        let device: V4L2DeviceFile
+        do {
+            device = try V4L2DeviceFile(path: path)
+        } catch {
+            switch error.code {
+            case ENOENT, ENODEV, ENXIO: throw .notConnected
+            case EACCES, EPERM: throw .invalidRequest("\(path): permission denied")
+            case EBUSY: throw .invalidRequest("\(path): busy")
+            default: throw .invalidRequest("\(path): \(error)")
+            }
+        }
+        try self.init(device: device)
+    }
+
     /// Asks the device which pan/tilt/zoom controls it has; fails when it has neither pan nor tilt.
     public init(device: any V4L2Device) throws(DockError) {
         self.device = device
         for control in UVCControl.allCases {
             var query = v4l2_queryctrl()
             query.id = control.rawValue
-            let result = device.ioctl(UInt(CV4L2_VIDIOC_QUERYCTRL), &query)
-            if result == ENODEV { throw .invalidated }
-            if result == 0 && query.flags & UInt32(V4L2_CTRL_FLAG_DISABLED) == 0 {
+            do {
+                try device.perform(.queryControl, &query)
+            } catch {
+                if error.kind == .disconnected { throw .invalidated }
+                continue
+            }
+            if query.flags & UInt32(V4L2_CTRL_FLAG_DISABLED) == 0 {
                 ranges[control] = query.minimum...query.maximum
             }
         }
@@ -117,23 +106,23 @@ public final class UVCDock {
     private func set(_ control: UVCControl, _ value: Int32) throws(DockError) {
         guard let range = ranges[control] else { return }
         var c = v4l2_control(id: control.rawValue, value: min(max(value, range.lowerBound), range.upperBound))
-        try check(device.ioctl(UInt(CV4L2_VIDIOC_S_CTRL), &c))
+        do { try device.perform(.setControl, &c) } catch { throw Self.dockError(error) }
     }
 
     private func get(_ control: UVCControl) throws(DockError) -> Int32? {
         guard ranges[control] != nil else { return nil }
         var c = v4l2_control(id: control.rawValue, value: 0)
-        try check(device.ioctl(UInt(CV4L2_VIDIOC_G_CTRL), &c))
+        do { try device.perform(.getControl, &c) } catch { throw Self.dockError(error) }
         return c.value
     }
 
-    private func check(_ errno: Int32) throws(DockError) {
-        switch errno {
-        case 0: return
-        case ENODEV, ENXIO: throw .invalidated
-        case EBUSY, EAGAIN: throw .rateTooHigh(limit: 2)
-        case EINVAL, ERANGE: throw .invalidRequest("the camera refused the value")
-        default: throw .invalidRequest(String(cString: strerror(errno)))
+    /// What a failed control ioctl means to a dock.
+    static func dockError(_ error: V4L2Error) -> DockError {
+        switch error.kind {
+        case .disconnected: .invalidated
+        case .busy, .wouldBlock: .rateTooHigh(limit: 2)
+        case .unsupported: .invalidRequest("the camera refused the value")
+        case .permissionDenied, .other: .invalidRequest(error.description)
         }
     }
 }

@@ -1,0 +1,130 @@
+import ArgumentParser
+import DockTrack
+import Foundation
+import Synchronization
+
+/// Options for reading a live camera (a V4L2 node such as /dev/video0).
+struct CameraOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("Read this camera (a V4L2 device such as /dev/video0) instead of a file. A PATH under /dev/video is a camera too.", valueName: "device"))
+    var camera: String?
+
+    @Option(help: ArgumentHelp("Camera frame size (default: the largest up to 1280x720 the camera offers).", valueName: "WxH"))
+    var size: String?
+
+    @Option(help: ArgumentHelp("Camera frames per second (default 30, when the camera lets it be set).", valueName: "fps"))
+    var fps: Double?
+
+    @Option(help: ArgumentHelp("Camera pixel format as a four-character code (default YUYV, then MJPG).", valueName: "fourcc"))
+    var pixelFormat: String?
+
+    @Option(help: ArgumentHelp("Give up when the camera sends no frame for this many seconds.", valueName: "seconds"))
+    var frameTimeout = 5.0
+
+    @Flag(help: "When the camera disappears (unplugged) or falls silent, wait for it to come back and resume.")
+    var reconnect = false
+
+    @Option(help: ArgumentHelp("Stop a live run after this many seconds (default: until Ctrl-C or --end).", valueName: "seconds"))
+    var duration: Double?
+
+    func validate() throws {
+        if let size, ImageSize(parsing: size) == nil { throw ValidationError("--size takes WIDTHxHEIGHT, e.g. 1280x720, not '\(size)'") }
+        if let fps, !(fps > 0) { throw ValidationError("--fps must be above 0") }
+        if let pixelFormat, FourCC(pixelFormat) == nil { throw ValidationError("--pixel-format takes four characters, e.g. YUYV or MJPG, not '\(pixelFormat)'") }
+        guard frameTimeout > 0 else { throw ValidationError("--frame-timeout must be above 0") }
+        if let duration, !(duration > 0) { throw ValidationError("--duration must be above 0") }
+    }
+
+    var settings: CameraSettings {
+        var settings = CameraSettings(size: size.flatMap(ImageSize.init(parsing:)), framesPerSecond: fps,
+                                      pixelFormat: pixelFormat.flatMap(FourCC.init))
+        settings.frameTimeout = frameTimeout
+        return settings
+    }
+
+    /// The camera to read: --camera, or a PATH that names a device node.
+    func cameraPath(input: String?) -> String? {
+        camera ?? input.flatMap { CameraDiscovery.isDevicePath($0) ? $0 : nil }
+    }
+
+    /// A source for `input`: the camera (with reconnection when asked) or the media file.
+    func open(input: String?) throws -> any FrameSource {
+        guard let path = cameraPath(input: input) else { return try MediaFile.open(input!) }
+        let settings = self.settings
+        let camera: any LiveFrameSource
+        do {
+            if reconnect {
+                camera = try ReconnectingCamera(onEvent: { event in
+                    switch event {
+                    case .lost(let problem): printError("docktrack: \(problem); waiting for it to come back (--reconnect)")
+                    case .reconnected(let path, let seconds): printError(String(format: "docktrack: %@: back after %.1f s, resuming", path, seconds))
+                    }
+                }, open: { origin throws(CameraError) in try V4L2Camera(path: path, settings: settings, clockOrigin: origin) })
+            } else {
+                camera = try V4L2Camera(path: path, settings: settings)
+            }
+        } catch {
+            throw FrameSourceError.camera(error)
+        }
+        LiveRun.installInterruptHandler()
+        printError("docktrack: \(path): \(camera.info.size.width)x\(camera.info.size.height)"
+                   + (camera.info.framesPerSecond.map { String(format: " at %g fps", $0) } ?? "")
+                   + "; Ctrl-C stops")
+        return camera
+    }
+}
+
+/// A live run's stop conditions (Ctrl-C, --duration) and its capture-to-output latencies.
+final class LiveRun {
+    /// Set by SIGINT/SIGTERM: the frame loop ends after the frame in hand, outputs are closed properly.
+    static let interrupted = Atomic<Bool>(false)
+
+    /// Ctrl-C ends the run cleanly (the annotated video is finished, the summary printed); a
+    /// second Ctrl-C kills at once.
+    static func installInterruptHandler() {
+        signal(SIGINT) { _ in
+            if LiveRun.interrupted.exchange(true, ordering: .relaxed) { _exit(130) }
+        }
+        signal(SIGTERM) { _ in
+            if LiveRun.interrupted.exchange(true, ordering: .relaxed) { _exit(143) }
+        }
+    }
+
+    let source: any LiveFrameSource
+    let started = MonotonicClock.now()
+    let duration: Double?
+    private(set) var latencies: [Double] = []
+
+    init?(_ source: any FrameSource, duration: Double?) {
+        guard let live = source as? any LiveFrameSource else { return nil }
+        self.source = live
+        self.duration = duration
+    }
+
+    /// Records how old `frame` is now (call when its output has been written).
+    func finished(_ frame: Frame) {
+        latencies.append(MonotonicClock.now() - source.clockOrigin - frame.time)
+    }
+
+    var shouldStop: Bool {
+        Self.interrupted.load(ordering: .relaxed) || duration.map { MonotonicClock.now() - started >= $0 } ?? false
+    }
+
+    /// "capture to command latency p50 12.3 ms, p99 45.6 ms over N frames; M frames dropped".
+    var summary: String {
+        let sorted = latencies.sorted()
+        func percentile(_ p: Double) -> Double {
+            sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int((p * Double(sorted.count - 1)).rounded()))] * 1000
+        }
+        return String(format: "capture-to-output latency p50 %.1f ms, p99 %.1f ms, max %.1f ms over %d frames; %d camera frames passed over for newer ones",
+                      percentile(0.5), percentile(0.99), (sorted.last ?? 0) * 1000, sorted.count, source.droppedFrames)
+    }
+}
+
+extension ImageSize {
+    /// "1280x720".
+    init?(parsing text: String) {
+        let parts = text.lowercased().split(separator: "x").compactMap { Int($0) }
+        guard parts.count == 2, parts[0] > 0, parts[1] > 0 else { return nil }
+        self.init(width: parts[0], height: parts[1])
+    }
+}
