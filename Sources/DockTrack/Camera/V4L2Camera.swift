@@ -515,6 +515,9 @@ public final class ReconnectingCamera: LiveFrameSource {
 
     public var droppedFrames: Int { droppedBefore + (camera?.droppedFrames ?? 0) }
 
+    /// The camera being read; `nil` while waiting for it to come back.
+    public var current: V4L2Camera? { camera }
+
     public func nextFrame() throws(FrameSourceError) -> Frame? {
         while true {
             if camera == nil { try reconnect() }
@@ -552,7 +555,7 @@ public final class ReconnectingCamera: LiveFrameSource {
     }
 
     /// Whether waiting can fix it: the camera is away, busy, or silent.
-    static func isTransient(_ problem: CameraError) -> Bool {
+    public static func isTransient(_ problem: CameraError) -> Bool {
         switch problem {
         case .notFound, .disconnected, .noFrames, .busy: true
         case .failed(_, let error): error.kind == .disconnected || error.kind == .other

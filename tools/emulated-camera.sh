@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# A camera without a camera: PipeWire's V4L2 emulation publishing a media file as /dev/video0.
+# No kernel module is needed; programs run under `pw-v4l2`, which intercepts open/ioctl/mmap.
+#
+#   tools/emulated-camera.sh start DIR MEDIA [FPS]   start dbus, pipewire, wireplumber and a GStreamer
+#                                                    pipeline playing MEDIA (a video plays once at its
+#                                                    own rate, or at FPS; an image is shown for ever)
+#   tools/emulated-camera.sh source DIR MEDIA [FPS]  (re)start only the GStreamer source (replug)
+#   tools/emulated-camera.sh unplug DIR              stop only the GStreamer source (the camera goes away)
+#   tools/emulated-camera.sh run DIR COMMAND...      run COMMAND under pw-v4l2 against that session
+#   tools/emulated-camera.sh stop DIR                stop everything started, by process id
+#
+# DIR holds the session (runtime dir, process ids, logs). Missing Debian packages are installed
+# first (needs root or sudo; apt-get update runs when the package lists are empty).
+set -euo pipefail
+
+PACKAGES="pipewire pipewire-v4l2 wireplumber gstreamer1.0-pipewire gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-libav dbus"
+
+usage() { sed -n 2,14p "$0" >&2; exit 64; }
+
+install_packages() {
+    local missing=""
+    for p in $PACKAGES; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
+    [ -z "$missing" ] && return 0
+    echo "emulated-camera: installing$missing" >&2
+    local sudo=""; [ "$(id -u)" -ne 0 ] && sudo=sudo
+    $sudo apt-get update -q >&2
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends $missing >&2
+}
+
+session_env() {
+    export XDG_RUNTIME_DIR="$DIR/runtime"
+    export DBUS_SESSION_BUS_ADDRESS="unix:path=$DIR/runtime/bus"
+    export PIPEWIRE_RUNTIME_DIR="$DIR/runtime"
+}
+
+wait_for() { # seconds, command...
+    local deadline=$((SECONDS + $1)); shift
+    until "$@" >/dev/null 2>&1; do
+        [ $SECONDS -ge $deadline ] && return 1
+        sleep 0.2
+    done
+}
+
+video_source_present() { pw-cli ls Node 2>/dev/null | grep -q 'media.class = "Video/Source"'; }
+
+start_source() {
+    local media="$1" fps="${2:-}"
+    [ -r "$media" ] || { echo "emulated-camera: $media: no such file" >&2; exit 66; }
+    local rate="" caps="video/x-raw,format=YUY2"
+    local input
+    case "${media,,}" in
+        *.jpg|*.jpeg|*.png|*.bmp)
+            input="filesrc location=$media ! decodebin ! imagefreeze"
+            caps="$caps,framerate=${fps:-30}/1";;
+        *)
+            input="filesrc location=$media ! decodebin"
+            [ -n "$fps" ] && { rate="! videorate"; caps="$caps,framerate=$fps/1"; };;
+    esac
+    # shellcheck disable=SC2086
+    setsid gst-launch-1.0 -q $input ! videoconvert $rate ! $caps \
+        ! pipewiresink mode=provide stream-properties="p,media.class=Video/Source,node.description=DockTrack-emulated-camera" \
+        >"$DIR/gst.log" 2>&1 &
+    echo $! >"$DIR/gst.pid"
+    wait_for 20 video_source_present || { echo "emulated-camera: the video source did not appear (see $DIR/gst.log)" >&2; exit 1; }
+}
+
+stop_pid() { # file
+    [ -f "$1" ] || return 0
+    local pid; pid=$(cat "$1")
+    kill "$pid" 2>/dev/null || true
+    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -9 "$pid" 2>/dev/null || true
+    rm -f "$1"
+}
+
+[ $# -ge 2 ] || usage
+COMMAND="$1"; DIR="$(mkdir -p "$2" && cd "$2" && pwd)"; shift 2
+
+case "$COMMAND" in
+    start)
+        [ $# -ge 1 ] || usage
+        install_packages
+        mkdir -p "$DIR/runtime"; chmod 700 "$DIR/runtime"
+        session_env
+        dbus-daemon --session --address="$DBUS_SESSION_BUS_ADDRESS" --fork --print-pid >"$DIR/dbus.pid"
+        setsid pipewire >"$DIR/pipewire.log" 2>&1 & echo $! >"$DIR/pipewire.pid"
+        wait_for 10 test -S "$DIR/runtime/pipewire-0" || { echo "emulated-camera: pipewire did not start (see $DIR/pipewire.log)" >&2; exit 1; }
+        setsid wireplumber >"$DIR/wireplumber.log" 2>&1 & echo $! >"$DIR/wireplumber.pid"
+        sleep 1
+        start_source "$@"
+        echo "emulated-camera: /dev/video0 plays $1 (run programs with: $0 run $DIR COMMAND...)" >&2
+        ;;
+    source)
+        [ $# -ge 1 ] || usage
+        session_env
+        stop_pid "$DIR/gst.pid"
+        start_source "$@"
+        ;;
+    unplug)
+        session_env
+        stop_pid "$DIR/gst.pid"
+        ;;
+    run)
+        [ $# -ge 1 ] || usage
+        session_env
+        exec pw-v4l2 "$@"
+        ;;
+    stop)
+        for name in gst wireplumber pipewire dbus; do stop_pid "$DIR/$name.pid"; done
+        ;;
+    *) usage;;
+esac
