@@ -5,6 +5,10 @@
 
 SWIFT      ?= swift
 APT_PACKAGES = libopencv-dev libv4l-dev opencv-data pkg-config
+# The tests also run docktrack on an emulated camera (tools/emulated-camera.sh: PipeWire's V4L2
+# emulation publishing a sample clip as /dev/video0).
+CAMERA_PACKAGES = pipewire pipewire-v4l2 wireplumber gstreamer1.0-pipewire gstreamer1.0-tools \
+  gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-libav dbus
 OUT        ?= out
 BIN        = .build/release/docktrack
 DOCKSIM    = .build/release/docksim
@@ -40,6 +44,7 @@ demo: release
 	@echo "closed loop:           $(OUT)/vtest-simulated-view.mp4 (the virtual camera's view), plot $(OUT)/simulate-plot.png"
 	@echo "closed-loop metrics:   $$(cat $(OUT)/simulate-metrics.json)"
 
+test: APT_PACKAGES += $(CAMERA_PACKAGES)
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build

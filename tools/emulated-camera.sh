@@ -10,7 +10,10 @@
 #   tools/emulated-camera.sh run DIR COMMAND...      run COMMAND under pw-v4l2 against that session
 #   tools/emulated-camera.sh stop DIR                stop everything started, by process id
 #
-# DIR holds the session (runtime dir, process ids, logs). Missing Debian packages are installed
+# The GStreamer source serves one client: once a client has stopped streaming, later clients get
+# no frames (OpenCV's V4L2 client too), so restart it with `source` before each program run.
+# Every process started here has its standard streams on files, so a caller reading this
+# script's output through a pipe sees the end of it. DIR holds the session (runtime dir, process ids, logs). Missing Debian packages are installed
 # first (needs root or sudo; apt-get update runs when the package lists are empty).
 set -euo pipefail
 
@@ -60,7 +63,7 @@ start_source() {
     # shellcheck disable=SC2086
     setsid gst-launch-1.0 -q $input ! videoconvert $rate ! $caps \
         ! pipewiresink mode=provide stream-properties="p,media.class=Video/Source,node.description=DockTrack-emulated-camera" \
-        >"$DIR/gst.log" 2>&1 &
+        </dev/null >"$DIR/gst.log" 2>&1 &
     echo $! >"$DIR/gst.pid"
     wait_for 20 video_source_present || { echo "emulated-camera: the video source did not appear (see $DIR/gst.log)" >&2; exit 1; }
 }
@@ -83,10 +86,10 @@ case "$COMMAND" in
         install_packages
         mkdir -p "$DIR/runtime"; chmod 700 "$DIR/runtime"
         session_env
-        dbus-daemon --session --address="$DBUS_SESSION_BUS_ADDRESS" --fork --print-pid >"$DIR/dbus.pid"
-        setsid pipewire >"$DIR/pipewire.log" 2>&1 & echo $! >"$DIR/pipewire.pid"
+        dbus-daemon --session --address="$DBUS_SESSION_BUS_ADDRESS" --fork --print-pid >"$DIR/dbus.pid" 2>"$DIR/dbus.log" </dev/null
+        setsid pipewire </dev/null >"$DIR/pipewire.log" 2>&1 & echo $! >"$DIR/pipewire.pid"
         wait_for 10 test -S "$DIR/runtime/pipewire-0" || { echo "emulated-camera: pipewire did not start (see $DIR/pipewire.log)" >&2; exit 1; }
-        setsid wireplumber >"$DIR/wireplumber.log" 2>&1 & echo $! >"$DIR/wireplumber.pid"
+        setsid wireplumber </dev/null >"$DIR/wireplumber.log" 2>&1 & echo $! >"$DIR/wireplumber.pid"
         sleep 1
         start_source "$@"
         echo "emulated-camera: /dev/video0 plays $1 (run programs with: $0 run $DIR COMMAND...)" >&2

@@ -1,5 +1,8 @@
 import DockTrack
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Paths to the repository's samples, models and built tool, found from this file's location.
 enum Fixtures {
@@ -55,31 +58,79 @@ struct ToolRun {
 
     /// Runs `docktrack` with `arguments` and waits for it.
     static func docktrack(_ arguments: [String], environment: [String: String?] = [:]) throws -> ToolRun {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Fixtures.tool)
-        process.arguments = arguments
-        if !environment.isEmpty {
-            var merged = ProcessInfo.processInfo.environment
-            for (key, value) in environment { merged[key] = value }
-            process.environment = merged
+        try run(Fixtures.tool, arguments, environment: environment)
+    }
+
+    /// Runs `executable` with `arguments` and waits for it.
+    ///
+    /// Spawned with posix_spawn and reaped with waitpid rather than with Foundation's Process:
+    /// the child gets default signal handling and an empty signal mask (the test runner blocks
+    /// SIGTERM, which children would otherwise inherit), and waiting does not depend on
+    /// Foundation's SIGCHLD monitoring, which was seen to miss the exit of a script whose own
+    /// children daemonize (tools/emulated-camera.sh start).
+    static func run(_ executable: String, _ arguments: [String], environment: [String: String?] = [:]) throws -> ToolRun {
+        var outPipe: [Int32] = [0, 0], errPipe: [Int32] = [0, 0]
+        guard pipe(&outPipe) == 0, pipe(&errPipe) == 0 else { throw POSIXError(.EMFILE) }
+        let spawned = spawn(executable, arguments, environment: environment, stdout: outPipe[1], stderr: errPipe[1],
+                            closing: outPipe + errPipe)
+        close(outPipe[1])
+        close(errPipe[1])
+        let pid: pid_t
+        do { pid = try spawned.get() } catch {
+            close(outPipe[0])
+            close(errPipe[0])
+            throw error
         }
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        // Read both pipes while the process runs so that neither fills up and blocks it.
+        // Read both pipes while the child runs so that neither fills up and blocks it.
         nonisolated(unsafe) var errData = Data()
+        let errReader = FileHandle(fileDescriptor: errPipe[0], closeOnDealloc: true)
         let group = DispatchGroup()
         group.enter()
         DispatchQueue.global().async {
-            errData = err.fileHandleForReading.readDataToEndOfFile()
+            errData = errReader.readDataToEndOfFile()
             group.leave()
         }
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        let outData = FileHandle(fileDescriptor: outPipe[0], closeOnDealloc: true).readDataToEndOfFile()
         group.wait()
-        process.waitUntilExit()
-        return ToolRun(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+        return ToolRun(status: wait(for: pid), stdout: String(decoding: outData, as: UTF8.self),
                        stderr: String(decoding: errData, as: UTF8.self))
+    }
+
+    /// Starts `executable` with stdin from /dev/null and stdout/stderr on the given descriptors
+    /// (closing `closing` in the child), default signal handling and an empty signal mask.
+    static func spawn(_ executable: String, _ arguments: [String], environment: [String: String?] = [:],
+                      stdout: Int32, stderr: Int32, closing: [Int32] = []) -> Result<pid_t, POSIXError> {
+        var merged = ProcessInfo.processInfo.environment
+        for (key, value) in environment { merged[key] = value }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, stdout, 1)
+        posix_spawn_file_actions_adddup2(&actions, stderr, 2)
+        for fd in closing { posix_spawn_file_actions_addclose(&actions, fd) }
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var noSignals = sigset_t(), allSignals = sigset_t()
+        sigemptyset(&noSignals)
+        sigfillset(&allSignals)
+        posix_spawnattr_setsigmask(&attributes, &noSignals)
+        posix_spawnattr_setsigdefault(&attributes, &allSignals)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        let envp = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { (argv + envp).forEach { free($0) } }
+        var pid: pid_t = 0
+        let result = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
+        return result == 0 ? .success(pid) : .failure(POSIXError(POSIXErrorCode(rawValue: result) ?? .ENOENT))
+    }
+
+    /// Waits for the child `pid`; its exit status, or 128 + the signal that killed it.
+    static func wait(for pid: pid_t) -> Int32 {
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        return status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
     }
 }
 

@@ -390,7 +390,7 @@ public final class V4L2Camera: FrameSource {
             switch device.waitReadable(timeout: frameTimeout) {
             case .readable: break
             case .timedOut: throw .noFrames(path: path, seconds: frameTimeout, framesRead: framesRead)
-            case .failed(let code): throw CameraError.from(V4L2Error(call: "poll", code: code), path: path, framesRead: max(1, framesRead))
+            case .failed: throw .disconnected(path: path, framesRead: framesRead)
             }
             newest = try drainFilledBuffers()
         }
@@ -420,6 +420,12 @@ public final class V4L2Camera: FrameSource {
             } catch {
                 if error.kind == .wouldBlock { break }
                 if let newest { requeue(newest) }
+                // A stream that ran and now refuses DQBUF has lost its device: a USB camera says
+                // ENODEV, PipeWire's emulation says EINVAL when its source goes away, EIO is a
+                // driver giving up.
+                if error.kind == .disconnected || error.code == EINVAL || error.code == EIO {
+                    throw .disconnected(path: path, framesRead: framesRead)
+                }
                 throw CameraError.from(error, path: path, framesRead: max(1, framesRead))
             }
             guard Int(buffer.index) < buffers.count else { continue }

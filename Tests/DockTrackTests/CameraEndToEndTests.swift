@@ -1,0 +1,90 @@
+import DockTrack
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The real V4L2 client end to end, on a camera without a camera: PipeWire's V4L2 emulation
+/// publishes samples/vtest.avi at 30 fps as /dev/video0 (tools/emulated-camera.sh installs what
+/// it needs, starts dbus, pipewire, wireplumber and a GStreamer source, and stops them by process
+/// id), and the built `docktrack` runs under pw-v4l2 against it.
+@Suite(.serialized) struct CameraEndToEndTests {
+    static let script = Fixtures.root.appendingPathComponent("tools/emulated-camera.sh").path
+
+    static func camera(_ arguments: [String]) throws -> ToolRun {
+        try ToolRun.run("/bin/bash", [script] + arguments)
+    }
+
+    @Test func docktrackTracksThePeopleOnAnEmulatedCameraAndSurvivesAnUnplug() throws {
+        let folder = try Fixtures.temporaryFolder()
+        let session = folder.appendingPathComponent("camera").path
+        let started = try Self.camera(["start", session, Fixtures.sample("vtest.avi"), "30"])
+        defer { _ = try? Self.camera(["stop", session]) }
+        try #require(started.status == 0, "emulated camera: \(started.stderr)")
+
+        // docktrack devices finds it, with the clip's size.
+        let devices = try Self.camera(["run", session, Fixtures.tool, "devices", "--json"])
+        #expect(devices.status == 0, "\(devices.stderr)")
+        let description = try JSONDecoder().decode(CameraDescription.self, from: Data(try #require(devices.lines.first).utf8))
+        #expect(description.path == "/dev/video0" && description.capturesVideo && description.streams)
+        #expect(description.formats.contains { $0.pixelFormat == .yuyv && $0.sizes.contains { $0.width == 768 && $0.height == 576 } },
+                "\(description.formats)")
+
+        // docktrack track on the camera: frames of the clip's size, people found, commands out.
+        let states = folder.appendingPathComponent("states.jsonl").path
+        let track = try Self.camera(["run", session, Fixtures.tool, "track", "/dev/video0", "--end", "40", "--states", states, "--summary",
+                                     "--annotate", folder.appendingPathComponent("live.mp4").path])
+        #expect(track.status == 0, "\(track.stderr)")
+        #expect(track.stderr.contains("/dev/video0: 768x576 at 30 fps"), "\(track.stderr)")
+        #expect(track.stderr.contains("capture-to-output latency p50"), "\(track.stderr)")
+        let records = try String(contentsOfFile: states, encoding: .utf8).split(separator: "\n").map {
+            try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any]
+        }
+        #expect(records.count == 40 && track.lines.count == 40, "one state and one command per frame")
+        let times = records.map { $0["time"] as! Double }
+        #expect(zip(times, times.dropFirst()).allSatisfy { $0 < $1 }, "capture times increase: \(times)")
+        let withPeople = records.filter { ($0["subjects"] as! [[String: Any]]).contains { $0["kind"] as? String == "person" } }
+        #expect(withPeople.count >= 25, "people found in \(withPeople.count) of 40 live frames")
+        let video = try Fixtures.frames(of: folder.appendingPathComponent("live.mp4").path)
+        #expect(video.count == 40 && video.first?.size == ImageSize(width: 768, height: 576))
+
+        // Unplug while tracking with --reconnect: the run waits, resumes when the camera is back.
+        // (A GStreamer pipewiresink serves one client: after a client has gone the emulated camera
+        // sends nothing more, with OpenCV's own V4L2 client too, so each run gets a fresh source.)
+        #expect(try Self.camera(["source", session, Fixtures.sample("vtest.avi"), "30"]).status == 0)
+        let liveStates = folder.appendingPathComponent("reconnect.jsonl").path
+        let errorsPath = folder.appendingPathComponent("reconnect.err").path
+        let errorsFile = open(errorsPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644), devNull = open("/dev/null", O_WRONLY)
+        let pid = try ToolRun.spawn("/bin/bash", [Self.script, "run", session, Fixtures.tool, "track", "/dev/video0", "--reconnect",
+                                                  "--frame-timeout", "1", "--duration", "14", "--no-face-cues", "--states", liveStates,
+                                                  "--summary"], stdout: devNull, stderr: errorsFile).get()
+        close(errorsFile)
+        close(devNull)
+        func statesWritten() -> Int {
+            ((try? String(contentsOfFile: liveStates, encoding: .utf8)) ?? "").split(separator: "\n").count
+        }
+        let deadline = Date().addingTimeInterval(8)
+        while statesWritten() < 5 && Date() < deadline { Thread.sleep(forTimeInterval: 0.2) }
+        let beforeUnplug = statesWritten()
+        #expect(try Self.camera(["unplug", session]).status == 0)
+        Thread.sleep(forTimeInterval: 3)
+        let whileAway = statesWritten()
+        #expect(try Self.camera(["source", session, Fixtures.sample("vtest.avi"), "30"]).status == 0)
+        let status = ToolRun.wait(for: pid)
+        let stderr = (try? String(contentsOfFile: errorsPath, encoding: .utf8)) ?? ""
+        #expect(status == 0, "\(stderr)")
+        #expect(beforeUnplug >= 5, "frames before the unplug: \(beforeUnplug)\n\(stderr)")
+        #expect(stderr.contains("waiting for it to come back"), "\(stderr)")
+        #expect(stderr.contains("back after"), "\(stderr)")
+        #expect(statesWritten() > whileAway + 3, "tracking resumed: \(whileAway) -> \(statesWritten()) frames\n\(stderr)")
+    }
+
+    @Test func aMissingCameraIsAClearError() throws {
+        let run = try ToolRun.docktrack(["track", "/dev/video63"])
+        #expect(run.status == 1)
+        #expect(run.stderr == "docktrack: /dev/video63: no camera there (docktrack devices lists the cameras)\n", "\(run.stderr)")
+        let devices = try ToolRun.docktrack(["devices", "/dev/video63"])
+        #expect(devices.status == 1 && devices.stderr.contains("no camera found"), "\(devices.stderr)")
+    }
+}
