@@ -185,8 +185,8 @@ actor Collected<Element: Sendable> {
         let (process, socketPath) = try startSocketDocksim(script: """
             {"at":0.6,"event":"button","id":2,"pressed":true}
             {"at":0.7,"event":"cameraZoom","factor":2.5}
-            {"at":1.0,"event":"undocked"}
-            {"at":1.6,"event":"docked"}
+            {"at":2.5,"event":"undocked"}
+            {"at":3.1,"event":"docked"}
             """)
         defer { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
         var manager: DockAccessoryManager?
@@ -197,10 +197,13 @@ actor Collected<Element: Sendable> {
         let dock = try #require(manager)
         let states = Collected.from(dock.stateChanges), motion = Collected.from(dock.motionStates)
         let events = Collected.from(dock.accessoryEvents), battery = Collected.from(dock.batteryStates)
-        try await Task.sleep(for: .milliseconds(300))
+        // Commands go as soon as the dock is registered (the undocking at 2.5 s on docksim's clock
+        // leaves a loaded machine time); then wait for the undock and re-dock.
+        for _ in 0..<200 where await states.items.isEmpty { try await Task.sleep(for: .milliseconds(25)) }
         dock.send(.setAngularVelocity(AngularVelocity(x: 0, y: 0.4, z: 0)))
         dock.query("getBattery")
-        try await Task.sleep(for: .milliseconds(3000))
+        for _ in 0..<400 where await states.items.count < 3 { try await Task.sleep(for: .milliseconds(25)) }
+        try await Task.sleep(for: .milliseconds(200))
         let changes = await states.items
         #expect(changes.count == 3, "\(changes)")
         guard changes.count == 3, case .docked(let first) = changes[0], case .undocked = changes[1], case .docked(let again) = changes[2] else { return }

@@ -237,7 +237,7 @@ import Testing
             #expect(run.status == 64, "\(arguments)")
         }
         let neither = try ToolRun.docktrack(["track"])
-        #expect(neither.status == 64 && neither.stderr.contains("either a video PATH or --observations"))
+        #expect(neither.status == 64 && neither.stderr.contains("give one input: a video PATH, --camera or --observations"))
     }
 }
 
