@@ -106,33 +106,42 @@ struct TrackCommand: ParsableCommand {
             var count = 0
             let started = ContinuousClock.now
             var objectsStarted = object.isEmpty
-            try frames.selection.forEachFrame(of: &source) { frame in
-                if !objectsStarted {
-                    for box in object { try pipeline.track(objectAt: Self.parseBox(box)!, in: frame) }
-                    objectsStarted = true
-                }
-                let subjects = try pipeline.process(frame)
-                try statesOutput?.write(SubjectStatesRecord(frame: frame.index, time: frame.time, subjects: subjects).jsonLine)
-                try emitter.frame(subjects, time: frame.time)
-                liveRun?.finished(frame)
-                if video != nil || window != nil {
-                    let canvas = try Canvas(copying: frame.image)
-                    canvas.subjects(subjects)
-                    let home = emitter.controller.params.home
-                    let target = emitter.controller.aim(at: subjects)?.target
-                    canvas.framing(regionOfInterest: framingParams.regionOfInterest, target: target,
-                                   pose: emitter.dock.position - home, state: emitter.controller.state.rawValue)
-                    try video?.write(canvas.image)
-                    if let window, !window.show(canvas.image) { throw ExitCode.success }
-                }
-                count += 1
-                progress.update(done: count)
-            } stopping: { liveRun?.shouldStop == true }
-            if summary {
+            func printSummary() {
+                guard summary else { return }
                 let seconds = ProgressLine.seconds(ContinuousClock.now - started)
                 printError(String(format: "docktrack: %d frames, %.2f s, %.1f frames per second", count, seconds, Double(count) / max(seconds, 1e-9)))
                 if let liveRun { printError("docktrack: \(liveRun.summary)") }
             }
+            // A source failing midway (a camera unplugged, a truncated file) still gets its summary.
+            do {
+                try frames.selection.forEachFrame(of: &source) { frame in
+                    if !objectsStarted {
+                        for box in object { try pipeline.track(objectAt: Self.parseBox(box)!, in: frame) }
+                        objectsStarted = true
+                    }
+                    let subjects = try pipeline.process(frame)
+                    try statesOutput?.write(SubjectStatesRecord(frame: frame.index, time: frame.time, subjects: subjects).jsonLine)
+                    try emitter.frame(subjects, time: frame.time)
+                    liveRun?.finished(frame)
+                    if video != nil || window != nil {
+                        let canvas = try Canvas(copying: frame.image)
+                        canvas.subjects(subjects)
+                        let home = emitter.controller.params.home
+                        let target = emitter.controller.aim(at: subjects)?.target
+                        canvas.framing(regionOfInterest: framingParams.regionOfInterest, target: target,
+                                       pose: emitter.dock.position - home, state: emitter.controller.state.rawValue)
+                        try video?.write(canvas.image)
+                        if let window, !window.show(canvas.image) { throw ExitCode.success }
+                    }
+                    count += 1
+                    progress.update(done: count)
+                } stopping: { liveRun?.shouldStop == true }
+            } catch {
+                progress.finish()
+                printSummary()
+                throw error
+            }
+            printSummary()
             if let video { printError("docktrack: annotated output written to \(video.path)") }
         }
     }
