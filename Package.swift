@@ -30,10 +30,19 @@ let package = Package(
             name: "CV4L2",
             linkerSettings: [.linkedLibrary("v4lconvert")]
         ),
+        // The thin audio shim: FFmpeg (libavformat-dev, libavcodec-dev, libswresample-dev) for the
+        // audio track of a media file, ALSA (libasound2-dev) for capture; mono float samples out.
+        .target(
+            name: "CDockAudio",
+            linkerSettings: [
+                .linkedLibrary("avformat"), .linkedLibrary("avcodec"), .linkedLibrary("swresample"),
+                .linkedLibrary("avutil"), .linkedLibrary("asound"),
+            ]
+        ),
         // Pipeline stages, value types and the OpenCV-backed implementations.
         .target(
             name: "DockTrack",
-            dependencies: ["CDockCV", "CV4L2"]
+            dependencies: ["CDockCV", "CV4L2", "CDockAudio"]
         ),
         .executableTarget(
             name: "docktrack",

@@ -16,6 +16,7 @@ public struct JSONLine: Sendable {
     public mutating func add(_ key: String, _ value: Double?, digits: Int) {
         parts.append("\(Self.quoted(key)):\(value.map { Self.number($0, digits: digits) } ?? "null")")
     }
+    public mutating func add(_ key: String, _ value: String?) { parts.append("\(Self.quoted(key)):\(value.map(Self.quoted) ?? "null")") }
     public mutating func add(_ key: String, _ value: Int?) { parts.append("\(Self.quoted(key)):\(value.map(String.init) ?? "null")") }
     public mutating func add(_ key: String, strings: [String]) {
         parts.append("\(Self.quoted(key)):[\(strings.map(Self.quoted).joined(separator: ","))]")

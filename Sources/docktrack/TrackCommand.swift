@@ -48,6 +48,11 @@ struct TrackCommand: ParsableCommand {
     @Flag(help: "Do not read speaking and looking-at-camera cues from faces (faster).")
     var noFaceCues = false
 
+    @Option(help: ArgumentHelp(
+        "Sound for speaking confidence: auto (a video's own audio track; for a camera the ALSA inputs, following devices as they come and go), none, alsa or alsa:DEVICE, or an audio/video FILE.",
+        valueName: "source"))
+    var audio = "auto"
+
     @Flag(help: "Number identifiers 00000000-0000-0000-0000-000000000001, ... instead of random UUIDs (reproducible output).")
     var sequentialIdentifiers = false
 
@@ -94,6 +99,7 @@ struct TrackCommand: ParsableCommand {
             params.minimumConfidence = detection.threshold
             let pipeline = TrackingPipeline(detector: detector, cues: cues, params: params,
                                             identifiers: sequentialIdentifiers ? .sequential : .random)
+            if cues != nil { pipeline.listener = try listener(for: source) }
             let (statesOutput, commands) = try outputs()
             let framingParams = framing.params(for: source.info.size)
             var emitter = try CommandEmitter(params: framingParams, output: commands, trace: trace.map { try LineOutput(path: $0) })
@@ -143,6 +149,34 @@ struct TrackCommand: ParsableCommand {
             }
             printSummary()
             if let video { printError("docktrack: annotated output written to \(video.path)") }
+        }
+    }
+
+    /// The sound to fuse into speaking confidence, as --audio says; `nil`: the picture alone.
+    private func listener(for source: any FrameSource) throws -> SpeechListener? {
+        let announce: (AudioRouteChange) -> Void = { printError("docktrack: \($0)") }
+        let live = source as? any LiveFrameSource
+        switch audio {
+        case "none":
+            return nil
+        case "auto" where live == nil:
+            // The video's own audio track, when it has one.
+            guard let path, let file = try? AudioFileSource(path: path) else { return nil }
+            return SpeechListener(.file(file))
+        case "auto", "alsa":
+            return SpeechListener(.live(AudioRouter(system: ALSAInputSystem(clockOrigin: live?.clockOrigin ?? MonotonicClock.now()))),
+                                  onRouteChange: announce)
+        case let spec where spec.hasPrefix("alsa:"):
+            let router = AudioRouter(system: ALSAInputSystem(clockOrigin: live?.clockOrigin ?? MonotonicClock.now()),
+                                     preferred: String(spec.dropFirst(5)))
+            if router.current == nil { printError("docktrack: audio input \(spec.dropFirst(5)) is not available; speaking from the picture alone until an input appears") }
+            return SpeechListener(.live(router), onRouteChange: announce)
+        default:
+            do {
+                return SpeechListener(.file(try AudioFileSource(path: audio)))
+            } catch {
+                throw ToolError(error.description)
+            }
         }
     }
 

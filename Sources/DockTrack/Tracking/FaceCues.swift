@@ -82,6 +82,12 @@ public final class FaceCueEstimator {
         histories = histories.filter { present.contains($0.key) }
     }
 
+    /// The mouth-openness samples of the person `id` over the speaking window (time, openness),
+    /// for matching against the sound (``AudioVisualSpeaking``).
+    public func mouthSeries(of id: UUID) -> [(time: Double, openness: Double)] {
+        histories[id]?.samples.map { ($0.time, $0.mouth) } ?? []
+    }
+
     /// The mouth's swing over the window, less half the reference's; `nil` with too few samples.
     func mouthSwing(_ history: FaceHistory) -> Double? {
         guard history.samples.count >= params.minimumSamples else { return nil }

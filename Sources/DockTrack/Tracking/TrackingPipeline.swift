@@ -24,6 +24,8 @@ public final class TrackingPipeline {
     public let detector: any Detector
     public var tracker: PersonTracker
     public let cues: FaceCueEstimator?
+    /// The sound, fused with the faces' mouth motion into speaking confidence (needs `cues`).
+    public var listener: SpeechListener?
     public var ranker: SaliencyRanker
     private var objects: [VisualObjectTracker] = []
     private var processed = 0
@@ -82,6 +84,10 @@ public final class TrackingPipeline {
         }
         objects.removeAll { frame.time - $0.lastSeen > params.objectLostAfter }
         try cues?.annotate(&subjects, image: frame.image, time: frame.time)
+        if let listener, let cues {
+            listener.listen(until: frame.time)
+            listener.fuse(&subjects, time: frame.time, mouth: cues.mouthSeries(of:))
+        }
         ranker.rank(&subjects)
         subjects.sort { ($0.saliencyRank ?? .max) < ($1.saliencyRank ?? .max) }
         self.subjects = subjects

@@ -1,0 +1,56 @@
+import ArgumentParser
+import DockTrack
+import Foundation
+
+struct VADCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "vad",
+        abstract: "Print the voice activity segments of an audio or video file's sound.",
+        discussion: """
+            stdout: one JSON line per speech segment, {"start":1.02,"end":2.35} (seconds from the \
+            start of the stream). With --windows, one line per 10 ms window instead: \
+            {"time":1.025,"probability":0.83,"speech":true,"level":-31.2}. The audio is decoded \
+            with FFmpeg (any container and codec it reads), mixed to mono and resampled to 16 kHz.
+            """
+    )
+
+    @Argument(help: "An audio or video file with sound.")
+    var path: String
+
+    @Flag(help: "Print every 10 ms window's probability and decision instead of segments.")
+    var windows = false
+
+    @Option(help: "Decision threshold on the smoothed speech probability (0...1).")
+    var threshold = 0.3
+
+    func validate() throws {
+        guard (0...1).contains(threshold) else { throw ValidationError("--threshold must be between 0 and 1") }
+    }
+
+    func run() throws {
+        do {
+            let source = try AudioFileSource(path: path)
+            var params = VoiceActivityDetector.Params()
+            params.threshold = threshold
+            var detector = VoiceActivityDetector(params: params)
+            var all: [VoiceActivity] = []
+            while let chunk = try source.read(maximum: 16_000) {
+                let results = detector.process(chunk)
+                if windows {
+                    for w in results {
+                        printLine(String(format: "{\"time\":%.3f,\"probability\":%.3f,\"speech\":%@,\"level\":%.1f}",
+                                         w.time, w.probability, w.isSpeech ? "true" : "false", w.level))
+                    }
+                }
+                all += results
+            }
+            guard !windows else { return }
+            for segment in VoiceActivityDetector.segments(all) {
+                printLine(String(format: "{\"start\":%.2f,\"end\":%.2f}", segment.start, segment.end))
+            }
+        } catch {
+            printError("docktrack: \(error)")
+            throw ExitCode.failure
+        }
+    }
+}
