@@ -3,7 +3,7 @@
 
     docktrack vad samples/Megamind.avi | python3 tools/vad_score.py samples/Megamind.speech.json
 
-The reference file lists speech segments read off the clip's spectrogram (docs/megamind-speech.png):
+The reference file lists speech segments read off the clip's spectrogram (docs/megamind-speech.jpg):
 {"duration": 11.23, "speech": [[start, end], ...]}. Scored on 10 ms frames.
 """
 import json

@@ -55,6 +55,17 @@ import Testing
         #expect(!found.contains { $0.end > 8.3 && $0.start < 9.3 }, "\(found)")
     }
 
+    @Test func vadPrintsSegmentsAndSaysWhatIsWrong() throws {
+        let run = try ToolRun.docktrack(["vad", Fixtures.sample("Megamind.avi")])
+        #expect(run.status == 0, "\(run.stderr)")
+        let segments = try run.lines.map { try JSONDecoder().decode(SpeechSegment.self, from: Data($0.utf8)) }
+        #expect(segments.count >= 3 && segments.allSatisfy { $0.end > $0.start } && segments.last!.end > 10.5, "\(run.stdout)")
+        let silent = try ToolRun.docktrack(["vad", Fixtures.sample("vtest.avi")])
+        #expect(silent.status == 1 && silent.stderr == "docktrack: \(Fixtures.sample("vtest.avi")): has no audio track\n", "\(silent.stderr)")
+        let missing = try ToolRun.docktrack(["vad", "/nonexistent.wav"])
+        #expect(missing.status == 1 && missing.stderr.contains("no such file"))
+    }
+
     @Test func steadyToneNoiseAndHumAreNotSpeech() {
         let rate = 16_000.0
         var generator = SystemRandomNumberGenerator()
