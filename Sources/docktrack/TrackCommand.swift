@@ -37,6 +37,9 @@ struct TrackCommand: ParsableCommand {
     @Option(help: "Run the detector on every Nth processed frame; subjects move by their motion model between.")
     var detectEvery = 1
 
+    @Flag(help: "Detect on a thread of its own, newest frame wins (for cameras): every frame is tracked and framed at once, detections are folded in as they finish. On a file, read faster than real time, detections fall far behind: use --detect-every there.")
+    var detectAsync = false
+
     @Flag(help: "Adapt the detection interval: it doubles (up to 8 frames) while the tracked subjects stay as they are, and is back to every frame on any change.")
     var adaptiveDetection = false
 
@@ -90,12 +93,16 @@ struct TrackCommand: ParsableCommand {
             if let observations { return try runCustomTracking(observations) }
             var source = try live.open(input: path)
             let liveRun = LiveRun(source, duration: live.duration)
+            if detectAsync && liveRun == nil {
+                printError("docktrack: note: --detect-async is for cameras; a file is read faster than real time and detections fall behind (use --detect-every)")
+            }
             let detector = try detection.makeDetector()
             let models = ModelStore.locate(models: detection.models, cascades: detection.cascades)
             let cues = noFaceCues ? nil : FaceCueEstimator(landmarks: try FaceLandmarkDetector(models: models))
             var params = TrackingPipeline.Params()
             params.detectEvery = detectEvery
             params.adaptiveDetection = adaptiveDetection
+            params.asyncDetection = detectAsync
             params.minimumConfidence = detection.threshold
             let pipeline = TrackingPipeline(detector: detector, cues: cues, params: params,
                                             identifiers: sequentialIdentifiers ? .sequential : .random)
@@ -117,6 +124,9 @@ struct TrackCommand: ParsableCommand {
                 let seconds = ProgressLine.seconds(ContinuousClock.now - started)
                 printError(String(format: "docktrack: %d frames, %.2f s, %.1f frames per second", count, seconds, Double(count) / max(seconds, 1e-9)))
                 if let liveRun { printError("docktrack: \(liveRun.summary)") }
+                if let worker = pipeline.worker {
+                    printError("docktrack: detection thread: \(worker.detectedFrames) frames detected, \(worker.replacedFrames) passed over for newer ones")
+                }
             }
             // A source failing midway (a camera unplugged, a truncated file) still gets its summary.
             do {

@@ -57,7 +57,7 @@ import Glibc
         let errorsPath = folder.appendingPathComponent("reconnect.err").path
         let errorsFile = open(errorsPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644), devNull = open("/dev/null", O_WRONLY)
         let pid = try ToolRun.spawn("/bin/bash", [Self.script, "run", session, Fixtures.tool, "track", "/dev/video0", "--reconnect",
-                                                  "--frame-timeout", "1", "--duration", "14", "--no-face-cues", "--states", liveStates,
+                                                  "--frame-timeout", "1", "--duration", "14", "--no-face-cues", "--detect-async", "--states", liveStates,
                                                   "--summary"], stdout: devNull, stderr: errorsFile).get()
         close(errorsFile)
         close(devNull)
@@ -77,6 +77,7 @@ import Glibc
         #expect(beforeUnplug >= 5, "frames before the unplug: \(beforeUnplug)\n\(stderr)")
         #expect(stderr.contains("waiting for it to come back"), "\(stderr)")
         #expect(stderr.contains("back after"), "\(stderr)")
+        #expect(stderr.contains("detection thread:"), "\(stderr)")
         #expect(statesWritten() > whileAway + 3, "tracking resumed: \(whileAway) -> \(statesWritten()) frames\n\(stderr)")
     }
 

@@ -21,6 +21,30 @@ import Testing
         "M": [60: PixelPoint(x: 632, y: 285), 80: PixelPoint(x: 583, y: 235), 100: PixelPoint(x: 603, y: 195), 120: PixelPoint(x: 662, y: 170), 140: PixelPoint(x: 715, y: 140)],
     ]
 
+    @Test func detectionOnAWorkerThreadKeepsTrackingEveryFrameOfALiveFeed() throws {
+        var params = TrackingPipeline.Params()
+        params.asyncDetection = true
+        let pipeline = TrackingPipeline(detector: try DetectorCatalog.make("hog-body", models: Fixtures.models), cues: nil,
+                                        params: params, identifiers: .sequential)
+        let worker = try #require(pipeline.worker)
+        var source = try MediaFile.open(Fixtures.sample("vtest.avi"))
+        var withPeople = 0, processed = 0
+        // Frames come at a camera's pace (30 per second), each processed as it arrives.
+        let start = MonotonicClock.now()
+        while let frame = try source.nextFrame(), frame.index < 90 {
+            let due = start + Double(frame.index) / 30
+            let wait = due - MonotonicClock.now()
+            if wait > 0 { Thread.sleep(forTimeInterval: wait) }
+            let subjects = try pipeline.process(Frame(index: frame.index, time: due - start, image: frame.image))
+            processed += 1
+            if frame.index >= 45 && !subjects.isEmpty { withPeople += 1 }
+        }
+        #expect(processed == 90, "every frame is tracked")
+        #expect(worker.detectedFrames >= 2 && worker.detectedFrames < 90, "detected \(worker.detectedFrames)")
+        #expect(worker.replacedFrames > 0, "frames that arrived while the detector was busy were passed over")
+        #expect(withPeople >= 40, "people tracked in \(withPeople) of the last 45 frames")
+    }
+
     @Test func pedestriansKeepTheirIdentities() throws {
         let pipeline = try pipeline(detector: "hog-body", cues: false)
         var source = try MediaFile.open(Fixtures.sample("vtest.avi"))

@@ -17,6 +17,10 @@ public final class TrackingPipeline {
         /// doubles up to `maximumDetectionInterval`; after any change it is back to every frame.
         public var adaptiveDetection = false
         public var maximumDetectionInterval = 8
+        /// Detect on a worker thread, newest frame wins (for live input): every frame is tracked
+        /// at once by the motion model, and each finished detection is folded in at the frame
+        /// in hand (it is one detection time old). `detectEvery` and adaptive detection are unused.
+        public var asyncDetection = false
         public init() {}
     }
 
@@ -49,7 +53,10 @@ public final class TrackingPipeline {
         self.params = params
         self.tracker = PersonTracker(params: tracker, identifiers: identifiers)
         self.ranker = SaliencyRanker(params: ranker)
+        worker = params.asyncDetection ? DetectionWorker(detector: detector, minimumConfidence: params.minimumConfidence) : nil
     }
+
+    deinit { worker?.stop() }
 
     /// Starts following an object at `rect` (unit coordinates, lower-left origin) from `frame`.
     @discardableResult
@@ -59,8 +66,19 @@ public final class TrackingPipeline {
         return id
     }
 
+    /// The detection thread when `asyncDetection` is set.
+    public let worker: DetectionWorker?
+
     /// Processes one frame and returns the subjects in it, ranked.
     public func process(_ frame: Frame) throws(DetectorError) -> [TrackedSubject] {
+        if let worker {
+            worker.offer(frame)
+            processed += 1
+            let observations = try worker.takeResults().last?.observations
+            if observations != nil { detections += 1 }
+            lastObservations = observations
+            return try finish(frame, subjects: tracker.update(time: frame.time, observations: observations, image: frame.image))
+        }
         let detect = params.adaptiveDetection ? (lastDetectedIDs == nil || sinceDetection + 1 >= interval)
                                               : processed % max(1, params.detectEvery) == 0
         processed += 1
@@ -75,6 +93,12 @@ public final class TrackingPipeline {
             interval = stable ? min(interval * 2, max(1, params.maximumDetectionInterval)) : 1
             lastDetectedIDs = ids
         }
+        return try finish(frame, subjects: subjects)
+    }
+
+    /// Objects, face cues, sound and ranking on the tracked people of `frame`.
+    private func finish(_ frame: Frame, subjects people: [TrackedSubject]) throws(DetectorError) -> [TrackedSubject] {
+        var subjects = people
         for object in objects {
             let found = try object.update(frame)
             if found || frame.time - object.lastSeen <= params.objectLostAfter {
