@@ -55,7 +55,8 @@ test: deps
 bench: release
 	@dpkg -s python3-opencv >/dev/null 2>&1 || { SUDO=""; [ "$$(id -u)" -ne 0 ] && SUDO=sudo; \
 	  $$SUDO apt-get update -q && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q --no-install-recommends python3-opencv; }
-	$(BIN) bench samples/vtest.avi -d default -d dnn-face -d hog-body -d lbp-face --detect-every 1 --detect-every 5 --adaptive
+	$(BIN) bench samples/vtest.avi --frames 300 -d default -d fast -d dnn-face -d hog-body -d hog-body-fast --detect-every 1 --detect-every 5 --adaptive --live 30
+	$(BIN) bench samples/vtest.avi --frames 300 --no-python --pipeline-detector fast --detect-every 5 --detect-every 8 --live 30
 	$(BIN) bench samples/vtest.avi --frames 300 --resize 1280x720 -d default -d dnn-face --detect-every 1 --detect-every 5 --adaptive
 
 # Identity stability on vtest.avi and the speaking signal on carphone_pristine.mp4.

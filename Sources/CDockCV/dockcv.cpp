@@ -497,6 +497,16 @@ dcv_hog *dcv_hog_create_people(dcv_status *status) {
     });
 }
 
+dcv_hog *dcv_hog_create_daimler(dcv_status *status) {
+    return guarded<dcv_hog *>(status, nullptr, [&]() -> dcv_hog * {
+        auto *hog = new dcv_hog();
+        hog->descriptor = cv::HOGDescriptor(cv::Size(48, 96), cv::Size(16, 16), cv::Size(8, 8),
+                                            cv::Size(8, 8), 9);
+        hog->descriptor.setSVMDetector(cv::HOGDescriptor::getDaimlerPeopleDetector());
+        return hog;
+    });
+}
+
 void dcv_hog_destroy(dcv_hog *hog) { delete hog; }
 
 int dcv_hog_detect(dcv_hog *hog, const dcv_image *image, double hit_threshold, int win_stride,

@@ -48,6 +48,12 @@ struct BenchCommand: ParsableCommand {
     @Flag(help: "Also measure the pipeline with adaptive detection (track --adaptive-detection).")
     var adaptive = false
 
+    @Option(help: "The detector the pipelines run (see track --detector).")
+    var pipelineDetector = "default"
+
+    @Option(help: ArgumentHelp("Also replay the input as a live camera at this many frames per second (real time) through the pipeline with detection on its own thread (track --detect-async), and measure capture-to-command latency.", valueName: "fps"))
+    var live: Double?
+
     func validate() throws {
         if let frames, frames < 1 { throw ValidationError("--frames must be 1 or more") }
         if let resize, ImageSize(parsing: resize) == nil { throw ValidationError("--resize takes WIDTHxHEIGHT, e.g. 1280x720, not '\(resize)'") }
@@ -97,6 +103,7 @@ struct BenchCommand: ParsableCommand {
                 try measurePipeline(detectEvery: every, store: store, limit: limit, size: target, baseline: baseline)
             }
             if adaptive { try measurePipeline(detectEvery: 0, store: store, limit: limit, size: target, baseline: baseline) }
+            if let live { try measureLive(framesPerSecond: live, store: store, limit: limit, size: target) }
             // Decode pass: keeps the frames so every detector sees the same pictures.
             var images: [Image] = []
             var clock = ContinuousClock.now
@@ -131,7 +138,7 @@ struct BenchCommand: ParsableCommand {
         params.detectEvery = max(1, detectEvery)
         params.adaptiveDetection = detectEvery == 0
         params.minimumConfidence = threshold
-        let pipeline = TrackingPipeline(detector: try DetectorCatalog.make("default", models: store),
+        let pipeline = TrackingPipeline(detector: try DetectorCatalog.make(pipelineDetector, models: store),
                                         cues: FaceCueEstimator(landmarks: try FaceLandmarkDetector(models: store)), params: params)
         var controller = FramingController(params: FramingController.Params())
         var latencies: [Double] = []
@@ -149,10 +156,51 @@ struct BenchCommand: ParsableCommand {
         let ratio = baseline.map { String(format: "   %.2fx baseline", fps / $0) } ?? ""
         let label = detectEvery == 0 ? String(format: "pipeline, adaptive (%.0f%% detected)", 100 * Double(pipeline.detections) / Double(max(1, latencies.count)))
                                      : "pipeline, detect every \(detectEvery)"
-        print(Self.padded(label)
+        let named = pipelineDetector == "default" ? label : "\(label) (\(pipelineDetector))"
+        print(Self.padded(named)
               + String(format: "%9.1f fps   p50 %6.1f ms   p99 %6.1f ms   cpu %5.1f ms/frame   peak %4.0f MB",
                        fps, Self.percentile(latencies, 0.5) * 1000, Self.percentile(latencies, 0.99) * 1000,
                        (Self.cpuSeconds() - cpu) / Double(latencies.count) * 1000, Self.peakMemory()) + ratio)
+    }
+
+    /// The input replayed in real time at `framesPerSecond`, as a camera delivers it (frames that
+    /// arrive while the previous one is still being processed are passed over, newest wins), with
+    /// detection on its own thread: latency from a frame's arrival to its command.
+    private func measureLive(framesPerSecond: Double, store: ModelStore, limit: Int, size: ImageSize?) throws {
+        var frames: [Image] = []
+        var source = try MediaFile.open(path)
+        while frames.count < min(limit, 600), let frame = try source.nextFrame() {
+            frames.append(try size.map { size throws(OpenCVError) in try frame.image.resized(to: size) } ?? frame.image)
+        }
+        var params = TrackingPipeline.Params()
+        params.asyncDetection = true
+        params.minimumConfidence = threshold
+        let pipeline = TrackingPipeline(detector: try DetectorCatalog.make(pipelineDetector, models: store),
+                                        cues: FaceCueEstimator(landmarks: try FaceLandmarkDetector(models: store)), params: params)
+        var controller = FramingController(params: FramingController.Params())
+        var latencies: [Double] = []
+        var passedOver = 0
+        let start = MonotonicClock.now()
+        var next = 0
+        while next < frames.count {
+            let arrival = start + Double(next) / framesPerSecond
+            let wait = arrival - MonotonicClock.now()
+            if wait > 0 { Thread.sleep(forTimeInterval: wait) }
+            // The newest frame that has arrived by now.
+            let newest = min(frames.count - 1, max(next, Int((MonotonicClock.now() - start) * framesPerSecond)))
+            passedOver += newest - next
+            let captured = start + Double(newest) / framesPerSecond
+            let subjects = try pipeline.process(Frame(index: newest, time: captured - start, image: frames[newest]))
+            _ = controller.update(subjects: subjects, captureTime: captured - start, poseAtCapture: .zero, pose: .zero, now: captured - start)
+            latencies.append(MonotonicClock.now() - captured)
+            next = newest + 1
+        }
+        let detected = pipeline.worker?.detectedFrames ?? 0
+        print(Self.padded(String(format: "live %g fps, detection thread", framesPerSecond))
+              + String(format: "%9.1f fps   p50 %6.1f ms   p99 %6.1f ms   %d frames passed over, %.1f detections/s",
+                       Double(latencies.count) / (MonotonicClock.now() - start), Self.percentile(latencies, 0.5) * 1000,
+                       Self.percentile(latencies, 0.99) * 1000, passedOver,
+                       Double(detected) / (MonotonicClock.now() - start)))
     }
 
     /// Frames per second of the loop a user writes instead: OpenCV-Python, res10 on every frame.

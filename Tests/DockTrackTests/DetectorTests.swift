@@ -47,10 +47,11 @@ import Testing
         (400, [PixelPoint(x: 288, y: 240), PixelPoint(x: 602, y: 168), PixelPoint(x: 714, y: 355)]),
     ]
 
-    @Test func peopleAreFoundInVtestFrames() throws {
+    @Test(arguments: ["default", "fast"])
+    func peopleAreFoundInVtestFrames(detector name: String) throws {
         let frames = try Fixtures.frames(of: Fixtures.sample("vtest.avi"))
         #expect(frames.count == 795)
-        let detector = try DetectorCatalog.make("default", models: Fixtures.models)
+        let detector = try DetectorCatalog.make(name, models: Fixtures.models)
         for (index, people) in Self.pedestrians {
             let frame = frames[index]
             let bodies = try detector.detect(in: frame.image, minimumConfidence: 0.5).filter { $0.type == .humanBody }

@@ -191,6 +191,8 @@ typedef struct dcv_hog dcv_hog;
 
 /* cv::HOGDescriptor (64x128 window) with getDefaultPeopleDetector(). */
 dcv_hog *dcv_hog_create_people(dcv_status *status);
+/* The Daimler people detector: a 48x96 window (smaller people at a given scale, cheaper). */
+dcv_hog *dcv_hog_create_daimler(dcv_status *status);
 void dcv_hog_destroy(dcv_hog *hog);
 /* detectMultiScale with the given stride (pixels), pyramid scale and hit threshold;
  * score = SVM margin. Boxes are grouped (OpenCV's mean-shift-free grouping, threshold 2).
