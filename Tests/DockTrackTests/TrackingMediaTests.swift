@@ -21,6 +21,22 @@ import Testing
         "M": [60: PixelPoint(x: 632, y: 285), 80: PixelPoint(x: 583, y: 235), 100: PixelPoint(x: 603, y: 195), 120: PixelPoint(x: 662, y: 170), 140: PixelPoint(x: 715, y: 140)],
     ]
 
+    @Test(arguments: [5, 8])
+    func detectingEveryNthFrameStillTracksThePedestrians(every: Int) throws {
+        // At vtest's 10 fps, 5 frames are 0.5 s between detections: longer than a new track's
+        // own grace period, which must stretch to the detection interval.
+        let pipeline = try pipeline(detector: "hog-body", cues: false, detectEvery: every)
+        var source = try MediaFile.open(Fixtures.sample("vtest.avi"))
+        var framesWithPeople = 0, reported = Set<UUID>()
+        while let frame = try source.nextFrame(), frame.index < 120 {
+            let subjects = try pipeline.process(frame)
+            if frame.index >= 30 && subjects.count >= 2 { framesWithPeople += 1 }
+            reported.formUnion(subjects.map(\.id))
+        }
+        #expect(framesWithPeople >= 80, "frames 30...119 with two or more people: \(framesWithPeople)")
+        #expect(reported.count >= 3 && reported.count <= 15, "\(reported.count) identities")
+    }
+
     @Test func detectionOnAWorkerThreadKeepsTrackingEveryFrameOfALiveFeed() throws {
         var params = TrackingPipeline.Params()
         params.asyncDetection = true

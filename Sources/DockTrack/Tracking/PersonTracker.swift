@@ -72,6 +72,10 @@ public struct PersonTracker: SubjectTracker {
     var tracks: [Track] = []
     var identifiers: IdentifierSource
     private var time: Double?
+    /// When detections last ran, and the time between the last two (detection every Nth frame,
+    /// adaptive, or on a worker thread): a track is only "missed" by a detection that ran.
+    private var lastDetection: Double?
+    private var detectionInterval = 0.0
 
     public init(params: Params = Params(), identifiers: IdentifierSource = .random) {
         self.params = params
@@ -83,17 +87,23 @@ public struct PersonTracker: SubjectTracker {
         time = now
         for i in tracks.indices { advance(&tracks[i], by: dt, now: now) }
         if let observations {
+            if let lastDetection { detectionInterval = now - lastDetection }
+            lastDetection = now
             var people = PersonObservation.group(observations.filter { $0.type != .object })
             if let image {
                 for i in people.indices { people[i].appearance = people[i].body.flatMap { try? Appearance(of: $0, in: image) } }
             }
             associate(people, at: now)
         }
+        // Grace periods cover at least one and a half detection intervals, so that detecting every
+        // Nth frame does not drop new tracks before their second detection can come.
+        let tentativeGrace = max(params.tentativeGrace, 1.5 * detectionInterval)
+        let reportLostFor = max(params.reportLostFor, 1.5 * detectionInterval)
         tracks.removeAll { track in
             let silent = now - track.lastSeen
-            return track.isConfirmed ? silent > params.dropAfter : silent > params.tentativeGrace
+            return track.isConfirmed ? silent > max(params.dropAfter, reportLostFor) : silent > tentativeGrace
         }
-        return tracks.filter { $0.isConfirmed && now - $0.lastSeen <= params.reportLostFor }.map { track in
+        return tracks.filter { $0.isConfirmed && now - $0.lastSeen <= reportLostFor }.map { track in
             TrackedSubject(id: track.id, kind: .person, rect: track.rect.clippedToUnit(), faceRect: track.face?.rect.clippedToUnit(),
                            timeInView: now - track.firstSeen, isObserved: track.lastSeen == now)
         }
