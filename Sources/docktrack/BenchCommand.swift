@@ -65,11 +65,6 @@ struct BenchCommand: ParsableCommand {
         label.count >= 34 ? label + " " : label + String(repeating: " ", count: 34 - label.count)
     }
 
-    static func percentile(_ values: [Double], _ p: Double) -> Double {
-        let sorted = values.sorted()
-        return sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]
-    }
-
     static func cpuSeconds() -> Double {
         var usage = rusage()
         getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
@@ -124,8 +119,8 @@ struct BenchCommand: ParsableCommand {
                 }
                 print(Self.padded("detector \(name == detector.name ? name : "\(name) (\(detector.name))")")
                       + String(format: "%9.1f fps   p50 %6.1f ms   p99 %6.1f ms   %.2f observations/frame",
-                               Double(images.count) / latencies.reduce(0, +), Self.percentile(latencies, 0.5) * 1000,
-                               Self.percentile(latencies, 0.99) * 1000, Double(observations) / Double(images.count)))
+                               Double(images.count) / latencies.reduce(0, +), percentile(latencies, 0.5) * 1000,
+                               percentile(latencies, 0.99) * 1000, Double(observations) / Double(images.count)))
             }
         }
     }
@@ -159,7 +154,7 @@ struct BenchCommand: ParsableCommand {
         let named = pipelineDetector == "default" ? label : "\(label) (\(pipelineDetector))"
         print(Self.padded(named)
               + String(format: "%9.1f fps   p50 %6.1f ms   p99 %6.1f ms   cpu %5.1f ms/frame   peak %4.0f MB",
-                       fps, Self.percentile(latencies, 0.5) * 1000, Self.percentile(latencies, 0.99) * 1000,
+                       fps, percentile(latencies, 0.5) * 1000, percentile(latencies, 0.99) * 1000,
                        (Self.cpuSeconds() - cpu) / Double(latencies.count) * 1000, Self.peakMemory()) + ratio)
     }
 
@@ -198,8 +193,8 @@ struct BenchCommand: ParsableCommand {
         let detected = pipeline.worker?.detectedFrames ?? 0
         print(Self.padded(String(format: "live %g fps, detection thread", framesPerSecond))
               + String(format: "%9.1f fps   p50 %6.1f ms   p99 %6.1f ms   %d frames passed over, %.1f detections/s",
-                       Double(latencies.count) / (MonotonicClock.now() - start), Self.percentile(latencies, 0.5) * 1000,
-                       Self.percentile(latencies, 0.99) * 1000, passedOver,
+                       Double(latencies.count) / (MonotonicClock.now() - start), percentile(latencies, 0.5) * 1000,
+                       percentile(latencies, 0.99) * 1000, passedOver,
                        Double(detected) / (MonotonicClock.now() - start)))
     }
 

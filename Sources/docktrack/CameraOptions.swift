@@ -111,12 +111,9 @@ final class LiveRun {
 
     /// "capture to command latency p50 12.3 ms, p99 45.6 ms over N frames; M frames dropped".
     var summary: String {
-        let sorted = latencies.sorted()
-        func percentile(_ p: Double) -> Double {
-            sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int((p * Double(sorted.count - 1)).rounded()))] * 1000
-        }
-        return String(format: "capture-to-output latency p50 %.1f ms, p99 %.1f ms, max %.1f ms over %d frames; %d camera frames passed over for newer ones",
-                      percentile(0.5), percentile(0.99), (sorted.last ?? 0) * 1000, sorted.count, source.droppedFrames)
+        String(format: "capture-to-output latency p50 %.1f ms, p99 %.1f ms, max %.1f ms over %d frames; %d camera frames passed over for newer ones",
+               percentile(latencies, 0.5) * 1000, percentile(latencies, 0.99) * 1000, (latencies.max() ?? 0) * 1000,
+               latencies.count, source.droppedFrames)
     }
 }
 

@@ -127,7 +127,7 @@ public struct VoiceActivityDetector: Sendable {
         let bandShare = speechBand / total
 
         let snr = level - currentFloor
-        let modulation = Self.deviation(levels)
+        let modulation = Statistics.standardDeviation(levels)
         let pLevel = Self.sigmoid((snr - params.snrMidpoint) / 2.5)
         let pModulation = Self.sigmoid((modulation - params.modulationMidpoint) / 0.8)
         let pBand = Self.sigmoid((bandShare - params.bandMidpoint) / 0.08)
@@ -161,12 +161,6 @@ public struct VoiceActivityDetector: Sendable {
             best = max(best, sum / (sqrt(e1 * e2) + 1e-12))
         }
         return best
-    }
-
-    static func deviation(_ values: [Double]) -> Double {
-        guard values.count > 1 else { return 0 }
-        let mean = values.reduce(0, +) / Double(values.count)
-        return sqrt(values.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(values.count))
     }
 
     static func sigmoid(_ x: Double) -> Double { 1 / (1 + exp(-x)) }

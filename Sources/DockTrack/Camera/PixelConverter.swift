@@ -62,9 +62,7 @@ final class PixelConverter {
         let callback: cv4l2_ioctl_callback = { context, request, arg in
             guard let context, let arg else { return EINVAL }
             let box = Unmanaged<DeviceBox>.fromOpaque(context).takeUnretainedValue()
-            var code: Int32
-            repeat { code = box.device.ioctl(request, arg) } while code == EINTR
-            return code
+            return box.device.retryingIoctl(request, arg)
         }
         guard let converter = cv4l2_converter_create(device.fileDescriptor, context.toOpaque(), callback) else {
             context.release()

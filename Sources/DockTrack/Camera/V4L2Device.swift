@@ -127,16 +127,20 @@ extension V4L2Device {
     /// The ioctl `request` on `argument`, retried while interrupted (EINTR); a failure throws the
     /// errno as a ``V4L2Error``. The one way DockTrack talks to a V4L2 device.
     public func perform<Argument>(_ request: V4L2Request, _ argument: inout Argument) throws(V4L2Error) {
+        let code = withUnsafeMutableBytes(of: &argument) { retryingIoctl(request.number, $0.baseAddress!) }
+        if code != 0 { throw V4L2Error(request, code: code) }
+    }
+
+    /// One ioctl retried while it fails with EINTR (up to 1000 times): 0 or the errno. Used by
+    /// ``perform(_:_:)`` and by libv4lconvert's callback, which must answer with an errno.
+    func retryingIoctl(_ request: UInt, _ arg: UnsafeMutableRawPointer) -> Int32 {
+        var code = ioctl(request, arg)
         var interruptions = 0
-        while true {
-            let code = withUnsafeMutableBytes(of: &argument) { ioctl(request.number, $0.baseAddress!) }
-            if code == 0 { return }
-            if code == EINTR && interruptions < 1000 {
-                interruptions += 1
-                continue
-            }
-            throw V4L2Error(request, code: code)
+        while code == EINTR && interruptions < 1000 {
+            interruptions += 1
+            code = ioctl(request, arg)
         }
+        return code
     }
 }
 

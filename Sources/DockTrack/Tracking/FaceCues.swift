@@ -129,11 +129,7 @@ public final class FaceCueEstimator {
         return (typical - darkest) / (deviation(patch.map(Double.init)) + 4)
     }
 
-    static func deviation(_ values: [Double]) -> Double {
-        guard !values.isEmpty else { return 0 }
-        let mean = values.reduce(0, +) / Double(values.count)
-        return (values.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(values.count)).squareRoot()
-    }
+    static func deviation(_ values: [Double]) -> Double { Statistics.standardDeviation(values) }
 }
 
 extension FaceLandmarks {
