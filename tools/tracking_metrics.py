@@ -47,7 +47,7 @@ def identities(rows, width, height, fps):
           f'{100 * switches / len(rows):.2f} per 100 frames')
     by_frame = {row['frame']: row for row in rows}
     if (width, height) == (768, 576):
-        labelled = changes = 0
+        labelled = changes = tracked = 0
         for name, walk in VTEST_WALKS.items():
             ids = []
             for frame, (px, py) in walk.items():
@@ -60,8 +60,9 @@ def identities(rows, width, height, fps):
             seen = [i for i in ids if i]
             changes += sum(1 for a, b in zip(seen, seen[1:]) if a != b)
             labelled += len(ids)
+            tracked += len(seen)
             print(f'  walk {name}: {ids}')
-        print(f'labelled walks: {labelled} points, {changes} identity changes')
+        print(f'labelled walks: {labelled} points, {tracked} tracked, {changes} identity changes')
 
 
 def speaking(rows):

@@ -24,9 +24,9 @@ public enum DetectorCatalog {
         "dnn-face": "faces, res10 SSD DNN (models/)",
         "haar-face": "faces, Haar cascades, frontal and profile (opencv-data)",
         "lbp-face": "faces, LBP cascades, frontal and profile: fastest (opencv-data)",
-        "fast": "dnn-face + hog-body-fast: faces and whole people, about twice as fast as default",
+        "fast": "dnn-face + hog-body-fast: faces and whole people, about 2.5 times faster than default",
         "hog-body": "people, HOG + linear SVM (built into OpenCV)",
-        "hog-body-fast": "people, HOG with the Daimler 48x96 window (built into OpenCV): no upscaling for small people",
+        "hog-body-fast": "people, HOG with the Daimler 48x96 window (built into OpenCV), coarser scale steps: about 3.5 times faster than hog-body",
         "cascade-body": "people, Haar full-body and upper-body cascades (opencv-data)",
     ]
 
@@ -48,15 +48,9 @@ public enum DetectorCatalog {
         case "dnn-face": return try SSDFaceDetector(models: models)
         case "haar-face": return try CascadeDetector.haarFaces(models: models)
         case "lbp-face": return try CascadeDetector.lbpFaces(models: models)
-        case "fast":
-            var params = HOGPeopleDetector.Params()
-            params.model = .daimler
-            return CombinedDetector([try SSDFaceDetector(models: models), try HOGPeopleDetector(params: params)])
+        case "fast": return CombinedDetector([try SSDFaceDetector(models: models), try HOGPeopleDetector(params: .fast)])
         case "hog-body": return try HOGPeopleDetector()
-        case "hog-body-fast":
-            var params = HOGPeopleDetector.Params()
-            params.model = .daimler
-            return try HOGPeopleDetector(params: params)
+        case "hog-body-fast": return try HOGPeopleDetector(params: .fast)
         case "cascade-body": return try CascadeDetector.haarBodies(models: models)
         default: throw .unknownDetector(name: name, known: names)
         }

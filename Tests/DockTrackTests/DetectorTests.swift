@@ -5,11 +5,7 @@ import Testing
 /// a person, in pixels from the top-left corner.
 @Suite struct DetectorTests {
     /// Where the one face of each portrait is (its centre, pixels from the top-left).
-    static let portraits: [(file: String, face: PixelPoint)] = [
-        ("messi5.jpg", PixelPoint(x: 242, y: 112)),
-        ("grace_hopper_512x512.jpg", PixelPoint(x: 264, y: 205)),
-        ("astronaut.png", PixelPoint(x: 225, y: 116)),
-    ]
+    static let portraits = LabelledFaces.portraits
 
     func faces(in file: String, detector name: String) throws -> (ImageSize, [Observation]) {
         let image = try Image(contentsOf: Fixtures.sample(file))
@@ -84,6 +80,16 @@ import Testing
             if found.count != 1 { missed += 1 }
         }
         #expect(missed <= 3, "\(missed) frames without exactly one face")
+    }
+
+    /// Face recall as `docktrack bench --recall` measures it: the pipeline detectors find every
+    /// portrait's face where it is and the talking man in all but a few frames.
+    @Test(arguments: ["default", "fast"])
+    func faceRecallOfThePipelineDetectors(detector name: String) throws {
+        let recall = try FaceRecall.measure(folder: Fixtures.root.appendingPathComponent("samples").path,
+                                            detector: try DetectorCatalog.make(name, models: Fixtures.models))
+        #expect(recall.portraits == 3 && recall.portraitsFound == 3, "\(recall)")
+        #expect(recall.frames == 120 && recall.framesFound >= 117, "\(recall)")
     }
 
     @Test func unknownDetectorNamesAreRejected() {

@@ -133,15 +133,3 @@ struct ToolRun {
         return status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
     }
 }
-
-/// A point as a person reads it off a picture: pixels from the top-left corner.
-struct PixelPoint {
-    var x: Double
-    var y: Double
-
-    /// Whether the observation's box, drawn on an image of `size`, contains this point.
-    func isInside(_ rect: UnitRect, of size: ImageSize) -> Bool {
-        let p = rect.pixelRect(in: size)
-        return x >= p.x && x <= p.x + p.width && y >= p.y && y <= p.y + p.height
-    }
-}

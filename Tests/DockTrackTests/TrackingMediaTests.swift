@@ -218,4 +218,34 @@ import Testing
         // Pedestrians come, go and are missed now and then: far more detections than the still scene.
         #expect(pipeline.detections > 12, "\(pipeline.detections) detections in 60 frames")
     }
+
+    /// The idle part of a combined detector runs in at most every 4th round: no face is big
+    /// enough in vtest.avi, and no whole body is in view in the portrait (for the Dalal-Triggs
+    /// window of `default`; the Daimler window of `fast` sees one in her shoulder); the busy
+    /// part runs every round and the people are still tracked.
+    @Test func theIdlePartOfACombinedDetectorRunsRarely() throws {
+        let vtest = TrackingPipeline(detector: try DetectorCatalog.make("fast", models: Fixtures.models), cues: nil)
+        var source = try MediaFile.open(Fixtures.sample("vtest.avi"))
+        var tracked = 0
+        while let frame = try source.nextFrame(), frame.index < 40 { tracked += try vtest.process(frame).count }
+        #expect(vtest.schedule.rounds == 40)
+        #expect(vtest.schedule.runs[1] == 40, "bodies: \(vtest.schedule.runs)")
+        #expect(vtest.schedule.runs[0] <= 13, "faces: \(vtest.schedule.runs)")
+        #expect(tracked >= 3 * 38, "\(tracked) people over 40 frames")
+
+        let portrait = TrackingPipeline(detector: try DetectorCatalog.make("default", models: Fixtures.models), cues: nil)
+        let image = try Image(contentsOf: Fixtures.sample("grace_hopper_512x512.jpg"))
+        var still = FrameSequenceSource(images: Array(repeating: image, count: 40), framesPerSecond: 30)
+        var framesWithHer = 0
+        while let frame = try still.nextFrame() { if try !portrait.process(frame).isEmpty { framesWithHer += 1 } }
+        #expect(portrait.schedule.runs[0] == 40, "faces: \(portrait.schedule.runs)")
+        #expect(portrait.schedule.runs[1] <= 13, "bodies: \(portrait.schedule.runs)")
+        #expect(framesWithHer >= 39)
+
+        var everyRound = TrackingPipeline.Params()
+        everyRound.idlePartInterval = 1
+        let plain = TrackingPipeline(detector: try DetectorCatalog.make("fast", models: Fixtures.models), cues: nil, params: everyRound)
+        for index in 0..<8 { _ = try plain.process(Frame(index: index, time: Double(index) / 30, image: image)) }
+        #expect(plain.schedule.runs == [8, 8])
+    }
 }

@@ -112,7 +112,9 @@ public struct PersonTracker: SubjectTracker {
     private func advance(_ track: inout Track, by dt: Double, now: Double) {
         track.face?.predict(by: dt)
         track.body?.predict(by: dt)
-        if now - track.lastSeen > params.coastFor {
+        // Between detections every Nth frame a track is unseen for up to N frames by design: it
+        // coasts through at least one and a half detection intervals.
+        if now - track.lastSeen > max(params.coastFor, 1.5 * detectionInterval) {
             track.face?.stop()
             track.body?.stop()
         }
@@ -138,9 +140,10 @@ public struct PersonTracker: SubjectTracker {
         }
         // A part not seen for a while while the person is seen otherwise is dropped (a face
         // that turned away keeps the person alive through the body).
+        let partGrace = max(params.partGrace, 1.5 * detectionInterval)
         for i in tracks.indices where tracks[i].lastSeen == now {
-            if now - tracks[i].faceSeen > params.partGrace { tracks[i].face = nil }
-            if now - tracks[i].bodySeen > params.partGrace { tracks[i].body = nil }
+            if now - tracks[i].faceSeen > partGrace { tracks[i].face = nil }
+            if now - tracks[i].bodySeen > partGrace { tracks[i].body = nil }
         }
     }
 

@@ -21,11 +21,17 @@ public final class TrackingPipeline {
         /// at once by the motion model, and each finished detection is folded in at the frame
         /// in hand (it is one detection time old). `detectEvery` and adaptive detection are unused.
         public var asyncDetection = false
+        /// A part of a combined detector (faces, bodies) that found nothing waits up to this
+        /// many detection rounds before it runs again (``IdlePartSchedule``); 1 runs every part
+        /// every round.
+        public var idlePartInterval = 4
         public init() {}
     }
 
     public let params: Params
     public let detector: any Detector
+    /// The detector as the pipeline runs it: `detector` with its idle parts skipped.
+    public let schedule: IdlePartSchedule
     public var tracker: PersonTracker
     public let cues: FaceCueEstimator?
     /// The sound, fused with the faces' mouth motion into speaking confidence (needs `cues`).
@@ -49,11 +55,12 @@ public final class TrackingPipeline {
                 tracker: PersonTracker.Params = .init(), ranker: SaliencyRanker.Params = .init(),
                 identifiers: IdentifierSource = .random) {
         self.detector = detector
+        schedule = IdlePartSchedule(detector, maximumInterval: params.idlePartInterval)
         self.cues = cues
         self.params = params
         self.tracker = PersonTracker(params: tracker, identifiers: identifiers)
         self.ranker = SaliencyRanker(params: ranker)
-        worker = params.asyncDetection ? DetectionWorker(detector: detector, minimumConfidence: params.minimumConfidence) : nil
+        worker = params.asyncDetection ? DetectionWorker(detector: schedule, minimumConfidence: params.minimumConfidence) : nil
     }
 
     deinit { worker?.stop() }
@@ -84,9 +91,9 @@ public final class TrackingPipeline {
         processed += 1
         sinceDetection = detect ? 0 : sinceDetection + 1
         if detect { detections += 1 }
-        let observations = detect ? try detector.detect(in: frame.image, minimumConfidence: params.minimumConfidence) : nil
+        let observations = detect ? try schedule.detect(in: frame.image, minimumConfidence: params.minimumConfidence) : nil
         lastObservations = observations
-        var subjects = tracker.update(time: frame.time, observations: observations, image: frame.image)
+        let subjects = tracker.update(time: frame.time, observations: observations, image: frame.image)
         if params.adaptiveDetection && detect {
             let ids = Set(subjects.map(\.id))
             let stable = ids == lastDetectedIDs && subjects.allSatisfy(\.isObserved)
