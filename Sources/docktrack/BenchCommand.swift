@@ -59,6 +59,9 @@ struct BenchCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Also replay the input as a live camera at this many frames per second (real time) through the pipeline with detection on its own thread (track --detect-async), and measure capture-to-command latency.", valueName: "fps"))
     var live: Double?
 
+    @Flag(help: "Also measure each pipeline with decoding, detection and tracking one after the other on one thread (without --serial they overlap: track's default for files).")
+    var serial = false
+
     @Option(help: "Measure the baseline and each pipeline this many times and keep the best (default 1).")
     var `repeat` = 1
 
@@ -78,7 +81,7 @@ struct BenchCommand: ParsableCommand {
 
 
     static func padded(_ label: String) -> String {
-        label.count >= 34 ? label + " " : label + String(repeating: " ", count: 34 - label.count)
+        label.count >= 40 ? label + " " : label + String(repeating: " ", count: 40 - label.count)
     }
 
     static func cpuSeconds() -> Double {
@@ -93,6 +96,14 @@ struct BenchCommand: ParsableCommand {
               let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field + ":") }),
               let kb = Double(line.split(separator: " ").dropFirst().first ?? "") else { return 0 }
         return kb / 1024
+    }
+
+    /// Starts the peak (`VmHWM`) afresh from the memory resident now, so that each
+    /// measurement's peak is its own (Linux 4.0 and later).
+    static func resetPeakMemory() {
+        guard let file = fopen("/proc/self/clear_refs", "w") else { return }
+        fputs("5", file)
+        fclose(file)
     }
 
     /// One measurement of a whole pipeline.
@@ -123,13 +134,14 @@ struct BenchCommand: ParsableCommand {
             // Baseline and pipelines in rounds, so that a noisy spell of the machine hits
             // both; the best of each is kept.
             let intervals = (detectEvery.isEmpty ? [1] : detectEvery) + (adaptive ? [0] : [])
+            let configurations = intervals.flatMap { every in every > 0 && serial ? [(every, true), (every, false)] : [(every, every > 0)] }
             var baseline: Double?
-            var best: [PipelineResult?] = Array(repeating: nil, count: intervals.count)
+            var best: [PipelineResult?] = Array(repeating: nil, count: configurations.count)
             for round in 1...`repeat` {
                 if `repeat` > 1 { printError("bench: round \(round) of \(`repeat`)") }
                 if !noPython, let fps = pythonBaseline(input: input, store: store, frames: limit) { baseline = max(baseline ?? 0, fps) }
-                for (i, every) in intervals.enumerated() {
-                    let result = try measurePipeline(input: input, detectEvery: every, store: store, limit: limit)
+                for (i, (every, ahead)) in configurations.enumerated() {
+                    let result = try measurePipeline(input: input, detectEvery: every, ahead: ahead, store: store, limit: limit)
                     if result.framesPerSecond > best[i]?.framesPerSecond ?? 0 { best[i] = result }
                 }
             }
@@ -149,12 +161,16 @@ struct BenchCommand: ParsableCommand {
             if let live { try measureLive(input: input, framesPerSecond: live, store: store, limit: limit) }
             if let recall { try measureRecall(folder: recall, store: store) }
             if let soak { try measureSoak(input: input, minutes: soak, detectEvery: intervals[0], store: store) }
-            // Decode pass: keeps the frames so every detector sees the same pictures.
+            // Decode pass: keeps the frames (only) when detectors are to see the same pictures.
             var images: [Image] = []
+            var decodedFrames = 0
             var clock = ContinuousClock.now
-            while images.count < limit, let frame = try source.nextFrame() { images.append(frame.image) }
+            while decodedFrames < limit, let frame = try source.nextFrame() {
+                decodedFrames += 1
+                if !detector.isEmpty { images.append(frame.image) }
+            }
             let decodeSeconds = ProgressLine.seconds(ContinuousClock.now - clock)
-            print(Self.padded("decode") + String(format: "%9.1f fps", Double(images.count) / decodeSeconds))
+            print(Self.padded("decode") + String(format: "%9.1f fps", Double(decodedFrames) / decodeSeconds))
             for name in detector {
                 let detector = try DetectorCatalog.make(name, models: store)
                 var latencies: [Double] = []
@@ -202,23 +218,38 @@ struct BenchCommand: ParsableCommand {
                                 cues: FaceCueEstimator(landmarks: try FaceLandmarkDetector(models: store)), params: params)
     }
 
-    /// The whole pipeline over the file, decoding included, as `docktrack track` runs it;
-    /// `detectEvery` 0 means adaptive detection.
-    private func measurePipeline(input: String, detectEvery: Int, store: ModelStore, limit: Int) throws -> PipelineResult {
+    /// The whole pipeline over the file, decoding included, as `docktrack track` runs it:
+    /// with `ahead`, decoding and detection on threads of their own ahead of the tracker
+    /// (``DetectionAhead``), else one after the other; `detectEvery` 0 means adaptive detection.
+    /// Latency: from a frame decoded to its command (ahead, that includes the wait in the queue).
+    private func measurePipeline(input: String, detectEvery: Int, ahead: Bool, store: ModelStore, limit: Int) throws -> PipelineResult {
+        Self.resetPeakMemory()
         var source = try MediaFile.open(input)
         let pipeline = try makePipeline(detectEvery: detectEvery, store: store)
+        let detecting = ahead ? pipeline.detectingAhead(of: source, selection: FrameSelection(end: limit)) : nil
+        defer { detecting?.stop() }
         var controller = FramingController(params: FramingController.Params())
         var latencies: [Double] = []
         let cpu = Self.cpuSeconds(), started = ContinuousClock.now
-        while latencies.count < limit, let frame = try source.nextFrame() {
-            let captured = ContinuousClock.now
-            let subjects = try pipeline.process(frame)
-            _ = controller.update(subjects: subjects, captureTime: frame.time, poseAtCapture: .zero, pose: .zero, now: frame.time)
-            latencies.append(ProgressLine.seconds(ContinuousClock.now - captured))
+        while latencies.count < limit {
+            let subjects: [TrackedSubject], time: Double, decoded: Double
+            if let detecting {
+                guard let (frame, observations, decodedAt) = try detecting.next() else { break }
+                decoded = decodedAt
+                subjects = try pipeline.process(frame, detected: observations)
+                time = frame.time
+            } else {
+                guard let frame = try source.nextFrame() else { break }
+                decoded = MonotonicClock.now()
+                subjects = try pipeline.process(frame)
+                time = frame.time
+            }
+            _ = controller.update(subjects: subjects, captureTime: time, poseAtCapture: .zero, pose: .zero, now: time)
+            latencies.append(MonotonicClock.now() - decoded)
         }
         let wall = ProgressLine.seconds(ContinuousClock.now - started)
         let label = detectEvery == 0 ? String(format: "pipeline, adaptive (%.0f%% detected)", 100 * Double(pipeline.detections) / Double(max(1, latencies.count)))
-                                     : "pipeline, detect every \(detectEvery)"
+                                     : "pipeline, detect every \(detectEvery)\(ahead ? "" : ", serial")"
         return PipelineResult(label: pipelineDetector == "default" ? label : "\(label) (\(pipelineDetector))",
                               framesPerSecond: Double(latencies.count) / wall, latencies: latencies,
                               cpuPerFrame: (Self.cpuSeconds() - cpu) / Double(max(1, latencies.count)), peakMemory: Self.memory())
@@ -227,6 +258,7 @@ struct BenchCommand: ParsableCommand {
     /// The pipeline over the input looped for `minutes` of 30 fps frames: resident memory at
     /// each minute, and its growth from the first minute to the last.
     private func measureSoak(input: String, minutes: Double, detectEvery: Int, store: ModelStore) throws {
+        Self.resetPeakMemory()
         let perMinute = 30 * 60, total = Int(minutes * Double(perMinute))
         let pipeline = try makePipeline(detectEvery: detectEvery, store: store)
         var controller = FramingController(params: FramingController.Params())

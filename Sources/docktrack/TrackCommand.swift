@@ -128,30 +128,44 @@ struct TrackCommand: ParsableCommand {
                     printError("docktrack: detection thread: \(worker.detectedFrames) frames detected, \(worker.replacedFrames) passed over for newer ones")
                 }
             }
+            func emit(_ frame: Frame, _ subjects: [TrackedSubject]) throws {
+                try statesOutput?.write(SubjectStatesRecord(frame: frame.index, time: frame.time, subjects: subjects).jsonLine)
+                try emitter.frame(subjects, time: frame.time)
+                liveRun?.finished(frame)
+                if video != nil || window != nil {
+                    let canvas = try Canvas(copying: frame.image)
+                    canvas.subjects(subjects)
+                    let home = emitter.controller.params.home
+                    let target = emitter.controller.aim(at: subjects)?.target
+                    canvas.framing(regionOfInterest: framingParams.regionOfInterest, target: target,
+                                   pose: emitter.dock.position - home, state: emitter.controller.state.rawValue)
+                    try video?.write(canvas.image)
+                    if let window, !window.show(canvas.image) { throw ExitCode.success }
+                }
+                count += 1
+                progress.update(done: count)
+            }
+            func startObjects(in frame: Frame) throws {
+                guard !objectsStarted else { return }
+                for box in object { try pipeline.track(objectAt: Self.parseBox(box)!, in: frame) }
+                objectsStarted = true
+            }
             // A source failing midway (a camera unplugged, a truncated file) still gets its summary.
             do {
-                try frames.selection.forEachFrame(of: &source) { frame in
-                    if !objectsStarted {
-                        for box in object { try pipeline.track(objectAt: Self.parseBox(box)!, in: frame) }
-                        objectsStarted = true
+                if liveRun == nil && source.info.kind == .video && !adaptiveDetection && !detectAsync {
+                    // A file: decoding and detection run on threads of their own, ahead of the tracker.
+                    let detecting = pipeline.detectingAhead(of: source, selection: frames.selection)
+                    defer { detecting.stop() }
+                    while let (frame, observations, _) = try detecting.next() {
+                        try startObjects(in: frame)
+                        try emit(frame, try pipeline.process(frame, detected: observations))
                     }
-                    let subjects = try pipeline.process(frame)
-                    try statesOutput?.write(SubjectStatesRecord(frame: frame.index, time: frame.time, subjects: subjects).jsonLine)
-                    try emitter.frame(subjects, time: frame.time)
-                    liveRun?.finished(frame)
-                    if video != nil || window != nil {
-                        let canvas = try Canvas(copying: frame.image)
-                        canvas.subjects(subjects)
-                        let home = emitter.controller.params.home
-                        let target = emitter.controller.aim(at: subjects)?.target
-                        canvas.framing(regionOfInterest: framingParams.regionOfInterest, target: target,
-                                       pose: emitter.dock.position - home, state: emitter.controller.state.rawValue)
-                        try video?.write(canvas.image)
-                        if let window, !window.show(canvas.image) { throw ExitCode.success }
-                    }
-                    count += 1
-                    progress.update(done: count)
-                } stopping: { liveRun?.shouldStop == true }
+                } else {
+                    try frames.selection.forEachFrame(of: &source) { frame in
+                        try startObjects(in: frame)
+                        try emit(frame, try pipeline.process(frame))
+                    } stopping: { liveRun?.shouldStop == true }
+                }
             } catch {
                 progress.finish()
                 printSummary()

@@ -249,3 +249,72 @@ import Testing
         #expect(plain.schedule.runs == [8, 8])
     }
 }
+
+/// Decoding and detection on threads of their own ahead of the tracker (track's default on
+/// files) give the tracker what it would get doing all of it itself.
+@Suite struct DetectionAheadTests {
+    func states(ahead: Bool, every: Int, selection: FrameSelection) throws -> [String] {
+        var params = TrackingPipeline.Params()
+        params.detectEvery = every
+        let pipeline = TrackingPipeline(detector: try DetectorCatalog.make("fast", models: Fixtures.models), cues: nil,
+                                        params: params, identifiers: .sequential)
+        var source = try MediaFile.open(Fixtures.sample("vtest.avi"))
+        var lines: [String] = []
+        if ahead {
+            let detecting = pipeline.detectingAhead(of: source, selection: selection)
+            defer { detecting.stop() }
+            while let (frame, observations, _) = try detecting.next() {
+                let subjects = try pipeline.process(frame, detected: observations)
+                lines.append(SubjectStatesRecord(frame: frame.index, time: frame.time, subjects: subjects).jsonLine)
+            }
+        } else {
+            try selection.forEachFrame(of: &source) { frame in
+                let subjects = try pipeline.process(frame)
+                lines.append(SubjectStatesRecord(frame: frame.index, time: frame.time, subjects: subjects).jsonLine)
+            }
+        }
+        #expect(pipeline.detections == (lines.count + every - 1) / every)
+        return lines
+    }
+
+    @Test(arguments: [1, 4])
+    func theSubjectsAreTheSameAsDetectingInLine(every: Int) throws {
+        let selection = FrameSelection(start: 10, end: 70, stride: 1)
+        let inLine = try states(ahead: false, every: every, selection: selection)
+        let ahead = try states(ahead: true, every: every, selection: selection)
+        #expect(inLine.count == 60)
+        #expect(ahead == inLine)
+        #expect(inLine.filter { $0.contains("\"person\"") }.count >= 50, "people tracked in most frames")
+    }
+
+    @Test func aFileEndingEarlyFailsAfterItsFrames() throws {
+        let folder = try Fixtures.temporaryFolder()
+        let path = try Fixtures.truncatedCopy(of: "vtest.avi", bytes: 4_000_000, in: folder)
+        let pipeline = TrackingPipeline(detector: try DetectorCatalog.make("hog-body-fast", models: Fixtures.models), cues: nil)
+        let detecting = pipeline.detectingAhead(of: try MediaFile.open(path))
+        defer { detecting.stop() }
+        var frames = 0
+        #expect(throws: FrameSourceError.self) {
+            while let (frame, observations, _) = try detecting.next() {
+                _ = try pipeline.process(frame, detected: observations)
+                frames += 1
+            }
+        }
+        #expect(frames > 300 && frames < 795, "\(frames) frames before the error")
+    }
+
+    @Test func stoppingEarlyEndsTheThreads() throws {
+        let pipeline = TrackingPipeline(detector: try DetectorCatalog.make("hog-body-fast", models: Fixtures.models), cues: nil)
+        weak var released: DetectionAhead?
+        do {
+            let detecting = pipeline.detectingAhead(of: try MediaFile.open(Fixtures.sample("vtest.avi")))
+            released = detecting
+            for _ in 0..<3 { _ = try detecting.next() }
+            detecting.stop()
+        }
+        // The reader and detection threads let go of it once they have seen the stop.
+        let deadline = MonotonicClock.now() + 5
+        while released != nil && MonotonicClock.now() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        #expect(released == nil)
+    }
+}

@@ -103,6 +103,24 @@ public final class TrackingPipeline {
         return try finish(frame, subjects: subjects)
     }
 
+    /// Processes a frame whose detection ran elsewhere, with the observations found in it
+    /// (`nil`: no detector ran on it): the frames of ``detectingAhead(of:selection:)``.
+    public func process(_ frame: Frame, detected observations: [Observation]?) throws(DetectorError) -> [TrackedSubject] {
+        processed += 1
+        if observations != nil { detections += 1 }
+        lastObservations = observations
+        return try finish(frame, subjects: tracker.update(time: frame.time, observations: observations, image: frame.image))
+    }
+
+    /// The frames of a file, decoded and detected every `detectEvery` frames ahead of this
+    /// pipeline on threads of their own (``DetectionAhead``), with this pipeline's detector
+    /// and schedule, which belong to the detection thread from then on: process its frames
+    /// with ``process(_:detected:)``. The results equal those of ``process(_:)``.
+    public func detectingAhead(of source: some FrameSource, selection: FrameSelection = FrameSelection()) -> DetectionAhead {
+        DetectionAhead(source: source, selection: selection, detector: schedule, every: params.detectEvery,
+                       minimumConfidence: params.minimumConfidence)
+    }
+
     /// Objects, face cues, sound and ranking on the tracked people of `frame`.
     private func finish(_ frame: Frame, subjects people: [TrackedSubject]) throws(DetectorError) -> [TrackedSubject] {
         var subjects = people
