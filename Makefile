@@ -14,7 +14,7 @@ OUT        ?= out
 BIN        = .build/release/docktrack
 DOCKSIM    = .build/release/docksim
 
-.PHONY: deps build release demo test bench metrics clean
+.PHONY: deps build release demo test bench soak metrics clean
 
 # Installs missing Debian packages (root, or sudo when available). apt-get update runs first,
 # since a fresh machine has no package lists.
@@ -51,19 +51,26 @@ test: deps
 	$(SWIFT) test --skip-build
 
 # Speed against the OpenCV-Python loop a user would write instead (python3-opencv from Debian),
-# on the bundled clip and at 1280x720.
+# on the bundled clip, on it re-encoded at 1280x720, and on a one-face clip at 1280x720; then
+# resident memory over 10 minutes of 30 fps 720p frames (`make soak`, about 5 minutes).
 bench: release
 	@dpkg -s python3-opencv >/dev/null 2>&1 || { SUDO=""; [ "$$(id -u)" -ne 0 ] && SUDO=sudo; \
 	  $$SUDO apt-get update -q && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q --no-install-recommends python3-opencv; }
-	$(BIN) bench samples/vtest.avi --frames 300 -d default -d fast -d dnn-face -d hog-body -d hog-body-fast --detect-every 1 --detect-every 5 --adaptive --live 30
-	$(BIN) bench samples/vtest.avi --frames 300 --no-python --pipeline-detector fast --detect-every 5 --detect-every 8 --live 30
-	$(BIN) bench samples/vtest.avi --frames 300 --resize 1280x720 -d default -d dnn-face --detect-every 1 --detect-every 5 --adaptive
+	$(BIN) bench samples/vtest.avi --frames 300 --pipeline-detector fast --detect-every 5 --detect-every 8 --serial --repeat 3 \
+	  --recall samples --live 30 -d fast -d dnn-face -d hog-body-fast
+	$(BIN) bench samples/vtest.avi --frames 300 --resize 1280x720 --pipeline-detector fast --detect-every 5 --detect-every 8 --repeat 3 --live 30
+	$(BIN) bench samples/Megamind.avi --resize 1280x720 --pipeline-detector fast --detect-every 5 --detect-every 8 --repeat 2
+
+soak: release
+	$(BIN) bench samples/vtest.avi --resize 1280x720 --no-python --pipeline-detector fast --detect-every 8 --soak 10
 
 # Identity stability on vtest.avi and the speaking signal on carphone_pristine.mp4.
 metrics: release
 	@mkdir -p $(OUT)
 	$(BIN) track samples/vtest.avi --sequential-identifiers --states $(OUT)/metrics-vtest.jsonl
 	python3 tools/tracking_metrics.py identities $(OUT)/metrics-vtest.jsonl 768 576 10
+	for n in 5 8; do $(BIN) track samples/vtest.avi -d fast --detect-every $$n --no-face-cues --sequential-identifiers --states $(OUT)/metrics-vtest-fast-$$n.jsonl; \
+	  echo "fast, detect every $$n:"; python3 tools/tracking_metrics.py identities $(OUT)/metrics-vtest-fast-$$n.jsonl 768 576 10 | tail -1; done
 	$(BIN) track samples/carphone_pristine.mp4 --sequential-identifiers --states $(OUT)/metrics-carphone.jsonl
 	python3 tools/tracking_metrics.py speaking $(OUT)/metrics-carphone.jsonl
 

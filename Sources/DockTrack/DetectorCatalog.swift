@@ -24,9 +24,9 @@ public enum DetectorCatalog {
         "dnn-face": "faces, res10 SSD DNN (models/)",
         "haar-face": "faces, Haar cascades, frontal and profile (opencv-data)",
         "lbp-face": "faces, LBP cascades, frontal and profile: fastest (opencv-data)",
-        "fast": "dnn-face + hog-body-fast: faces and whole people, about 2.5 times faster than default",
+        "fast": "dnn-face + hog-body-fast: faces and whole people, about twice as fast as default",
         "hog-body": "people, HOG + linear SVM (built into OpenCV)",
-        "hog-body-fast": "people, HOG with the Daimler 48x96 window (built into OpenCV), coarser scale steps: about 3.5 times faster than hog-body",
+        "hog-body-fast": "people, HOG with the Daimler 48x96 window (built into OpenCV), coarser scale steps: about 3 times faster than hog-body",
         "cascade-body": "people, Haar full-body and upper-body cascades (opencv-data)",
     ]
 

@@ -255,26 +255,23 @@ struct BenchCommand: ParsableCommand {
                               cpuPerFrame: (Self.cpuSeconds() - cpu) / Double(max(1, latencies.count)), peakMemory: Self.memory())
     }
 
-    /// The pipeline over the input looped for `minutes` of 30 fps frames: resident memory at
-    /// each minute, and its growth from the first minute to the last.
+    /// The pipeline over the input looped for `minutes` of 30 fps frames, detecting ahead as
+    /// `track` does on files: resident memory at each minute, and its growth from the first
+    /// minute to the last.
     private func measureSoak(input: String, minutes: Double, detectEvery: Int, store: ModelStore) throws {
         Self.resetPeakMemory()
         let perMinute = 30 * 60, total = Int(minutes * Double(perMinute))
-        let pipeline = try makePipeline(detectEvery: detectEvery, store: store)
+        let pipeline = try makePipeline(detectEvery: max(1, detectEvery), store: store)
+        let looped = LoopedFile(path: input, source: try MediaFile.open(input), framesPerSecond: 30)
+        let detecting = pipeline.detectingAhead(of: looped, selection: FrameSelection(end: total))
+        defer { detecting.stop() }
         var controller = FramingController(params: FramingController.Params())
-        var source = try MediaFile.open(input)
-        var index = 0, loops = 0
+        var index = 0
         var samples: [Double] = []
         var progress = ProgressLine(total: total)
         let started = ContinuousClock.now
-        while index < total {
-            guard let decoded = try source.nextFrame() else {
-                source = try MediaFile.open(input)
-                loops += 1
-                continue
-            }
-            let frame = Frame(index: index, time: Double(index) / 30, image: decoded.image)
-            let subjects = try pipeline.process(frame)
+        while let (frame, observations, _) = try detecting.next() {
+            let subjects = try pipeline.process(frame, detected: observations)
             _ = controller.update(subjects: subjects, captureTime: frame.time, poseAtCapture: .zero, pose: .zero, now: frame.time)
             index += 1
             progress.update(done: index)
@@ -289,7 +286,36 @@ struct BenchCommand: ParsableCommand {
         progress.finish()
         print(Self.padded(String(format: "soak, %g minutes at 30 fps", minutes))
               + String(format: "%d frames (input looped %d times), resident first minute %.0f MB, last %.0f MB (%+.0f MB), peak %.0f MB",
-                       index, loops, samples.first ?? 0, samples.last ?? 0, (samples.last ?? 0) - (samples.first ?? 0), Self.memory()))
+                       index, looped.loops, samples.first ?? 0, samples.last ?? 0, (samples.last ?? 0) - (samples.first ?? 0), Self.memory()))
+    }
+
+    /// A file played over and over, its frames numbered on and timed at `framesPerSecond`.
+    final class LoopedFile: FrameSource {
+        let path: String
+        var source: any FrameSource
+        let framesPerSecond: Double
+        var index = 0
+        /// Times the file was started again.
+        var loops = 0
+        var info: MediaInfo { source.info }
+
+        init(path: String, source: any FrameSource, framesPerSecond: Double) {
+            self.path = path
+            self.source = source
+            self.framesPerSecond = framesPerSecond
+        }
+
+        func nextFrame() throws(FrameSourceError) -> Frame? {
+            var decoded = try source.nextFrame()
+            if decoded == nil {
+                source = try MediaFile.open(path)
+                loops += 1
+                decoded = try source.nextFrame()
+            }
+            guard let image = decoded?.image else { return nil }
+            defer { index += 1 }
+            return Frame(index: index, time: Double(index) / framesPerSecond, image: image)
+        }
     }
 
     /// Face recall on the labelled pictures of `folder` for the pipeline's detector and, in the

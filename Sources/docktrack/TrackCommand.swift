@@ -34,7 +34,7 @@ struct TrackCommand: ParsableCommand {
 
     @OptionGroup var framing: FramingOptions
 
-    @Option(help: "Run the detector on every Nth processed frame; subjects move by their motion model between.")
+    @Option(help: "Run the detector on every Nth processed frame; subjects move by their motion model between. On a file, decoding and detection run on threads of their own ahead of the tracker (same results). For speed: -d fast --detect-every 5 (see docktrack bench).")
     var detectEvery = 1
 
     @Flag(help: "Detect on a thread of its own, newest frame wins (for cameras): every frame is tracked and framed at once, detections are folded in as they finish. On a file, read faster than real time, detections fall far behind: use --detect-every there.")

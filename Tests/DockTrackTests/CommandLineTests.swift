@@ -99,3 +99,55 @@ import Testing
         #expect(frames.first?.size == ImageSize(width: 768, height: 576))
     }
 }
+
+/// `docktrack bench` as a user runs it, on few frames (its numbers are for people to read; here
+/// the lines are checked to be there and plausible, never their speed).
+@Suite struct BenchCommandTests {
+    static func value(_ line: String, before unit: String) -> Double? {
+        guard let range = line.range(of: " " + unit) else { return nil }
+        return Double(line[..<range.lowerBound].split(separator: " ").last ?? "")
+    }
+
+    @Test func benchPrintsEachPipelineTheRecallAndAResizedRun() throws {
+        let run = try ToolRun.docktrack(["bench", Fixtures.sample("vtest.avi"), "--frames", "24", "--no-python", "--pipeline-detector", "fast",
+                                         "--detect-every", "4", "--serial", "--recall", Fixtures.root.appendingPathComponent("samples").path])
+        #expect(run.status == 0, "\(run.stderr)")
+        let ahead = try #require(run.lines.first { $0.hasPrefix("pipeline, detect every 4 (fast)") }, "\(run.stdout)")
+        let serial = try #require(run.lines.first { $0.hasPrefix("pipeline, detect every 4, serial (fast)") }, "\(run.stdout)")
+        for line in [ahead, serial] {
+            #expect((Self.value(line, before: "fps") ?? 0) > 0, "\(line)")
+            #expect((Self.value(line, before: "MB") ?? 0) > 50, "\(line)")
+        }
+        let recall = try #require(run.lines.first { $0.hasPrefix("face recall, fast") }, "\(run.stdout)")
+        #expect(recall.contains("portraits 3/3") && recall.contains("frames 120/120"), "\(recall)")
+
+        let resized = try ToolRun.docktrack(["bench", Fixtures.sample("carphone_pristine.mp4"), "--frames", "12", "--no-python", "--resize", "320x240"])
+        #expect(resized.status == 0, "\(resized.stderr)")
+        let input = try #require(resized.lines.first { $0.hasPrefix("input: ") }, "\(resized.stdout)")
+        #expect(input.contains("input-320x240.mp4 320x240, 12 frames"), "\(input)")
+        #expect(resized.stderr.contains("re-encoded at 320x240 (12 frames"), "\(resized.stderr)")
+        // The re-encoded clip is gone afterwards.
+        let file = String(input.dropFirst("input: ".count).split(separator: " ")[0])
+        #expect(!FileManager.default.fileExists(atPath: file))
+    }
+
+    @Test func benchSoakPrintsMemoryEachMinuteOfFrames() throws {
+        let run = try ToolRun.docktrack(["bench", Fixtures.sample("carphone_pristine.mp4"), "--no-python", "--detect-every", "8",
+                                         "--pipeline-detector", "dnn-face", "--soak", "1.5"])
+        #expect(run.status == 0, "\(run.stderr)")
+        // 2700 frames of a 120-frame clip: looped 22 times; memory at minute 1 and at the end.
+        #expect(run.lines.filter { $0.hasPrefix("soak, minute") }.count == 2, "\(run.stdout)")
+        let summary = try #require(run.lines.first { $0.hasPrefix("soak, 1.5 minutes at 30 fps") }, "\(run.stdout)")
+        #expect(summary.contains("2700 frames (input looped 22 times)"), "\(summary)")
+    }
+
+    @Test func badBenchInputIsOneLine() throws {
+        let missing = try ToolRun.docktrack(["bench", "/nonexistent/clip.mp4", "--no-python"])
+        #expect(missing.status == 1)
+        #expect(missing.errorLines.count == 1, "\(missing.stderr)")
+        for arguments in [["--repeat", "0"], ["--soak", "0"], ["--resize", "big"]] {
+            let run = try ToolRun.docktrack(["bench", Fixtures.sample("vtest.avi")] + arguments)
+            #expect(run.status == 64, "\(arguments): \(run.stderr)")
+        }
+    }
+}

@@ -31,7 +31,8 @@ public final class DetectionAhead: @unchecked Sendable {
     public init(source: some FrameSource, selection: FrameSelection = FrameSelection(), detector: any Detector,
                 every: Int, minimumConfidence: Double) {
         self.every = max(1, every)
-        depth = 2 * self.every + 2
+        // Enough for the next detection frame to be decoded while the tracker is at this one.
+        depth = self.every + 2
         let box = Owned(source: source, detector: detector)
         let reader = Thread { [weak self] in self?.readAll(box, selection: selection) }
         reader.name = "docktrack-reader"
