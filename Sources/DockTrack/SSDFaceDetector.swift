@@ -25,10 +25,14 @@ public final class SSDFaceDetector: Detector {
     public let params: Params
     private let net: OpaquePointer
 
+    /// The network's two files in `models`: its layers (prototxt) and its weights (caffemodel).
+    public static func modelFiles(in models: ModelStore) -> (prototxt: String, weights: String) {
+        (models.model("res10_300x300_ssd_deploy.prototxt"), models.model("res10_300x300_ssd_iter_140000.caffemodel"))
+    }
+
     /// Loads `res10_300x300_ssd_deploy.prototxt` and `res10_300x300_ssd_iter_140000.caffemodel`.
     public init(models: ModelStore, params: Params = Params()) throws(DetectorError) {
-        let prototxt = models.model("res10_300x300_ssd_deploy.prototxt")
-        let weights = models.model("res10_300x300_ssd_iter_140000.caffemodel")
+        let (prototxt, weights) = Self.modelFiles(in: models)
         guard ModelStore.fileExists(prototxt) else { throw .modelMissing(path: prototxt, hint: models.modelsHint) }
         net = try loadModel(weights, hint: models.modelsHint) { dcv_ssd_open_caffe(prototxt, weights, $0) }
         self.params = params

@@ -232,20 +232,18 @@ struct BenchCommand: ParsableCommand {
         var latencies: [Double] = []
         let cpu = Self.cpuSeconds(), started = ContinuousClock.now
         while latencies.count < limit {
-            let subjects: [TrackedSubject], time: Double, decoded: Double
             if let detecting {
-                guard let (frame, observations, decodedAt) = try detecting.next() else { break }
-                decoded = decodedAt
-                subjects = try pipeline.process(frame, detected: observations)
-                time = frame.time
+                guard let (frame, observations, decoded) = try detecting.next() else { break }
+                let subjects = try pipeline.process(frame, detected: observations)
+                _ = controller.update(subjects: subjects, captureTime: frame.time, poseAtCapture: .zero, pose: .zero, now: frame.time)
+                latencies.append(MonotonicClock.now() - decoded)
             } else {
                 guard let frame = try source.nextFrame() else { break }
-                decoded = MonotonicClock.now()
-                subjects = try pipeline.process(frame)
-                time = frame.time
+                let decoded = MonotonicClock.now()
+                let subjects = try pipeline.process(frame)
+                _ = controller.update(subjects: subjects, captureTime: frame.time, poseAtCapture: .zero, pose: .zero, now: frame.time)
+                latencies.append(MonotonicClock.now() - decoded)
             }
-            _ = controller.update(subjects: subjects, captureTime: time, poseAtCapture: .zero, pose: .zero, now: time)
-            latencies.append(MonotonicClock.now() - decoded)
         }
         let wall = ProgressLine.seconds(ContinuousClock.now - started)
         let label = detectEvery == 0 ? String(format: "pipeline, adaptive (%.0f%% detected)", 100 * Double(pipeline.detections) / Double(max(1, latencies.count)))
@@ -347,8 +345,8 @@ struct BenchCommand: ParsableCommand {
                 if not ok: break
                 faces(sys.argv[-1], frame)
             """
-        guard let output = runPython(script, [store.model("res10_300x300_ssd_deploy.prototxt"), store.model("res10_300x300_ssd_iter_140000.caffemodel"),
-                                              folder, String(threshold)] + LabelledFaces.portraits.map(\.file) + [LabelledFaces.faceInEveryFrame]) else {
+        let res10 = SSDFaceDetector.modelFiles(in: store)
+        guard let output = runPython(script, [res10.prototxt, res10.weights, folder, String(threshold)] + LabelledFaces.portraits.map(\.file) + [LabelledFaces.faceInEveryFrame]) else {
             print(Self.padded("face recall, baseline") + "  unavailable (python3 with cv2: apt-get install python3-opencv)")
             return
         }
@@ -414,8 +412,8 @@ struct BenchCommand: ParsableCommand {
                 n += 1
             print(n / (time.time() - start))
             """
-        return runPython(script, [input, store.model("res10_300x300_ssd_deploy.prototxt"), store.model("res10_300x300_ssd_iter_140000.caffemodel"),
-                                  String(min(frames, 1_000_000))])
+        let res10 = SSDFaceDetector.modelFiles(in: store)
+        return runPython(script, [input, res10.prototxt, res10.weights, String(min(frames, 1_000_000))])
             .flatMap { Double($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
     }
 

@@ -27,11 +27,6 @@ public final class IdlePartSchedule: Detector {
         runs = Array(repeating: 0, count: count)
     }
 
-    /// The parts that run in the next round.
-    public var partsDue: [Int] {
-        intervals.indices.filter { waited[$0] + 1 >= intervals[$0] }
-    }
-
     public func detect(in image: Image, minimumConfidence: Double) throws(DetectorError) -> [Observation] {
         rounds += 1
         guard let combined = detector as? CombinedDetector else {

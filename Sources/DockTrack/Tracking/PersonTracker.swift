@@ -95,10 +95,8 @@ public struct PersonTracker: SubjectTracker {
             }
             associate(people, at: now)
         }
-        // Grace periods cover at least one and a half detection intervals, so that detecting every
-        // Nth frame does not drop new tracks before their second detection can come.
-        let tentativeGrace = max(params.tentativeGrace, 1.5 * detectionInterval)
-        let reportLostFor = max(params.reportLostFor, 1.5 * detectionInterval)
+        let tentativeGrace = stretched(params.tentativeGrace)
+        let reportLostFor = stretched(params.reportLostFor)
         tracks.removeAll { track in
             let silent = now - track.lastSeen
             return track.isConfirmed ? silent > max(params.dropAfter, reportLostFor) : silent > tentativeGrace
@@ -109,12 +107,17 @@ public struct PersonTracker: SubjectTracker {
         }
     }
 
+    /// A period of `seconds` without a sighting, stretched to at least one and a half detection
+    /// intervals: detecting every Nth frame, a track is unseen for N frames by design, and must
+    /// neither stop moving, lose a part, nor be dropped before the next detection can come.
+    private func stretched(_ seconds: Double) -> Double {
+        max(seconds, 1.5 * detectionInterval)
+    }
+
     private func advance(_ track: inout Track, by dt: Double, now: Double) {
         track.face?.predict(by: dt)
         track.body?.predict(by: dt)
-        // Between detections every Nth frame a track is unseen for up to N frames by design: it
-        // coasts through at least one and a half detection intervals.
-        if now - track.lastSeen > max(params.coastFor, 1.5 * detectionInterval) {
+        if now - track.lastSeen > stretched(params.coastFor) {
             track.face?.stop()
             track.body?.stop()
         }
@@ -140,7 +143,7 @@ public struct PersonTracker: SubjectTracker {
         }
         // A part not seen for a while while the person is seen otherwise is dropped (a face
         // that turned away keeps the person alive through the body).
-        let partGrace = max(params.partGrace, 1.5 * detectionInterval)
+        let partGrace = stretched(params.partGrace)
         for i in tracks.indices where tracks[i].lastSeen == now {
             if now - tracks[i].faceSeen > partGrace { tracks[i].face = nil }
             if now - tracks[i].bodySeen > partGrace { tracks[i].body = nil }

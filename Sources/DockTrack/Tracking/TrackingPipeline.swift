@@ -80,11 +80,7 @@ public final class TrackingPipeline {
     public func process(_ frame: Frame) throws(DetectorError) -> [TrackedSubject] {
         if let worker {
             worker.offer(frame)
-            processed += 1
-            let observations = try worker.takeResults().last?.observations
-            if observations != nil { detections += 1 }
-            lastObservations = observations
-            return try finish(frame, subjects: tracker.update(time: frame.time, observations: observations, image: frame.image))
+            return try process(frame, detected: try worker.takeResults().last?.observations)
         }
         let detect = params.adaptiveDetection ? (lastDetectedIDs == nil || sinceDetection + 1 >= interval)
                                               : processed % max(1, params.detectEvery) == 0
@@ -104,7 +100,8 @@ public final class TrackingPipeline {
     }
 
     /// Processes a frame whose detection ran elsewhere, with the observations found in it
-    /// (`nil`: no detector ran on it): the frames of ``detectingAhead(of:selection:)``.
+    /// (`nil`: no detector ran on it): the frames of ``detectingAhead(of:selection:)``, and
+    /// the detection thread's results.
     public func process(_ frame: Frame, detected observations: [Observation]?) throws(DetectorError) -> [TrackedSubject] {
         processed += 1
         if observations != nil { detections += 1 }
