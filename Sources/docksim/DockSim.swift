@@ -142,30 +142,44 @@ func writeTrace(_ trace: FileHandle?, _ session: DockSession) {
     trace.write(Data(String(format: "%.3f\t%.5f\t%.5f\t%.5f\t%.5f\t%.4f\n", d.time, d.position.y, d.position.x, d.velocity.y, d.velocity.x, session.battery.level).utf8))
 }
 
-/// stdin → session → stdout, on the requests' own clock.
+/// stdin → session → stdout, on the requests' own clock. The replies to each request are
+/// written (not buffered) before the next is read, so a program talking to docksim over pipes
+/// gets its answers at once.
 struct PipeServer {
     var session: DockSession
     let trace: FileHandle?
 
     mutating func serve() {
-        var time = 0.0, requests = 0, errors = 0
-        while let line = readLine(strippingNewline: true) {
-            if let data = line.data(using: .utf8),
-               let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],
-               let t = object["time"] as? Double, t.isFinite {
-                time = max(time, t)
-            }
+        signal(SIGPIPE, SIG_IGN)  // a reader that goes away ends the run below, with a message
+        var time = 0.0, requests = 0
+        var output = true
+        for item in LineReader(fileDescriptor: STDIN_FILENO) {
+            let parsed = DockRequest.parse(item)
+            if case .success(let request)? = parsed, let t = request.time { time = max(time, t) }
             requests += 1
-            for reply in session.handle(line, at: time) {
-                if reply.hasPrefix(#"{"type":"error""#) { errors += 1 }
-                print(reply)
-            }
+            let replies = session.handle(parsed, at: time)
             writeTrace(trace, session)
+            if !replies.isEmpty && !Self.write(replies) {
+                output = false
+                break
+            }
         }
-        print(session.motionStateLine())
-        print(session.battery.jsonLine)
+        if output { _ = Self.write([session.motionStateLine(), session.battery.jsonLine]) }
         let p = session.dock.position
-        FileHandle.standardError.write(Data(String(format: "docksim: %d requests, %d errors; pan %.1f°, tilt %.1f° at %.2f s\n",
-                                                   requests, errors, p.y * 180 / .pi, p.x * 180 / .pi, session.dock.time).utf8))
+        FileHandle.standardError.write(Data(String(format: "docksim: %d requests, %d errors; pan %.1f°, tilt %.1f° at %.2f s%@\n",
+                                                   requests, session.errorCount, p.y * 180 / .pi, p.x * 180 / .pi, session.dock.time,
+                                                   output ? "" : "; stdout was closed").utf8))
+    }
+
+    /// Writes lines to stdout now; false when stdout is gone.
+    private static func write(_ lines: [String]) -> Bool {
+        let bytes = Array((lines.joined(separator: "\n") + "\n").utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes[offset...].withUnsafeBytes { b in Syscall.retryingEINTR { Glibc.write(STDOUT_FILENO, b.baseAddress, b.count) } }
+            if n <= 0 { return false }
+            offset += n
+        }
+        return true
     }
 }

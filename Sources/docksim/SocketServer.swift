@@ -6,13 +6,22 @@ import Glibc
 
 /// Serves the dock protocol on a Unix socket with poll(2), on the real (monotonic) clock.
 /// One client holds the session at a time (one session per protocol per dock); another
-/// client's hello is refused with an error and its connection closed.
+/// client's request is refused with an error and its connection closed.
+///
+/// Nothing a client does stops the others: sockets are non-blocking, every client has its own
+/// output buffer written as the client reads, a client more than ``maximumPendingOutput``
+/// bytes behind is dropped with a log line, a hung-up client is closed (never a SIGPIPE), and
+/// lines are framed in linear time with a maximum length.
 struct SocketServer {
     let path: String
     var session: DockSession
     let trace: FileHandle?
     let stateInterval: Double
     let duration: Double?
+    /// A client this far behind in reading its replies and motion states is dropped.
+    var maximumPendingOutput = 1 << 20
+    /// Connections beyond this many are told so and closed.
+    var maximumClients = 64
 
     init(path: String, session: DockSession, trace: FileHandle?, stateInterval: Double, duration: Double?) {
         self.path = path
@@ -22,95 +31,190 @@ struct SocketServer {
         self.duration = duration
     }
 
-    struct Client {
+    final class Client {
         let fd: Int32
-        var buffer = Data()
+        let number: Int
+        var framer = LineFramer()
+        var output: [UInt8] = []
+        /// Close once the output is written (a refused client gets its error first).
+        var closing = false
+        var gone = false
+
+        init(fd: Int32, number: Int) {
+            self.fd = fd
+            self.number = number
+        }
     }
 
     mutating func serve() throws {
-        let listener = try listen()
-        defer { close(listener); unlink(path) }
-        FileHandle.standardError.write(Data("docksim: serving \(DockSession.protocolName) on \(path)\n".utf8))
+        // SIGINT and SIGTERM end the loop (and remove the socket) instead of killing the
+        // process: blocked here, picked up with sigtimedwait between polls.
+        var stopSignals = sigset_t()
+        sigemptyset(&stopSignals)
+        sigaddset(&stopSignals, SIGINT)
+        sigaddset(&stopSignals, SIGTERM)
+        pthread_sigmask(SIG_BLOCK, &stopSignals, nil)
+        signal(SIGPIPE, SIG_IGN)
+
+        let listening = try ListeningSocket(path: path)
+        defer { listening.remove() }
+        log("serving \(DockSession.protocolName) on \(path)")
         // The simulation's clock (and the script's) starts when the first client connects, so
         // scripted events are not played to nobody; --duration counts from the start.
         let launched = ContinuousClock.now
         var start: ContinuousClock.Instant?
         var clients: [Client] = []
-        var owner: Int32?  // the client holding the session
+        var owner: Client?  // the client holding the session
         var nextState = 0.0
+        var connections = 0
+        var acceptPausedUntil: ContinuousClock.Instant?
         func seconds(since instant: ContinuousClock.Instant) -> Double {
             let d = ContinuousClock.now - instant
             return Double(d.components.seconds) + Double(d.components.attoseconds) * 1e-18
         }
         func now() -> Double { start.map(seconds(since:)) ?? 0 }
+
+        func drop(_ client: Client, _ why: String?) {
+            guard !client.gone else { return }
+            client.gone = true
+            close(client.fd)
+            if let why { log("client \(client.number) \(why)") }
+            if owner === client {
+                owner = nil
+                _ = session.handle(.success(DockRequest(kind: .command(.setAngularVelocity(.zero)))), at: now())
+                log("session closed; dock stopped")
+            }
+        }
+        func flush(_ client: Client) {
+            while !client.output.isEmpty && !client.gone {
+                let n = client.output.withUnsafeBytes { bytes in
+                    Syscall.retryingEINTR { send(client.fd, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+                }
+                if n < 0 {
+                    if errno == EAGAIN || errno == EWOULDBLOCK { return }
+                    drop(client, "hung up (\(String(cString: strerror(errno))))")
+                    return
+                }
+                client.output.removeFirst(n)
+            }
+            if client.closing && client.output.isEmpty { drop(client, nil) }
+        }
+        func enqueue(_ line: String, to client: Client) {
+            guard !client.gone else { return }
+            client.output += Array(line.utf8)
+            client.output.append(0x0A)
+            if client.output.count > maximumPendingOutput {
+                drop(client, "is not reading (more than \(maximumPendingOutput) bytes waiting); dropped")
+                return
+            }
+            flush(client)
+        }
+
         while duration.map({ seconds(since: launched) < $0 }) ?? true {
-            var fds = [pollfd(fd: listener, events: Int16(POLLIN), revents: 0)] + clients.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
+            var timeout = timespec(tv_sec: 0, tv_nsec: 0)
+            if sigtimedwait(&stopSignals, nil, &timeout) > 0 {
+                log("stopping on a signal")
+                break
+            }
+            let listenerPaused = acceptPausedUntil.map { ContinuousClock.now < $0 } ?? false
+            var fds = [pollfd(fd: listening.fd, events: listenerPaused ? 0 : Int16(POLLIN), revents: 0)]
+            fds += clients.map { pollfd(fd: $0.fd, events: Int16(POLLIN) | ($0.output.isEmpty ? 0 : Int16(POLLOUT)), revents: 0) }
             let ready = poll(&fds, nfds_t(fds.count), 20)
             if ready < 0 && errno != EINTR { throw SocketError("poll failed: \(String(cString: strerror(errno)))") }
             let t = now()
-            // Scripted events and the motion-state stream go to the session's owner.
+            // Scripted events go to every client; motion states stream to the session's owner.
             for line in session.advance(to: t) {
-                for client in clients where client.fd == owner || !line.contains("\"motionState\"") { send(line, to: client.fd) }
-                if line.contains(#""event":"undocked""#) { owner = nil }
+                for client in clients { enqueue(line, to: client) }
             }
-            if let owner, t >= nextState {
-                send(session.motionStateLine(), to: owner)
+            if !session.isDocked { owner = nil }
+            if let holder = owner, t >= nextState {
+                enqueue(session.motionStateLine(), to: holder)
                 nextState = t + stateInterval
             }
-            if fds[0].revents & Int16(POLLIN) != 0 {
-                let fd = accept(listener, nil, nil)
+            if ready > 0 && fds[0].revents & Int16(POLLIN) != 0 {
+                let fd = accept(listening.fd, nil, nil)
                 if fd >= 0 {
-                    clients.append(Client(fd: fd))
+                    _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+                    _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+                    connections += 1
+                    let client = Client(fd: fd, number: connections)
                     if start == nil { start = ContinuousClock.now }
+                    if clients.count >= maximumClients {
+                        client.closing = true
+                        enqueue(#"{"type":"error","code":"invalidRequest","message":"too many connections (\#(maximumClients))"}"#, to: client)
+                        if !client.gone { clients.append(client) }
+                    } else {
+                        clients.append(client)
+                    }
+                } else if errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM {
+                    // Out of descriptors: the pending connection stays queued; stop asking for a
+                    // moment instead of spinning on a listener that is always readable.
+                    log("cannot accept a connection: \(String(cString: strerror(errno))); retrying in 0.5 s")
+                    acceptPausedUntil = ContinuousClock.now + .milliseconds(500)
                 }
             }
-            var closed: Set<Int32> = []
-            for (i, pfd) in fds.enumerated().dropFirst() where pfd.revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
-                var bytes = [UInt8](repeating: 0, count: 4096)
-                let n = read(pfd.fd, &bytes, bytes.count)
-                if n <= 0 { closed.insert(pfd.fd); continue }
-                clients[i - 1].buffer.append(contentsOf: bytes[0..<n])
-                while let newline = clients[i - 1].buffer.firstIndex(of: 0x0A) {
-                    let line = String(decoding: clients[i - 1].buffer[clients[i - 1].buffer.startIndex..<newline], as: UTF8.self)
-                    clients[i - 1].buffer.removeSubrange(clients[i - 1].buffer.startIndex...newline)
-                    let fd = pfd.fd
-                    if let holder = owner, holder != fd, line.contains("\"hello\"") || line.contains("\"command\"") {
-                        send(#"{"type":"error","code":"invalidRequest","message":"a session for \#(DockSession.protocolName) is already open on this dock"}"#, to: fd)
-                        closed.insert(fd)
+            for (i, pfd) in fds.enumerated().dropFirst() where pfd.revents != 0 {
+                let client = clients[i - 1]
+                if pfd.revents & Int16(POLLOUT) != 0 { flush(client) }
+                guard !client.gone, pfd.revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 else { continue }
+                var bytes = [UInt8](repeating: 0, count: 65536)
+                let n = Syscall.retryingEINTR { read(client.fd, &bytes, bytes.count) }
+                if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { continue }
+                if n <= 0 {
+                    drop(client, owner === client ? "hung up" : nil)
+                    continue
+                }
+                client.framer.append(bytes[0..<n])
+                while !client.closing, !client.gone, let item = client.framer.next() {
+                    let parsed = DockRequest.parse(item)
+                    if let holder = owner, holder !== client, case .success = parsed {
+                        // Decided on the parsed request, however it is spelled.
+                        client.closing = true
+                        enqueue(#"{"type":"error","code":"invalidRequest","message":"a session for \#(DockSession.protocolName) is already open on this dock"}"#, to: client)
                         break
                     }
-                    let replies = session.handle(line, at: now())
-                    if owner == nil, session.hasSession { owner = fd }
-                    for reply in replies { send(reply, to: fd) }
+                    let replies = session.handle(parsed, at: now())
+                    if owner == nil, session.hasSession { owner = client }
+                    for reply in replies { enqueue(reply, to: client) }
                     writeTrace(trace, session)
                 }
             }
-            for fd in closed {
-                close(fd)
-                if owner == fd {
-                    owner = nil
-                    _ = session.handle(DockCommand.setAngularVelocity(.zero).jsonLine(time: now()), at: now())
-                }
+            clients.removeAll { $0.gone }
+        }
+        for client in clients {
+            flush(client)
+            close(client.fd)
+        }
+    }
+
+    private func log(_ message: String) {
+        FileHandle.standardError.write(Data("docksim: \(message)\n".utf8))
+    }
+}
+
+/// The listening Unix socket at a path, made without harming what is there: a path that holds
+/// anything but a socket is refused, a socket that a live server answers on is refused, and a
+/// stale one (nobody listening) is replaced. On the way out the path is removed only if it is
+/// still this server's socket.
+struct ListeningSocket {
+    let fd: Int32
+    let path: String
+    private let device: UInt64
+    private let inode: UInt64
+
+    init(path: String) throws {
+        var info = stat()
+        if lstat(path, &info) == 0 {
+            guard info.st_mode & S_IFMT == S_IFSOCK else {
+                throw SocketError("\(path) exists and is not a socket; not replacing it")
             }
-            clients.removeAll { closed.contains($0.fd) }
+            if let live = try? UnixSocket.connect(to: path) {
+                close(live)
+                throw SocketError("\(path): another server is already serving this socket")
+            }
+            unlink(path)  // stale: nobody listens on it
         }
-        for client in clients { close(client.fd) }
-    }
-
-    private func send(_ line: String, to fd: Int32) {
-        let bytes = Array((line + "\n").utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { return }
-            offset += n
-        }
-    }
-
-    private func listen() throws -> Int32 {
-        unlink(path)
-        let fd = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue | SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw SocketError("socket failed: \(String(cString: strerror(errno)))") }
         var address: sockaddr_un
         do { address = try UnixSocket.address(path) } catch { close(fd); throw SocketError("\(error)") }
@@ -118,8 +222,19 @@ struct SocketServer {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
         guard bound == 0 else { close(fd); throw SocketError("\(path): cannot bind: \(String(cString: strerror(errno)))") }
-        guard Glibc.listen(fd, 8) == 0 else { close(fd); throw SocketError("listen failed: \(String(cString: strerror(errno)))") }
-        return fd
+        guard listen(fd, 16) == 0 else { close(fd); unlink(path); throw SocketError("listen failed: \(String(cString: strerror(errno)))") }
+        guard lstat(path, &info) == 0 else { close(fd); throw SocketError("\(path): vanished after bind") }
+        self.fd = fd
+        self.path = path
+        device = UInt64(info.st_dev)
+        inode = UInt64(info.st_ino)
+    }
+
+    /// Closes the socket and removes its path, if the path is still this socket.
+    func remove() {
+        close(fd)
+        var info = stat()
+        if lstat(path, &info) == 0, UInt64(info.st_dev) == device, UInt64(info.st_ino) == inode { unlink(path) }
     }
 }
 

@@ -219,14 +219,19 @@ struct TrackCommand: ParsableCommand {
             guard let handle = FileHandle(forReadingAtPath: path) else { throw FrameSourceError.fileNotFound(path: path) }
             input = handle
         }
+        defer { withExtendedLifetime(input) {} }
         var tracker = PersonTracker(identifiers: sequentialIdentifiers ? .sequential : .random)
         var ranker = SaliencyRanker()
         var rate = ObservationRateMonitor()
         let (statesOutput, commands) = try outputs()
         var emitter: CommandEmitter?
         var lineNumber = 0
-        for line in LineReader(input) {
+        for item in LineReader(fileDescriptor: input.fileDescriptor) {
             lineNumber += 1
+            guard case .line(let line) = item else {
+                printError("docktrack: observations line \(lineNumber): longer than \(LineFramer.defaultMaximumLineLength) bytes; skipped")
+                continue
+            }
             guard !line.trimmingCharacters(in: .whitespaces).isEmpty else { continue }
             let record: DetectionRecord
             do {
@@ -249,32 +254,6 @@ struct TrackCommand: ParsableCommand {
         }
     }
 
-}
-
-/// Lines of a file handle, read as they arrive.
-struct LineReader: Sequence, IteratorProtocol {
-    let handle: FileHandle
-    private var buffer = Data()
-    private var ended = false
-
-    init(_ handle: FileHandle) { self.handle = handle }
-
-    mutating func next() -> String? {
-        while true {
-            if let newline = buffer.firstIndex(of: 0x0A) {
-                let line = buffer[buffer.startIndex..<newline]
-                buffer.removeSubrange(buffer.startIndex...newline)
-                return String(decoding: line, as: UTF8.self)
-            }
-            if ended {
-                guard !buffer.isEmpty else { return nil }
-                defer { buffer.removeAll() }
-                return String(decoding: buffer, as: UTF8.self)
-            }
-            let chunk = handle.availableData
-            if chunk.isEmpty { ended = true } else { buffer.append(chunk) }
-        }
-    }
 }
 
 /// Where JSON lines go: stdout ("-") or a file, each line written as soon as it is made.

@@ -141,9 +141,10 @@ final class LineSocket {
 
     deinit { close(fd) }
 
-    func send(_ line: String) {
-        let bytes = Array((line + "\n").utf8)
-        _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+    /// Sends a line (never a SIGPIPE when the server has closed the connection).
+    func send(_ line: String, newline: Bool = true) {
+        let bytes = Array((line + (newline ? "\n" : "")).utf8)
+        _ = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
     }
 
     /// The next line containing `text`, skipping others; nil after `seconds` or at the end.

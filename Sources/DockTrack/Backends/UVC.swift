@@ -72,8 +72,8 @@ public final class UVCDock {
             try orientationRate.accept(at: time)
             var target = o
             if relative { target = target + (try orientation() ?? .zero) }
-            try set(.panAbsolute, Int32((target.y * 180 / .pi * 3600).rounded()))
-            try set(.tiltAbsolute, Int32((-target.x * 180 / .pi * 3600).rounded()))
+            try set(.panAbsolute, Int32(saturating: target.y * 180 / .pi * 3600))
+            try set(.tiltAbsolute, Int32(saturating: -target.x * 180 / .pi * 3600))
         case .setAngularVelocity(let v):
             guard v.z == 0 else { throw .notCapable("roll") }
             guard ranges[.panSpeed] != nil || ranges[.tiltSpeed] != nil else { throw .notCapable("speed control") }
@@ -97,9 +97,9 @@ public final class UVCDock {
 
     /// Speed steps: the device's range covers ±1 rad/s linearly, at least one step when moving.
     private func speedStep(_ speed: Double, control: UVCControl) -> Int32 {
-        guard let range = ranges[control], speed != 0 else { return 0 }
-        let top = Double(max(abs(range.lowerBound), range.upperBound))
-        let step = Int32((min(1, abs(speed)) * top).rounded())
+        guard let range = ranges[control], speed != 0, !speed.isNaN else { return 0 }
+        let top = max(abs(Double(range.lowerBound)), Double(range.upperBound))
+        let step = Int32(saturating: min(1, abs(speed)) * top)
         return (speed < 0 ? -1 : 1) * max(1, step)
     }
 

@@ -62,9 +62,10 @@ public enum VISCA {
 
     /// Absolute (or relative) position at the fastest speeds.
     public static func position(_ orientation: DockOrientation, relative: Bool, units: Units, address: UInt8 = 1) -> [UInt8] {
-        let pan = Int((orientation.y * 180 / .pi * units.panPerDegree).rounded())
+        // Positions are 16-bit on the wire: beyond that range, the end of it.
+        let pan = Int(Int16(saturating: orientation.y * 180 / .pi * units.panPerDegree))
         // VISCA tilt is positive up; DockKit's pitch is positive down.
-        let tilt = Int((-orientation.x * 180 / .pi * units.tiltPerDegree).rounded())
+        let tilt = Int(Int16(saturating: -orientation.x * 180 / .pi * units.tiltPerDegree))
         return [0x80 | address, 0x01, 0x06, relative ? 0x03 : 0x02, UInt8(units.maximumPanCode), UInt8(units.maximumTiltCode)]
             + nibbles(pan) + nibbles(tilt) + [0xFF]
     }
@@ -94,7 +95,7 @@ public enum VISCA {
 
     static func speedCode(_ speed: Double, maximum: Double, codes: Int) -> Int {
         guard speed > 1e-6, maximum > 0 else { return 0 }
-        return min(codes, max(1, Int((speed / maximum * Double(codes)).rounded())))
+        return min(codes, max(1, Int(saturating: speed / maximum * Double(codes))))
     }
 }
 

@@ -90,21 +90,21 @@ public final class DockAccessoryManager: @unchecked Sendable {
 
     private func write(_ line: String) {
         let bytes = Array((line + "\n").utf8)
-        lock.withLock { _ = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) } }
+        // MSG_NOSIGNAL: a dock that went away is an ended stream, not a SIGPIPE.
+        lock.withLock {
+            var offset = 0
+            while offset < bytes.count {
+                let n = bytes[offset...].withUnsafeBytes { b in Syscall.retryingEINTR { Glibc.send(fd, b.baseAddress, b.count, Int32(MSG_NOSIGNAL)) } }
+                if n <= 0 { return }
+                offset += n
+            }
+        }
     }
 
     private func readLoop() {
-        var buffer = Data()
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let n = read(fd, &chunk, chunk.count)
-            if n <= 0 { break }
-            buffer.append(contentsOf: chunk[0..<n])
-            while let newline = buffer.firstIndex(of: 0x0A) {
-                let line = buffer[buffer.startIndex..<newline]
-                buffer.removeSubrange(buffer.startIndex...newline)
-                if let object = (try? JSONSerialization.jsonObject(with: Data(line))) as? [String: Any] { handle(object) }
-            }
+        for item in LineReader(fileDescriptor: fd) {
+            guard case .line(let line) = item else { continue }  // a line too long to be the dock's
+            if let object = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] { handle(object) }
         }
         for finish in [stateContinuation.finish, motionContinuation.finish, eventContinuation.finish, batteryContinuation.finish, errorContinuation.finish] { finish() }
     }

@@ -104,6 +104,8 @@ public struct DockSession {
     /// commands without hello: the first command opens the session implicitly.
     public private(set) var hasSession = false
     private var lineNumber = 0
+    /// Error replies sent so far.
+    public private(set) var errorCount = 0
     private var script: [ScriptedEvent]
 
     public init(identity: AccessoryIdentity, dock: SimulatedDock = SimulatedDock(), battery: BatteryState = BatteryState(), script: [ScriptedEvent] = []) {
@@ -158,45 +160,55 @@ public struct DockSession {
     /// Answers one request line received at `time`. Every line gets its answers here; a
     /// malformed one gets an error naming its line number.
     public mutating func handle(_ text: String, at time: Double) -> [String] {
+        handle(DockRequest.parse(.line(text)), at: time)
+    }
+
+    /// Answers one framed item of the byte stream: a line, or one too long to read.
+    public mutating func handle(_ item: LineFramer.Item, at time: Double) -> [String] {
+        handle(DockRequest.parse(item), at: time)
+    }
+
+    /// Answers one request (already parsed, or the error its parsing gave; nil for a blank
+    /// line) received at `time`.
+    public mutating func handle(_ parsed: Result<DockRequest, DockError>?, at time: Double) -> [String] {
         lineNumber += 1
         var out = advance(to: time)
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
-        guard !trimmed.isEmpty else { return out }
-        guard let data = trimmed.data(using: .utf8),
-              let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
-            return out + [error(.invalidRequest("not a JSON object"))]
+        let request: DockRequest
+        switch parsed {
+        case nil: return out
+        case .success(let r)?: request = r
+        case .failure(let failure)?: return out + [error(failure)]
         }
-        if object["type"] as? String == "hello" {
-            let offered = object["protocols"] as? [String] ?? []
+        switch request.kind {
+        case .hello(let offered):
             guard offered.contains(Self.protocolName) else {
                 return out + [error(.notCapable("protocols \(offered); this dock speaks \(Self.protocolName)"))]
             }
             guard isDocked else { return out + [error(.invalidated)] }
             hasSession = true
             return out + [hello(), motionStateLine()]
-        }
-        guard let name = object["command"] as? String else {
-            return out + [error(.invalidRequest("neither a hello nor a command"))]
-        }
-        guard isDocked else { return out + [error(.invalidated)] }
-        hasSession = true
-        switch name {
-        case "getMotionState": return out + [motionStateLine()]
-        case "getBattery": return out + [battery.jsonLine]
-        case "getLimits": return out + [limitsLine()]
-        case "getAccessory": return out + [hello()]
-        default: break
-        }
-        do {
-            let command = try JSONDecoder().decode(TimedDockCommand.self, from: data)
-            try dock.apply(command.command, at: max(dock.time, time))
-            try hardware?.apply(command.command, at: max(dock.time, time))
-            if case .setLimits = command.command { out.append(limitsLine()) }
-            return out
-        } catch let failure as DockError {
-            return out + [error(failure)]
-        } catch {
-            return out + [self.error(.invalidRequest("bad \(name): \(Self.describe(error))"))]
+        case .query(let name):
+            guard isDocked else { return out + [error(.invalidated)] }
+            hasSession = true
+            switch name {
+            case "getMotionState": return out + [motionStateLine()]
+            case "getBattery": return out + [battery.jsonLine]
+            case "getLimits": return out + [limitsLine()]
+            default: return out + [hello()]
+            }
+        case .command(let command):
+            guard isDocked else { return out + [error(.invalidated)] }
+            hasSession = true
+            do {
+                // The device gets the command as the simulated motors took it: within the
+                // limits, every number finite.
+                let accepted = try dock.apply(command, at: max(dock.time, time))
+                try hardware?.apply(accepted, at: max(dock.time, time))
+                if case .setLimits = command { out.append(limitsLine()) }
+                return out
+            } catch {
+                return out + [self.error(error)]
+            }
         }
     }
 
@@ -229,7 +241,8 @@ public struct DockSession {
         return encoded.replacingOccurrences(of: "\"command\":\"setLimits\"", with: "\"type\":\"limits\"")
     }
 
-    private func error(_ error: DockError) -> String {
+    private mutating func error(_ error: DockError) -> String {
+        errorCount += 1
         var line = JSONLine()
         line.add("type", "error")
         line.add("code", error.code)

@@ -52,6 +52,9 @@ public struct AxisLimits: Sendable, Equatable, Codable {
     /// `value` clamped into the range.
     public func clamp(_ value: Double) -> Double { min(max(value, range.lowerBound), range.upperBound) }
 
+    /// A speed (rad/s, either sign) capped at the maximum.
+    public func clampSpeed(_ value: Double) -> Double { min(max(value, -maximumSpeed), maximumSpeed) }
+
     enum CodingKeys: String, CodingKey { case minimum, maximum, maximumSpeed, maximumAcceleration }
 
     public init(from decoder: any Decoder) throws {
@@ -61,7 +64,8 @@ public struct AxisLimits: Sendable, Equatable, Codable {
         guard low <= high else { throw DecodingError.dataCorruptedError(forKey: .minimum, in: c, debugDescription: "minimum above maximum") }
         range = low...high
         maximumSpeed = try c.decode(Double.self, forKey: .maximumSpeed)
-        maximumAcceleration = try c.decodeIfPresent(Double.self, forKey: .maximumAcceleration) ?? 8
+        // Missing: as much as the dock allows (see ``DockLimits/narrowed(to:)``).
+        maximumAcceleration = try c.decodeIfPresent(Double.self, forKey: .maximumAcceleration) ?? .infinity
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -95,6 +99,38 @@ public struct DockLimits: Sendable, Equatable, Codable {
     public subscript(axis: DockAxis) -> AxisLimits {
         get { switch axis { case .pitch: pitch; case .yaw: yaw; case .roll: roll } }
         set { switch axis { case .pitch: pitch = newValue; case .yaw: yaw = newValue; case .roll: roll = newValue } }
+    }
+
+    /// Limits a client asked for, checked against these (the hardware's): every number finite
+    /// (a missing bound is the hardware's), no range wider and no speed or acceleration higher
+    /// than the hardware's, none negative; roll only on a dock that has it.
+    public func narrowed(to asked: DockLimits) throws(DockError) -> DockLimits {
+        var result = self
+        for axis in DockAxis.allCases {
+            let hardware = self[axis], wanted = asked[axis]
+            let numbers = [wanted.range.lowerBound, wanted.range.upperBound, wanted.maximumSpeed, wanted.maximumAcceleration]
+            // A missing acceleration (infinity when decoded) is the hardware's.
+            let acceleration = wanted.maximumAcceleration == .infinity ? hardware.maximumAcceleration : wanted.maximumAcceleration
+            guard !numbers.contains(where: \.isNaN), wanted.maximumSpeed.isFinite, acceleration.isFinite else {
+                throw .invalidRequest("\(axis.rawValue) limits must be finite numbers")
+            }
+            let low = wanted.range.lowerBound.isInfinite ? hardware.range.lowerBound : wanted.range.lowerBound
+            let high = wanted.range.upperBound.isInfinite ? hardware.range.upperBound : wanted.range.upperBound
+            if axis == .roll && hardware.maximumSpeed == 0 && (wanted.maximumSpeed > 0 || low < hardware.range.lowerBound || high > hardware.range.upperBound) {
+                throw .notCapable("roll")
+            }
+            guard wanted.maximumSpeed >= 0, acceleration >= 0 else {
+                throw .invalidRequest("\(axis.rawValue) maximumSpeed and maximumAcceleration must not be negative")
+            }
+            guard wanted.maximumSpeed <= hardware.maximumSpeed, acceleration <= hardware.maximumAcceleration else {
+                throw .invalidRequest("\(axis.rawValue) speed \(wanted.maximumSpeed) rad/s or acceleration \(acceleration) rad/s² above the dock's \(hardware.maximumSpeed) and \(hardware.maximumAcceleration)")
+            }
+            guard low >= hardware.range.lowerBound, high <= hardware.range.upperBound, low <= high else {
+                throw .invalidRequest("\(axis.rawValue) range \(low)...\(high) is wider than the dock's \(hardware.range.lowerBound)...\(hardware.range.upperBound)")
+            }
+            result[axis] = AxisLimits(range: low...high, maximumSpeed: wanted.maximumSpeed, maximumAcceleration: acceleration)
+        }
+        return result
     }
 
     /// `orientation` with every axis clamped into its range.

@@ -1,0 +1,303 @@
+import DockTrack
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Line framing: linear, bounded, the same lines however the stream is cut.
+@Suite struct LineFramerTests {
+    @Test func linesComeOutTheSameHoweverTheStreamIsCut() {
+        let text = Array("{\"a\":1}\n\n{\"b\":2}\r\nlast".utf8)
+        for chunk in [1, 2, 3, 7, 100] {
+            var framer = LineFramer()
+            var items: [LineFramer.Item] = []
+            var offset = 0
+            while offset < text.count {
+                framer.append(text[offset..<min(text.count, offset + chunk)])
+                offset += chunk
+                while let item = framer.next() { items.append(item) }
+            }
+            if let last = framer.finish() { items.append(last) }
+            #expect(items == [.line("{\"a\":1}"), .line(""), .line("{\"b\":2}\r"), .line("last")], "chunks of \(chunk)")
+        }
+    }
+
+    @Test func aLineOverTheMaximumIsReportedOnceAndDroppedAsItArrives() {
+        var framer = LineFramer(maximumLineLength: 1000)
+        var items: [LineFramer.Item] = []
+        // 10 MB without a newline, in 64 KiB chunks, then a good line.
+        let chunk = [UInt8](repeating: 0x78, count: 65536)
+        for _ in 0..<160 {
+            framer.append(chunk)
+            while let item = framer.next() { items.append(item) }
+            #expect(framer.pendingByteCount <= 65536 + 1000)
+        }
+        framer.append(Array("\n{\"ok\":true}\n".utf8))
+        while let item = framer.next() { items.append(item) }
+        #expect(items.count == 2)
+        guard case .tooLong(let bytes) = items.first else { Issue.record("no tooLong"); return }
+        #expect(bytes > 1000)
+        #expect(items.last == .line("{\"ok\":true}"))
+    }
+
+    @Test func aTenMegabyteLineCostsNoMoreThanItsBytes() {
+        // Quadratic framing took minutes here; linear takes milliseconds. Not timed: a
+        // regression shows as a test that does not finish.
+        var framer = LineFramer()
+        let chunk = [UInt8](repeating: 0x20, count: 4096)
+        var tooLong = 0
+        for _ in 0..<(10 << 20) / 4096 {
+            framer.append(chunk)
+            while let item = framer.next() { if case .tooLong = item { tooLong += 1 } }
+        }
+        #expect(tooLong == 1)
+    }
+}
+
+/// The simulated dock: time jumps, limits and numbers that are huge, negative or not finite.
+@Suite struct SimulatedDockRobustnessTests {
+    @Test func aJumpOfHoursIsTakenInClosedFormAndMatchesSmallSteps() throws {
+        var jumped = SimulatedDock()
+        var stepped = SimulatedDock()
+        for dock in [0, 1] {
+            if dock == 0 { try jumped.apply(.setAngularVelocity(AngularVelocity(x: 0.3, y: 0.5, z: 0)), at: 0) }
+            else { try stepped.apply(.setAngularVelocity(AngularVelocity(x: 0.3, y: 0.5, z: 0)), at: 0) }
+        }
+        jumped.advance(to: 20)
+        for i in 1...600 { stepped.advance(to: Double(i) / 30) }
+        #expect(abs(jumped.position.y - stepped.position.y) < 1e-4, "\(jumped.position.y) vs \(stepped.position.y)")
+        #expect(jumped.position.x == stepped.position.x, "tilt stops at its limit either way")
+        #expect(jumped.velocity.x == 0 && abs(jumped.velocity.y - 0.5) < 1e-12)
+        // An epoch timestamp and a time near the top of Double's range both return.
+        jumped.advance(to: 1.7e9)
+        #expect(abs(jumped.position.y - (stepped.position.y + 0.5 * (1.7e9 - 20))) < 1)
+        jumped.advance(to: 1e300)
+        #expect(jumped.time == 1e300)
+        try jumped.apply(.setOrientation(DockOrientation(x: 0, y: 0, z: 0), duration: 0, relative: false), at: 1e300)
+        jumped.advance(to: .infinity)
+        jumped.advance(to: .nan)
+        #expect(jumped.time == 1e300)
+    }
+
+    @Test func anOrientationFarAwayOnAContinuousAxisIsReachedInClosedForm() throws {
+        var dock = SimulatedDock()
+        try dock.apply(.setOrientation(DockOrientation(x: 0, y: 1e6, z: 0), duration: 0, relative: false), at: 0)
+        dock.advance(to: 1e6)  // 3 rad/s: 333 334 s to get there
+        #expect(abs(dock.position.y - 1e6) < 1e-6 && dock.velocity.y == 0)
+    }
+
+    @Test func limitsMayOnlyNarrowTheHardwares() throws {
+        var dock = SimulatedDock()
+        func limits(pitch: AxisLimits, yaw: AxisLimits? = nil, roll: AxisLimits? = nil) -> DockCommand {
+            .setLimits(DockLimits(pitch: pitch, yaw: yaw ?? DockLimits.standard.yaw, roll: roll ?? DockLimits.standard.roll))
+        }
+        let hw = DockLimits.standard
+        let bad: [(DockCommand, String)] = [
+            (limits(pitch: AxisLimits(range: -0.1...0.1, maximumSpeed: -1, maximumAcceleration: 6)), "invalidRequest"),
+            (limits(pitch: AxisLimits(range: -0.1...0.1, maximumSpeed: 1e308, maximumAcceleration: 6)), "invalidRequest"),
+            (limits(pitch: AxisLimits(range: -0.1...0.1, maximumSpeed: .nan, maximumAcceleration: 6)), "invalidRequest"),
+            (limits(pitch: AxisLimits(range: -2...2, maximumSpeed: 1, maximumAcceleration: 6)), "invalidRequest"),
+            (limits(pitch: hw.pitch, roll: AxisLimits(range: -1...1, maximumSpeed: 1, maximumAcceleration: 1)), "notCapable"),
+        ]
+        for (command, code) in bad {
+            #expect(throws: DockError.self) { try dock.apply(command, at: 0) }
+            #expect(dock.lastError?.code == code)
+            #expect(dock.limits == hw, "a refused setLimits changes nothing")
+        }
+        try dock.apply(limits(pitch: AxisLimits(range: -0.1...0.2, maximumSpeed: 1, maximumAcceleration: .infinity)), at: 0)
+        #expect(dock.limits.pitch == AxisLimits(range: -0.1...0.2, maximumSpeed: 1, maximumAcceleration: 6))
+        // After any of them the dock still reports finite numbers.
+        try dock.apply(.setAngularVelocity(AngularVelocity(x: 1e19, y: -1e300, z: 0)), at: 0)
+        dock.advance(to: 10)
+        #expect([dock.position.x, dock.position.y, dock.velocity.x, dock.velocity.y].allSatisfy { $0.isFinite })
+        #expect(dock.velocity.y == -3 && dock.position.x == 0.2)
+    }
+
+    @Test func devicesGetNumbersTheyCanHold() throws {
+        let units = VISCA.Units()
+        for value in [1e17, -1e17, 1e300, .infinity, -.infinity, .nan] {
+            let drive = VISCA.drive(AngularVelocity(x: value, y: value, z: 0), units: units)
+            #expect(drive.count == 9 && drive.last == 0xFF)
+            let position = VISCA.position(DockOrientation(x: value, y: value, z: 0), relative: false, units: units)
+            #expect(position.count == 15 && position.last == 0xFF)
+        }
+        #expect(Int16(saturating: 1e17) == .max && Int16(saturating: -1e17) == .min && Int32(saturating: .nan) == 0)
+        #expect(Int32(saturating: 2.6) == 3 && Int(saturating: -2.6) == -3)
+    }
+
+    @Test func aSessionWithAVISCACameraSurvivesHugeNumbers() throws {
+        let camera = try FakeVISCACamera()
+        defer { camera.stop() }
+        var session = DockSession(identity: AccessoryIdentity(name: "t", identifier: UUID(), firmwareVersion: "1", hardwareModel: "t"))
+        session.hardware = VISCADock(transport: try VISCAOverUDP(host: "127.0.0.1", port: camera.port))
+        _ = session.handle(#"{"type":"hello","protocols":["org.docktrack.dock/1"]}"#, at: 0)
+        let replies = session.handle(#"{"time":1,"command":"setAngularVelocity","velocity":{"x":0,"y":1e19,"z":0}}"#, at: 1)
+            + session.handle(#"{"time":2,"command":"setOrientation","orientation":{"x":0,"y":1e17,"z":0}}"#, at: 2)
+            + session.handle(#"{"time":3,"command":"setOrientation","orientation":{"x":1e300,"y":-1e300,"z":0}}"#, at: 3)
+        #expect(!replies.contains { $0.contains("error") }, "\(replies)")
+        // The camera got the speed and the position the simulated motors took: within limits.
+        #expect(camera.packets.contains(VISCA.drive(AngularVelocity(x: 0, y: 3, z: 0), units: VISCA.Units())))
+    }
+}
+
+/// The dock protocol's typed requests: the session rule is decided on what a line means.
+@Suite struct DockRequestTests {
+    @Test func requestsAreReadByMeaningNotSpelling() throws {
+        #expect(try DockRequest(parsing: #"{"type":"\u0068ello","protocols":["org.docktrack.dock/1"]}"#).kind == .hello(protocols: ["org.docktrack.dock/1"]))
+        #expect(try DockRequest(parsing: #"{"comm\u0061nd":"getBattery","time":2}"#) == DockRequest(kind: .query("getBattery"), time: 2))
+        #expect(try DockRequest(parsing: #"{"command":"setSystemTracking","enabled":false}"#).kind == .command(.setSystemTracking(false)))
+        for (line, message) in [("[1]", "not a JSON object"), ("hello", "not a JSON object"), (#"{"x":1}"#, "neither a hello nor a command"),
+                                (#"{"command":"fly"}"#, "bad fly: unknown command 'fly'")] {
+            #expect(throws: DockError.invalidRequest(message)) { try DockRequest(parsing: line) }
+        }
+        #expect(DockRequest.parse(.line("   ")) == nil)
+    }
+}
+
+/// docksim as a server: clients that hang up, never read, send half a line; its socket path.
+@Suite(.serialized) struct DockSimServerTests {
+    /// Starts docksim on a fresh socket path; stderr goes to a file.
+    static func start(_ arguments: [String], socket path: String? = nil) throws -> (pid: pid_t, socket: String, log: String) {
+        let socket = path ?? "/tmp/docksim-\(UUID().uuidString.prefix(8)).sock"
+        let log = try Fixtures.temporaryFolder().appendingPathComponent("docksim.log").path
+        let fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        defer { close(fd) }
+        let pid = try ToolRun.spawn(DockSimTests.docksim, ["--socket", socket] + arguments, stdout: fd, stderr: fd).get()
+        return (pid, socket, log)
+    }
+
+    func hello(_ client: LineSocket) throws {
+        client.send(#"{"type":"hello","protocols":["org.docktrack.dock/1"]}"#)
+        #expect(try client.next(matching: #""type":"hello""#, within: 10) != nil)
+    }
+
+    @Test func theOwnerIsAnsweredWhileOtherClientsMisbehave() throws {
+        let server = try Self.start(["--state-interval", "0.005", "--duration", "60"])
+        defer { kill(server.pid, SIGKILL); _ = ToolRun.wait(for: server.pid) }
+        // Owners that end the normal ways: hello and close, query and close, garbage and close.
+        for last in [nil, #"{"command":"getMotionState"}"#, "garbage"] {
+            let a = try LineSocket(connectingTo: server.socket)
+            try hello(a)
+            if let last { a.send(last); _ = try a.next(matching: "\n", within: 0.2) }
+        }
+        // An owner that stops reading its motion states is dropped; the dock stops.
+        do {
+            let mute = try LineSocket(connectingTo: server.socket)
+            try hello(mute)
+            mute.send(#"{"command":"setAngularVelocity","velocity":{"x":0,"y":0.4,"z":0}}"#)
+            for _ in 0..<10000 { mute.send(#"{"command":"getMotionState"}"#) }
+            let deadline = Date().addingTimeInterval(60)
+            while Date() < deadline, !((try? String(contentsOfFile: server.log, encoding: .utf8)) ?? "").contains("is not reading") { usleep(100_000) }
+            #expect(try String(contentsOfFile: server.log, encoding: .utf8).contains("is not reading"))
+        }
+        let owner = try LineSocket(connectingTo: server.socket)
+        try hello(owner)
+        // A client that sends requests and never reads, one that sends half a line and
+        // vanishes, and second sessions however hello is spelled.
+        let neverReads = try LineSocket(connectingTo: server.socket)
+        for _ in 0..<20000 { neverReads.send("not json at all, a line to be answered with an error") }
+        do {
+            let half = try LineSocket(connectingTo: server.socket)
+            half.send(#"{"command":"getMo"#, newline: false)
+        }
+        for spelling in [#"{"type":"\u0068ello","protocols":["org.docktrack.dock/1"]}"#, #"{"command":"getBattery"}"#,
+                         #"{"c\u006fmmand":"setAngularVelocity","velocity":{"x":0,"y":1,"z":0}}"#] {
+            let second = try LineSocket(connectingTo: server.socket)
+            second.send(spelling)
+            #expect(try second.next(matching: "already open", within: 5) != nil, "\(spelling)")
+        }
+        for _ in 0..<5 {
+            let asked = Date()
+            owner.send(#"{"command":"getBattery"}"#)
+            #expect(try owner.next(matching: #""type":"battery""#, within: 1) != nil, "the owner is answered within a second")
+            #expect(Date().timeIntervalSince(asked) < 1)
+        }
+        let state = try #require(try owner.next(matching: #""motionState""#, within: 1))
+        #expect(state.contains(#""velocity":{"x":0.0,"y":0.0"#), "the dock stopped when its mute owner was dropped: \(state)")
+        // docksim stops on SIGTERM, removes its socket, and was never killed by a signal.
+        kill(server.pid, SIGTERM)
+        #expect(ToolRun.wait(for: server.pid) == 0)
+        #expect(access(server.socket, F_OK) != 0, "the socket file is removed")
+    }
+
+    @Test func aRegularFileAtTheSocketPathIsKeptAndALiveServerIsNotTakenOver() throws {
+        let folder = try Fixtures.temporaryFolder()
+        let file = folder.appendingPathComponent("notes.txt").path
+        try "keep me".write(toFile: file, atomically: true, encoding: .utf8)
+        let onFile = try ToolRun.run(DockSimTests.docksim, ["--socket", file, "--duration", "1"])
+        #expect(onFile.status == 1)
+        #expect(onFile.stderr == "docksim: \(file) exists and is not a socket; not replacing it\n")
+        #expect(try String(contentsOfFile: file, encoding: .utf8) == "keep me")
+
+        let first = try Self.start(["--duration", "60"])
+        defer { kill(first.pid, SIGKILL); _ = ToolRun.wait(for: first.pid) }
+        let client = try LineSocket(connectingTo: first.socket)
+        try hello(client)
+        let second = try ToolRun.run(DockSimTests.docksim, ["--socket", first.socket, "--duration", "1"])
+        #expect(second.status == 1)
+        #expect(second.stderr.contains("another server is already serving this socket"))
+        client.send(#"{"command":"getBattery"}"#)
+        #expect(try client.next(matching: #""type":"battery""#) != nil, "the first server still serves")
+    }
+
+    @Test func aStaleSocketFileIsReplaced() throws {
+        let first = try Self.start(["--duration", "60"])
+        _ = try LineSocket(connectingTo: first.socket)
+        kill(first.pid, SIGKILL)  // no chance to clean up
+        _ = ToolRun.wait(for: first.pid)
+        #expect(access(first.socket, F_OK) == 0)
+        let second = try Self.start(["--duration", "60"], socket: first.socket)
+        defer { kill(second.pid, SIGKILL); _ = ToolRun.wait(for: second.pid) }
+        let client = try LineSocket(connectingTo: first.socket)
+        try hello(client)
+    }
+}
+
+/// docksim over pipes answers each request before the next is read.
+@Suite struct DockSimPipeTests {
+    @Test func repliesArriveWhileStdinIsStillOpen() throws {
+        var toChild: [Int32] = [0, 0], fromChild: [Int32] = [0, 0]
+        #expect(pipe(&toChild) == 0 && pipe(&fromChild) == 0)
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, toChild[0], 0)
+        posix_spawn_file_actions_adddup2(&actions, fromChild[1], 1)
+        for fd in toChild + fromChild { posix_spawn_file_actions_addclose(&actions, fd) }
+        let argv = [strdup(DockSimTests.docksim), nil]
+        defer { free(argv[0]) }
+        var pid: pid_t = 0
+        #expect(posix_spawn(&pid, DockSimTests.docksim, &actions, nil, argv, environ) == 0)
+        close(toChild[0])
+        close(fromChild[1])
+        let line = Array((#"{"type":"hello","protocols":["org.docktrack.dock/1"]}"# + "\n").utf8)
+        _ = line.withUnsafeBytes { write(toChild[1], $0.baseAddress, $0.count) }
+        var pfd = pollfd(fd: fromChild[0], events: Int16(POLLIN), revents: 0)
+        #expect(poll(&pfd, 1, 10_000) == 1, "the hello is answered while stdin is open")
+        var bytes = [UInt8](repeating: 0, count: 4096)
+        let n = read(fromChild[0], &bytes, bytes.count)
+        #expect(n > 0 && String(decoding: bytes[0..<max(0, n)], as: UTF8.self).hasPrefix(#"{"type":"hello""#))
+        close(toChild[1])
+        close(fromChild[0])
+        #expect(ToolRun.wait(for: pid) == 0)
+    }
+
+    @Test func hugeTimesAndALongLineAreAnsweredAtOnce() throws {
+        let long = String(repeating: "x", count: 3 << 20)
+        let (replies, stderr) = try DockSimTests().pipe([
+            #"{"time":1,"command":"setAngularVelocity","velocity":{"x":0,"y":0.5,"z":0}}"#,
+            #"{"time":1e7,"command":"getMotionState"}"#,
+            long,
+            #"{"time":1.7e9,"command":"getMotionState"}"#,
+            #"{"time":1e300,"command":"getMotionState"}"#,
+        ])
+        let states = replies.filter { $0["type"] as? String == "motionState" }
+        #expect(states.count == 4)
+        let yaw = (states[0]["position"] as! [String: Double])["y"]!
+        #expect(abs(yaw - 0.5 * (1e7 - 1)) < 1)
+        let error = try #require(replies.first { $0["type"] as? String == "error" })
+        #expect(error["line"] as? Int == 3 && (error["message"] as? String ?? "").contains("at most 1048576"))
+        #expect(stderr.contains("5 requests, 1 errors"))
+    }
+}
