@@ -1,7 +1,10 @@
 // dockcv.cpp: the C++ side of the shim declared in include/dockcv.h.
 //
 // Each function is a few lines of OpenCV wrapped in `guarded`, which turns any C++ exception
-// into a dcv_status. Nothing else lives here: no policy, no thresholds, no coordinate changes.
+// into a dcv_status. Policy (thresholds, working sizes, coordinates) lives on the Swift side;
+// what is here beyond plain calls are the checks that keep OpenCV from crashing on an input it
+// does not handle (an image smaller than the HOG window), and the fixed preprocessing each
+// model was trained with.
 
 #include "dockcv.h"
 
@@ -513,6 +516,12 @@ int dcv_hog_detect(dcv_hog *hog, const dcv_image *image, double hit_threshold, i
                    double scale, dcv_box *out, int capacity, dcv_status *status) {
     return guarded<int>(status, -1, [&]() -> int {
         if (hog == nullptr || !usable(image, status)) return -1;
+        // detectMultiScale corrupts the heap (or loops) on an image smaller than its window.
+        const cv::Size window = hog->descriptor.winSize;
+        if (image->mat.cols < window.width || image->mat.rows < window.height) {
+            set_status(status, DCV_ERR_ARGUMENT, "image smaller than the HOG window");
+            return -1;
+        }
         std::vector<cv::Rect> rects;
         std::vector<double> weights;
         hog->descriptor.detectMultiScale(image->mat, rects, weights, hit_threshold,

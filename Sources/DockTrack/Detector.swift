@@ -22,6 +22,8 @@ public enum DetectorError: Error, Sendable, Equatable, CustomStringConvertible {
     case modelUnreadable(path: String, reason: String)
     /// OpenCV failed while detecting.
     case failed(detector: String, reason: String)
+    /// The frame is smaller than the detector can look at (after its own scaling).
+    case frameTooSmall(detector: String, size: ImageSize, minimum: ImageSize)
 
     public var description: String {
         switch self {
@@ -33,6 +35,8 @@ public enum DetectorError: Error, Sendable, Equatable, CustomStringConvertible {
             return "model file cannot be loaded: \(path) (\(reason))"
         case .failed(let detector, let reason):
             return "detector \(detector) failed: \(reason)"
+        case .frameTooSmall(let detector, let size, let minimum):
+            return "frame too small for \(detector): \(size.width)x\(size.height) (it needs at least \(minimum.width)x\(minimum.height))"
         }
     }
 }

@@ -7,11 +7,22 @@ public final class CombinedDetector: Detector {
         self.parts = parts
     }
 
+    /// What every part finds. A part that cannot look at a frame this small is passed over
+    /// (faces are still found in a frame too small for a body); when no part can, the first
+    /// part's error is thrown.
     public func detect(in image: Image, minimumConfidence: Double) throws(DetectorError) -> [Observation] {
         var all: [Observation] = []
+        var tooSmall: DetectorError?
+        var looked = false
         for part in parts {
-            all += try part.detect(in: image, minimumConfidence: minimumConfidence)
+            do {
+                all += try part.detect(in: image, minimumConfidence: minimumConfidence)
+                looked = true
+            } catch .frameTooSmall(let detector, let size, let minimum) {
+                tooSmall = tooSmall ?? .frameTooSmall(detector: detector, size: size, minimum: minimum)
+            }
         }
+        if !looked, let tooSmall { throw tooSmall }
         return all.suppressingOverlaps()
     }
 }

@@ -11,6 +11,8 @@ public final class HOGPeopleDetector: Detector {
 
         /// The height (px) of a person the window fits.
         var personHeight: Double { self == .daimler ? 72 : 96 }
+        /// The detection window (px): nothing smaller can be looked at.
+        var window: ImageSize { self == .daimler ? ImageSize(width: 48, height: 96) : ImageSize(width: 64, height: 128) }
         /// The SVM margin at which the confidence is 0.5.
         var marginMidpoint: Double { self == .daimler ? 1.0 : 0.5 }
     }
@@ -72,8 +74,24 @@ public final class HOGPeopleDetector: Detector {
         1 / (1 + exp(-4 * (Double(margin) - midpoint)))
     }
 
+    /// The smallest frame the window fits in once enlarged as far as allowed.
+    public var minimumFrameSize: ImageSize { minimumFrameSize(width: 1) }
+
+    /// The same for a frame `width` px wide: a very wide frame is shrunk to the working width,
+    /// so it needs more rows.
+    func minimumFrameSize(width: Int) -> ImageSize {
+        let window = params.model.window
+        let factor = min(params.maximumUpscale, Double(params.maximumWorkingWidth) / Double(max(1, width)))
+        return ImageSize(width: Int((Double(window.width) / params.maximumUpscale).rounded(.up)),
+                         height: Int((Double(window.height) / factor).rounded(.up)))
+    }
+
     public func detect(in image: Image, minimumConfidence: Double) throws(DetectorError) -> [Observation] {
         let work = workingSize(for: image.size)
+        let window = params.model.window
+        guard work.width >= window.width, work.height >= window.height else {
+            throw .frameTooSmall(detector: name, size: image.size, minimum: minimumFrameSize(width: image.size.width))
+        }
         let picture = try preparing(name) { () throws(OpenCVError) in try image.resized(to: work) }
         let boxes = try detectBoxes(name) { out, capacity, status in
             dcv_hog_detect(hog, picture.handle, 0, Int32(params.windowStride), params.scale, out, capacity, status)

@@ -301,3 +301,57 @@ import Glibc
         #expect(stderr.contains("5 requests, 1 errors"))
     }
 }
+
+/// Frames of 1 px to 4000 px through every detector: an answer or a clear error, never a crash.
+@Suite struct FrameSizeTests {
+    static func gray(_ width: Int, _ height: Int) throws -> Image {
+        try #require(try Image.filling(size: ImageSize(width: width, height: height), channels: 3) { buffer in
+            for i in buffer.indices { buffer[i] = UInt8(truncatingIfNeeded: (i * 7919) >> 5) }
+            return true
+        })
+    }
+
+    @Test(arguments: ["default", "fast", "hog-body", "hog-body-fast", "dnn-face", "haar-face", "lbp-face", "cascade-body"])
+    func tinyAndLopsidedFramesAreAnAnswerOrFrameTooSmall(_ name: String) throws {
+        let detector = try DetectorCatalog.make(name, models: Fixtures.models)
+        let sizes = [(1, 1), (2, 2), (8, 8), (16, 16), (19, 19), (31, 63), (40, 40), (43, 86), (64, 64), (4000, 20), (20, 4000), (4000, 90)]
+        for (width, height) in sizes {
+            let image = try Self.gray(width, height)
+            let result = Result { () throws(DetectorError) in try detector.detect(in: image, minimumConfidence: 0.5) }
+            guard case .failure(let error) = result else { continue }
+            guard case .frameTooSmall(let part, let size, let minimum) = error else {
+                Issue.record("\(name) on \(width)x\(height): \(error)")
+                continue
+            }
+            #expect(part.hasPrefix("hog-body"))
+            #expect(size == ImageSize(width: width, height: height))
+            #expect(size.width < minimum.width || size.height < minimum.height, "\(size) vs \(minimum)")
+        }
+    }
+
+    @Test func combinedDetectorsStillFindFacesInFramesTooSmallForBodies() throws {
+        // messi5.jpg shrunk so that its face stays visible but no body window fits.
+        let messi = try Image(contentsOf: Fixtures.sample("messi5.jpg"))
+        let small = try messi.resized(to: ImageSize(width: 160, height: 60))
+        #expect(throws: DetectorError.self) { try DetectorCatalog.make("hog-body", models: Fixtures.models).detect(in: small, minimumConfidence: 0.5) }
+        _ = try DetectorCatalog.make("default", models: Fixtures.models).detect(in: small, minimumConfidence: 0.5)
+        let schedule = IdlePartSchedule(try DetectorCatalog.make("default", models: Fixtures.models))
+        for _ in 0..<10 { _ = try schedule.detect(in: small, minimumConfidence: 0.5) }
+    }
+
+    @Test func theCommandLineSaysFrameTooSmall() throws {
+        let folder = try Fixtures.temporaryFolder()
+        let path = folder.appendingPathComponent("tiny.png").path
+        try Self.gray(16, 16).write(to: path)
+        let run = try ToolRun.docktrack(["detect", path, "-d", "hog-body"])
+        #expect(run.status == 1)
+        #expect(run.stderr == "docktrack: frame too small for hog-body: 16x16 (it needs at least 43x86)\n")
+        #expect(try ToolRun.docktrack(["detect", path]).status == 0, "the default still looks for faces")
+    }
+
+    @Test func simulateAtTheSmallestZoomRuns() throws {
+        let run = try ToolRun.docktrack(["simulate", Fixtures.sample("carphone_pristine.mp4"), "--zoom", "0.2", "--end", "30"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.lines.last?.contains("\"frames\":30") == true)
+    }
+}

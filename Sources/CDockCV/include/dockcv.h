@@ -196,7 +196,8 @@ dcv_hog *dcv_hog_create_daimler(dcv_status *status);
 void dcv_hog_destroy(dcv_hog *hog);
 /* detectMultiScale with the given stride (pixels), pyramid scale and hit threshold;
  * score = SVM margin. Boxes are grouped (OpenCV's mean-shift-free grouping, threshold 2).
- * Returns the number of boxes written, or -1 on error. */
+ * Returns the number of boxes written, or -1 on error (DCV_ERR_ARGUMENT for an image smaller
+ * than the window, on which OpenCV 4.6 corrupts memory). */
 int dcv_hog_detect(dcv_hog *hog, const dcv_image *image, double hit_threshold, int win_stride,
                    double scale, dcv_box *out, int capacity, dcv_status *status);
 

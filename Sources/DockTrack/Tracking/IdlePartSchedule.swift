@@ -34,17 +34,32 @@ public final class IdlePartSchedule: Detector {
             return try detector.detect(in: image, minimumConfidence: minimumConfidence)
         }
         var all: [Observation] = []
+        var tooSmall: DetectorError?
+        var due = 0, small = 0
         for part in combined.parts.indices {
             guard waited[part] + 1 >= intervals[part] else {
                 waited[part] += 1
                 continue
             }
-            let found = try combined.parts[part].detect(in: image, minimumConfidence: minimumConfidence)
+            due += 1
+            // As in CombinedDetector: a part that cannot look at a frame this small is passed
+            // over (and waits as long as an idle part); an error only when no part can look.
+            let found: [Observation]
+            do {
+                found = try combined.parts[part].detect(in: image, minimumConfidence: minimumConfidence)
+            } catch .frameTooSmall(let detector, let size, let minimum) {
+                tooSmall = tooSmall ?? .frameTooSmall(detector: detector, size: size, minimum: minimum)
+                small += 1
+                waited[part] = 0
+                intervals[part] = maximumInterval
+                continue
+            }
             runs[part] += 1
             waited[part] = 0
             intervals[part] = found.isEmpty ? min(intervals[part] * 2, maximumInterval) : 1
             all += found
         }
+        if due == combined.parts.count, small == due, let tooSmall { throw tooSmall }
         return all.suppressingOverlaps()
     }
 }
