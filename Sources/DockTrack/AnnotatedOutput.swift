@@ -121,6 +121,10 @@ public final class AnnotatedOutput {
     /// An output at `path` for frames of `size` at `framesPerSecond`. The folder must exist.
     public init(path: String, size: ImageSize, framesPerSecond: Double) throws(OpenCVError) {
         self.path = path
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue {
+            throw OpenCVError(code: Int32(DCV_ERR_ARGUMENT.rawValue), message: "\(path) is a folder; give a file name (.mp4, .mov, .avi or an image)")
+        }
         if MediaFile.isImage(path) {
             writer = nil
             return
@@ -137,7 +141,7 @@ public final class AnnotatedOutput {
                 }
             } catch { lastError = error }
         }
-        guard let opened else { throw lastError }
+        guard let opened else { throw OpenCVError(code: lastError.code, message: "\(path): \(lastError.message) (does its folder exist and can it be written?)") }
         writer = opened
     }
 

@@ -33,13 +33,14 @@ extension FrameSelection {
         var index = 0
         while !isFinished(at: index) && !stopping() {
             if includes(index) {
-                guard let frame = try source.nextFrame() else { return }
+                guard let frame = try source.nextFrame() else { break }
                 try body(frame)
             } else {
-                guard try source.skipFrame() else { return }
+                guard try source.skipFrame() else { break }
             }
             index += 1
         }
+        if index < start && !stopping() { throw FrameSourceError.startPastEnd(start: start, frames: index) }
     }
 }
 

@@ -56,6 +56,8 @@ public enum FrameSourceError: Error, Sendable, Equatable, CustomStringConvertibl
     case truncated(path: String, framesRead: Int, expected: Int)
     /// A camera could not be opened, or stopped delivering.
     case camera(CameraError)
+    /// The first frame asked for lies past the end of the input.
+    case startPastEnd(start: Int, frames: Int)
 
     public var description: String {
         switch self {
@@ -69,6 +71,8 @@ public enum FrameSourceError: Error, Sendable, Equatable, CustomStringConvertibl
             return "\(path): video ends early, after \(framesRead) of the \(expected) frames it claims (truncated or corrupt file)"
         case .camera(let error):
             return error.description
+        case .startPastEnd(let start, let frames):
+            return "the first frame asked for (\(start)) is past the end of the input (\(frames) frames)"
         }
     }
 }

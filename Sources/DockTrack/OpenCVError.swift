@@ -8,6 +8,11 @@ public struct OpenCVError: Error, Sendable, CustomStringConvertible {
 
     public var description: String { message }
 
+    public init(code: Int32, message: String) {
+        self.code = code
+        self.message = message
+    }
+
     /// The error a failed shim call left in `status`.
     init(_ status: dcv_status) {
         code = status.code

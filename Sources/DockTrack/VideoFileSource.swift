@@ -13,7 +13,7 @@ public final class VideoFileSource: FrameSource {
     public init(path: String) throws(FrameSourceError) {
         var status = dcv_status()
         guard let capture = dcv_capture_open(path, &status) else {
-            throw .unreadable(path: path, reason: "not a video file FFmpeg can decode: \(OpenCVError(status).message)")
+            throw .unreadable(path: path, reason: OpenCVError(status).message)
         }
         let raw = dcv_capture_get_info(capture)
         self.capture = capture

@@ -38,7 +38,8 @@ struct DetectorOptions: ParsableArguments {
 
     func validate() throws {
         guard (0...1).contains(threshold) else { throw ValidationError("--threshold must be between 0 and 1, not \(threshold)") }
-        guard threads >= 0 else { throw ValidationError("--threads must be 0 or more") }
+        // TBB crashes (in libtbbmalloc) when asked for tens of thousands of workers.
+        guard (0...256).contains(threads) else { throw ValidationError("--threads must be between 0 and 256, not \(threads)") }
     }
 
     /// The selected detector, with OpenCV's thread count set as asked.

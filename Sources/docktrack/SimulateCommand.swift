@@ -47,7 +47,7 @@ struct SimulateCommand: ParsableCommand {
 
     func validate() throws {
         guard (0.2...1).contains(zoom) else { throw ValidationError("--zoom must be between 0.2 and 1") }
-        guard sceneFov > 1 && sceneFov < 360 else { throw ValidationError("--scene-fov must be between 1 and 360 degrees") }
+        guard sceneFov >= 1 && sceneFov <= 360 else { throw ValidationError("--scene-fov must be between 1 and 360 degrees, not \(sceneFov)") }
         guard latency >= 0 && latency < 1 else { throw ValidationError("--latency must be between 0 and 1 second") }
     }
 

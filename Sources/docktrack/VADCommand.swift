@@ -34,7 +34,19 @@ struct VADCommand: ParsableCommand {
             params.threshold = threshold
             var detector = VoiceActivityDetector(params: params)
             var all: [VoiceActivity] = []
+            var end = 0.0
+            // What the file claims to last: its audio track's duration, or its video's frame
+            // count over its rate (what an AVI's header says even when the file was cut short).
+            let video = (try? MediaFile.open(path))?.info
+            let claimed = max(source.duration, video.flatMap { info in info.frameCount.flatMap { n in info.framesPerSecond.map { Double(n) / $0 } } } ?? 0)
+            defer {
+                // A file that claims more sound than it holds is truncated or corrupt: say so.
+                if claimed > 0 && end < claimed - max(1, 0.05 * claimed) {
+                    printError("docktrack: warning: \(path): the sound ends at \(String(format: "%.1f", end)) s of the \(String(format: "%.1f", claimed)) s the file claims (truncated or corrupt file)")
+                }
+            }
             while let chunk = try source.read(maximum: 16_000) {
+                end = chunk.startTime + Double(chunk.samples.count) / Double(source.sampleRate)
                 let results = detector.process(chunk)
                 if windows {
                     for w in results {

@@ -355,3 +355,49 @@ import Glibc
         #expect(run.lines.last?.contains("\"frames\":30") == true)
     }
 }
+
+/// Bad command lines: one clear line each, never a crash or a silent success.
+@Suite struct BadInputMessageTests {
+    @Test func eachBadInputIsOneClearLine() throws {
+        let folder = try Fixtures.temporaryFolder()
+        let threads = try ToolRun.docktrack(["detect", Fixtures.sample("messi5.jpg"), "--threads", "100000"])
+        #expect(threads.status == 64 && threads.stderr.hasPrefix("Error: --threads must be between 0 and 256, not 100000"))
+        let object = try ToolRun.docktrack(["track", Fixtures.sample("vtest.avi"), "--object", "0.5,0.5,0.0001,0.0001", "--end", "3"])
+        #expect(object.status == 1)
+        #expect(object.stderr == "docktrack: detector object tracker failed: the box is 0.1x0.1 px on a 768x576 frame; it must be at least 4x4 px\n")
+        let start = try ToolRun.docktrack(["detect", Fixtures.sample("vtest.avi"), "--start", "100000"])
+        #expect(start.status == 1 && start.stderr == "docktrack: the first frame asked for (100000) is past the end of the input (795 frames)\n")
+        let annotateFolder = try ToolRun.docktrack(["detect", Fixtures.sample("messi5.jpg"), "--annotate", folder.path])
+        #expect(annotateFolder.status == 1 && annotateFolder.stderr == "docktrack: \(folder.path) is a folder; give a file name (.mp4, .mov, .avi or an image)\n")
+        let fov = try ToolRun.docktrack(["simulate", Fixtures.sample("vtest.avi"), "--scene-fov", "360", "--end", "2"])
+        #expect(fov.status == 0, "360 is allowed, as the message says")
+        let garbage = folder.appendingPathComponent("garbage.mp4").path
+        try "not a video".write(toFile: garbage, atomically: true, encoding: .utf8)
+        let notVideo = try ToolRun.docktrack(["detect", garbage])
+        #expect(notVideo.status == 1 && notVideo.stderr == "docktrack: \(garbage): cannot be read (not a video FFmpeg can decode)\n")
+    }
+
+    @Test func vadWarnsAboutATruncatedVideo() throws {
+        let folder = try Fixtures.temporaryFolder()
+        let cut = try Fixtures.truncatedCopy(of: "Megamind.avi", bytes: 300_000, in: folder)
+        let run = try ToolRun.docktrack(["vad", cut])
+        #expect(run.status == 0 && !run.lines.isEmpty)
+        #expect(run.stderr.contains("warning: \(cut): the sound ends at") && run.stderr.contains("truncated or corrupt file"))
+        let whole = try ToolRun.docktrack(["vad", Fixtures.sample("Megamind.avi")])
+        #expect(whole.stderr.isEmpty)
+    }
+
+    @Test func epochStampedObservationsAreTrackedAtOnce() throws {
+        let folder = try Fixtures.temporaryFolder()
+        let lines = (0..<60).map { i in
+            DetectionRecord(frame: i, time: 1.7e9 + Double(i) / 20, size: ImageSize(width: 640, height: 480), observations: [
+                Observation(type: .humanFace, rect: UnitRect(x: 0.7, y: 0.55, width: 0.1, height: 0.13), confidence: 0.9)]).jsonLine
+        }
+        let input = folder.appendingPathComponent("epoch.jsonl")
+        try ([String(repeating: "x", count: 2 << 20)] + lines).joined(separator: "\n").write(to: input, atomically: true, encoding: .utf8)
+        let run = try ToolRun.docktrack(["track", "--observations", input.path])
+        #expect(run.status == 0)
+        #expect(run.lines.count == 60)
+        #expect(run.stderr.contains("observations line 1: longer than 1048576 bytes; skipped"))
+    }
+}

@@ -11,6 +11,9 @@ public final class VisualObjectTracker {
     public private(set) var firstSeen: Double
     public private(set) var lastSeen: Double
 
+    /// The smallest box side (pixels) an object can be tracked from.
+    public static let minimumBoxSide = 4.0
+
     /// Starts on `rect` (unit coordinates, lower-left origin) in `frame`.
     public init(id: UUID, rect: UnitRect, in frame: Frame) throws(DetectorError) {
         var status = dcv_status()
@@ -23,6 +26,11 @@ public final class VisualObjectTracker {
         firstSeen = frame.time
         lastSeen = frame.time
         let box = rect.pixelRect(in: frame.size)
+        // CSRT asserts inside OpenCV on a box under a pixel; a few pixels is the least it can follow.
+        guard box.width >= Self.minimumBoxSide, box.height >= Self.minimumBoxSide else {
+            throw .failed(detector: "object tracker", reason: String(format: "the box is %.1fx%.1f px on a %dx%d frame; it must be at least %gx%g px",
+                                                                   box.width, box.height, frame.size.width, frame.size.height, Self.minimumBoxSide, Self.minimumBoxSide))
+        }
         if dcv_tracker_start(tracker, frame.image.handle, Float(box.x), Float(box.y), Float(box.width), Float(box.height), &status) < 0 {
             throw .failed(detector: "object tracker", reason: OpenCVError(status).message)
         }
