@@ -117,3 +117,18 @@ public struct UnitRect: Hashable, Sendable, Codable {
         px >= minX && px <= maxX && py >= minY && py <= maxY
     }
 }
+
+extension UnitRect {
+    /// The smallest rectangle holding both.
+    public func union(_ other: UnitRect) -> UnitRect {
+        let x0 = min(minX, other.minX), y0 = min(minY, other.minY)
+        return UnitRect(x: x0, y: y0, width: max(maxX, other.maxX) - x0, height: max(maxY, other.maxY) - y0)
+    }
+
+    /// This rectangle cut to the unit square.
+    public func clippedToUnit() -> UnitRect {
+        let x0 = Swift.max(0, Swift.min(1, minX)), x1 = Swift.max(0, Swift.min(1, maxX))
+        let y0 = Swift.max(0, Swift.min(1, minY)), y1 = Swift.max(0, Swift.min(1, maxY))
+        return UnitRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+    }
+}

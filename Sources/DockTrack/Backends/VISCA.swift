@@ -265,3 +265,7 @@ public final class VISCAOverSerial: VISCATransport {
         }
     }
 }
+
+extension VISCADock: DockHardware {
+    public func orientation() throws(DockError) -> DockOrientation? { try motionState(at: 0).position }
+}

@@ -140,7 +140,7 @@ public struct DockSession {
         case "undocked", "docked":
             isDocked = event.event == "docked"
             hasSession = false
-            if !isDocked { try? dock.apply(.setAngularVelocity(.zero), at: dock.time) }
+            if !isDocked { _ = try? dock.apply(.setAngularVelocity(.zero), at: dock.time) }
             line.add("type", "event")
             line.add("event", event.event)
         case "charging":
@@ -269,9 +269,3 @@ public protocol DockHardware: AnyObject {
     /// The device's present orientation, when it can say.
     func orientation() throws(DockError) -> DockOrientation?
 }
-
-extension VISCADock: DockHardware {
-    public func orientation() throws(DockError) -> DockOrientation? { try motionState(at: 0).position }
-}
-
-extension UVCDock: DockHardware {}

@@ -111,6 +111,9 @@ public struct SimulatedDock: Sendable {
     /// seconds, a huge time on the wire) costs no more than one of a second.
     public mutating func advance(to newTime: Double) {
         guard newTime.isFinite else { return }
+        // However long the jump, at most about 20 000 steps: past 40 s of motion that is not
+        // steady (a tiny acceleration limit, say) the step grows with the jump.
+        let stride = max(step, (newTime - time) / 20_000)
         while time < newTime - 1e-12 {
             let remaining = newTime - time
             if remaining > 0.5 {
@@ -120,13 +123,20 @@ public struct SimulatedDock: Sendable {
                     continue
                 }
             }
-            let dt = min(step, remaining)
+            let dt = min(stride, remaining)
             integrate(dt)
             let next = time + dt
             // Past 2^44 s a step of 2 ms no longer moves the clock: the motion is steady there.
             guard next > time else { coast(remaining); return }
             time = next
         }
+    }
+
+    /// Whether `remaining` to a target (and `speed`) are nothing at the target's scale: a
+    /// target of 1e14 rad is only held to within its own rounding.
+    private static func arrived(_ remaining: Double, speed: Double, at target: Double) -> Bool {
+        let tolerance = max(1e-9, 8 * target.ulp)
+        return abs(remaining) <= tolerance && abs(speed) <= max(1e-9, tolerance / 0.002)
     }
 
     /// How long from now every axis keeps its present velocity (infinity when all stand still
@@ -151,7 +161,7 @@ public struct SimulatedDock: Sendable {
             case .orientation(let targetPose, let cap):
                 let remaining = targetPose[axis] - p
                 let cruise = min(cap[axis], l.maximumSpeed)
-                if abs(remaining) < 1e-9 && abs(v) < 1e-9 { continue }
+                if Self.arrived(remaining, speed: v, at: targetPose[axis]) { continue }
                 if cruise <= 0 && v == 0 { continue }  // an axis that cannot move
                 guard abs(v) == cruise, (v > 0) == (remaining > 0), l.maximumAcceleration > 0 else { return 0 }
                 // Braking starts where the stopping speed falls below the cruise speed; keep
@@ -178,7 +188,7 @@ public struct SimulatedDock: Sendable {
             }
         }
         if case .orientation(let target, _) = motion {
-            for axis in DockAxis.allCases where abs(target[axis] - position[axis]) < 1e-9 && abs(velocity[axis]) < 1e-9 {
+            for axis in DockAxis.allCases where Self.arrived(target[axis] - position[axis], speed: velocity[axis], at: target[axis]) {
                 position[axis] = target[axis]
                 velocity[axis] = 0
             }
