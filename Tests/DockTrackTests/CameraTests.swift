@@ -53,8 +53,28 @@ import Glibc
 
         camera.stop()
         #expect(!device.streaming && device.mapped == 0)
-        #expect(Array(device.requests.suffix(2)) == [.streamOff, .requestBuffers])
+        // STREAMOFF, a QUERYBUF per buffer (unmapped only if the driver still has it), REQBUFS 0.
+        let teardown = Array(device.requests.suffix(from: try #require(device.requests.lastIndex(of: .streamOff))))
+        #expect(teardown.first == .streamOff && teardown.last == .requestBuffers)
+        #expect(teardown.dropFirst().dropLast().allSatisfy { $0 == .queryBuffer } && teardown.count > 2)
         #expect(try camera.nextFrame() == nil, "a stopped camera has ended")
+    }
+
+    @Test func buffersDroppedWithoutAWordAreALossNoticedAtOnceAndNotUnmapped() throws {
+        // PipeWire's emulation drops its buffers when the source goes away and wakes nobody;
+        // its munmap then reads freed memory (a crash when the camera came back just before
+        // the frame timeout). The camera notices within a check interval and leaves them mapped.
+        let device = try Self.messiCamera()
+        var settings = CameraSettings()
+        settings.frameTimeout = 60
+        let camera = try V4L2Camera(device: device, settings: settings)
+        #expect(try camera.nextFrame() != nil)
+        let mapped = device.mapped
+        device.buffersDropped = true
+        #expect(throws: FrameSourceError.camera(.disconnected(path: "/dev/fake0", framesRead: 1))) { _ = try camera.nextFrame() }
+        camera.stop()
+        #expect(device.mapped == mapped, "buffers the driver dropped are not unmapped")
+        #expect(!device.streaming)
     }
 
     @Test func mjpegFramesAreDecoded() throws {

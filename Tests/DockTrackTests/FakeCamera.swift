@@ -30,6 +30,9 @@ final class FakeCameraDevice: V4L2Device {
     var timestamp: (() -> Double)?
 
     var unplugged = false
+    /// The buffers are gone without a word, as PipeWire's V4L2 emulation does when its source
+    /// goes away: QUERYBUF says EINVAL, waiting times out, nothing fails loudly.
+    var buffersDropped = false
     var failures: [V4L2Request: Int32] = [:]
     var interruptionsPerCall = 0
     private(set) var requests: [V4L2Request] = []
@@ -153,7 +156,7 @@ final class FakeCameraDevice: V4L2Device {
             memory = (0..<Int(r.pointee.count)).map { _ in .allocate(byteCount: bufferLength, alignment: 16) }
         case .queryBuffer:
             let b = arg.assumingMemoryBound(to: v4l2_buffer.self)
-            guard Int(b.pointee.index) < memory.count else { return EINVAL }
+            guard Int(b.pointee.index) < memory.count, !buffersDropped else { return EINVAL }
             b.pointee.length = UInt32(bufferLength)
             b.pointee.m.offset = b.pointee.index * 0x10000
         case .queueBuffer:
@@ -209,6 +212,7 @@ final class FakeCameraDevice: V4L2Device {
 
     func waitReadable(timeout: Double) -> V4L2Readiness {
         if unplugged { return .failed(ENODEV) }
+        if buffersDropped { return .timedOut }
         if filled.isEmpty && capturesWhenWaitedFor { capture() }
         return filled.isEmpty ? .timedOut : .readable
     }

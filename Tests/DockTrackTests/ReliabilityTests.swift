@@ -87,6 +87,23 @@ import Glibc
         #expect(abs(dock.position.y - 1e6) < 1e-6 && dock.velocity.y == 0)
     }
 
+    @Test func fuzzFindingsReturnAtOnce() throws {
+        // An orientation of 1e14 rad is only reached to within its rounding (a 1e-9 tolerance
+        // never held there, and the next huge time stepped forever).
+        var dock = SimulatedDock()
+        try dock.apply(.setOrientation(DockOrientation(x: 0, y: 1e14, z: 0), duration: 0, relative: false), at: 3.1)
+        dock.advance(to: 1e300)
+        #expect(dock.time == 1e300 && dock.position.y.isFinite)
+        // A tiny acceleration limit makes a transient of years: taken in bounded steps.
+        var slow = SimulatedDock()
+        var limits = DockLimits.standard
+        limits.yaw.maximumAcceleration = 1e-9
+        try slow.apply(.setLimits(limits), at: 0)
+        try slow.apply(.setAngularVelocity(AngularVelocity(x: 0, y: 3, z: 0)), at: 0)
+        slow.advance(to: 1e9)
+        #expect(abs(slow.velocity.y - 1) < 0.01, "\(slow.velocity.y): 1e-9 rad/s² for 1e9 s")
+    }
+
     @Test func limitsMayOnlyNarrowTheHardwares() throws {
         var dock = SimulatedDock()
         func limits(pitch: AxisLimits, yaw: AxisLimits? = nil, roll: AxisLimits? = nil) -> DockCommand {

@@ -347,6 +347,25 @@ public final class V4L2Camera: FrameSource {
         streaming = true
     }
 
+    /// PipeWire's V4L2 emulation (pw-v4l2 of Debian 12's PipeWire 0.3.65) hands out PipeWire's
+    /// own mappings; its munmap only drops its bookkeeping, and once its source has gone away
+    /// that bookkeeping points at freed memory: unmapping after an unplug read freed memory and
+    /// crashed (in munmap, or at a later munmap of a new buffer at a reused address). Closing
+    /// the device destroys its stream, which unmaps them; so on that driver nothing is unmapped.
+    private var unmapsBuffers: Bool { description.driver != "PipeWire" }
+
+    /// Whether the driver still knows buffer `index` (QUERYBUF does not answer EINVAL).
+    private func driverHasBuffer(_ index: Int) -> Bool {
+        var buffer = emptyBuffer()
+        buffer.index = UInt32(index)
+        do {
+            try device.perform(.queryBuffer, &buffer)
+            return true
+        } catch {
+            return error.code != EINVAL
+        }
+    }
+
     private func emptyBuffer() -> v4l2_buffer {
         var buffer = v4l2_buffer()
         buffer.type = CameraQuery.captureType
@@ -367,13 +386,20 @@ public final class V4L2Camera: FrameSource {
 
     private func releaseBuffers() {
         guard !buffers.isEmpty else { return }
-        for buffer in buffers { device.unmap(buffer.address, length: buffer.length) }
+        // Unmap only the buffers the driver still has (a buffer it dropped, QUERYBUF EINVAL,
+        // is not its to unmap any more), and none on PipeWire's emulation (see below).
+        for (index, buffer) in buffers.enumerated() where unmapsBuffers && driverHasBuffer(index) {
+            device.unmap(buffer.address, length: buffer.length)
+        }
         buffers.removeAll()
         var request = v4l2_requestbuffers()
         request.type = CameraQuery.captureType
         request.memory = V4L2_MEMORY_MMAP.rawValue
         _ = try? device.perform(.requestBuffers, &request)
     }
+
+    /// How often a camera that sends nothing is checked for having gone away (seconds).
+    public static let lossCheckInterval = 0.5
 
     public func nextFrame() throws(FrameSourceError) -> Frame? {
         do {
@@ -386,10 +412,18 @@ public final class V4L2Camera: FrameSource {
     private func newestFrame() throws(CameraError) -> Frame? {
         guard streaming else { return nil }
         var newest: v4l2_buffer?
+        var waited = 0.0
         while newest == nil {
-            switch device.waitReadable(timeout: frameTimeout) {
+            // Wait in slices: a stream whose device went away without a wake-up (PipeWire's
+            // emulation drops its buffers silently) is noticed within a slice, not at the timeout.
+            let slice = min(Self.lossCheckInterval, frameTimeout - waited)
+            switch device.waitReadable(timeout: slice) {
             case .readable: break
-            case .timedOut: throw .noFrames(path: path, seconds: frameTimeout, framesRead: framesRead)
+            case .timedOut:
+                waited += slice
+                if !driverHasBuffer(0) { throw .disconnected(path: path, framesRead: framesRead) }
+                if waited >= frameTimeout - 1e-9 { throw .noFrames(path: path, seconds: frameTimeout, framesRead: framesRead) }
+                continue
             case .failed: throw .disconnected(path: path, framesRead: framesRead)
             }
             newest = try drainFilledBuffers()
