@@ -81,6 +81,47 @@ import Glibc
         #expect(statesWritten() > whileAway + 3, "tracking resumed: \(whileAway) -> \(statesWritten()) frames\n\(stderr)")
     }
 
+    @Test func unplugsOfAnyLengthAroundTheFrameTimeoutAreSurvived() throws {
+        // With the default 5 s frame timeout, the camera away for just under and just over it:
+        // the cycles that crashed inside pw-v4l2's munmap, or were noticed only at the timeout.
+        let folder = try Fixtures.temporaryFolder()
+        let session = folder.appendingPathComponent("camera").path
+        let picture = Fixtures.sample("messi5.jpg")
+        let started = try Self.camera(["start", session, picture, "15"])
+        defer { _ = try? Self.camera(["stop", session]) }
+        try #require(started.status == 0, "emulated camera: \(started.stderr)")
+        let states = folder.appendingPathComponent("replug.jsonl").path
+        let errorsPath = folder.appendingPathComponent("replug.err").path
+        let errorsFile = open(errorsPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644), devNull = open("/dev/null", O_WRONLY)
+        let pid = try ToolRun.spawn("/bin/bash", [Self.script, "run", session, Fixtures.tool, "track", "/dev/video0", "--reconnect",
+                                                  "--duration", "40", "-d", "haar-face", "--no-face-cues", "--audio", "none",
+                                                  "--states", states], stdout: devNull, stderr: errorsFile).get()
+        close(errorsFile)
+        close(devNull)
+        func statesWritten() -> Int {
+            ((try? String(contentsOfFile: states, encoding: .utf8)) ?? "").split(separator: "\n").count
+        }
+        var deadline = Date().addingTimeInterval(10)
+        while statesWritten() < 3 && Date() < deadline { Thread.sleep(forTimeInterval: 0.2) }
+        for away in [4.6, 5.4, 3.0] {
+            let before = statesWritten()
+            #expect(try Self.camera(["unplug", session]).status == 0)
+            Thread.sleep(forTimeInterval: away)
+            #expect(try Self.camera(["source", session, picture, "15"]).status == 0)
+            deadline = Date().addingTimeInterval(10)
+            while statesWritten() < before + 3 && Date() < deadline { Thread.sleep(forTimeInterval: 0.2) }
+            #expect(statesWritten() >= before + 3, "tracking resumed after \(away) s away")
+        }
+        kill(pid, SIGINT)
+        let status = ToolRun.wait(for: pid)
+        let stderr = (try? String(contentsOfFile: errorsPath, encoding: .utf8)) ?? ""
+        #expect(status == 0, "\(stderr)")
+        let lines = stderr.split(separator: "\n")
+        #expect(lines.filter { $0.contains("the camera was disconnected") }.count == 3, "each unplug noticed at once:\n\(stderr)")
+        #expect(!stderr.contains("no frame for"), "no unplug waited for the timeout:\n\(stderr)")
+        #expect(lines.filter { $0.contains("back after") }.count == 3, "\(stderr)")
+    }
+
     @Test func aMissingCameraIsAClearError() throws {
         let run = try ToolRun.docktrack(["track", "/dev/video63"])
         #expect(run.status == 1)
