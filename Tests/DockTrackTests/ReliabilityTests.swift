@@ -258,6 +258,29 @@ import Glibc
         #expect(try client.next(matching: #""type":"battery""#) != nil, "the first server still serves")
     }
 
+    @Test func runningOutOfDescriptorsNeitherSpinsNorStopsTheOwner() throws {
+        // docksim with 16 descriptors: connections beyond them wait in the backlog; accept is
+        // retried twice a second (it used to spin at 100% CPU on an always-readable listener).
+        let socket = "/tmp/docksim-\(UUID().uuidString.prefix(8)).sock"
+        let log = try Fixtures.temporaryFolder().appendingPathComponent("docksim.log").path
+        let fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        let pid = try ToolRun.spawn("/bin/bash", ["-c", "ulimit -n 16; exec \"$0\" --socket \"$1\" --duration 60", DockSimTests.docksim, socket],
+                                    stdout: fd, stderr: fd).get()
+        close(fd)
+        defer { kill(pid, SIGKILL); _ = ToolRun.wait(for: pid) }
+        let owner = try LineSocket(connectingTo: socket)
+        try hello(owner)
+        let others = try (0..<12).map { _ in try LineSocket(connectingTo: socket) }
+        Thread.sleep(forTimeInterval: 2)
+        for _ in 0..<3 {
+            owner.send(#"{"command":"getBattery"}"#)
+            #expect(try owner.next(matching: #""type":"battery""#, within: 1) != nil, "the owner is answered")
+        }
+        let refusals = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").filter { $0.contains("cannot accept a connection") }
+        #expect(!refusals.isEmpty && refusals.count <= 10, "\(refusals.count) accept failures logged in 2 s")
+        withExtendedLifetime(others) {}
+    }
+
     @Test func aStaleSocketFileIsReplaced() throws {
         let first = try Self.start(["--duration", "60"])
         _ = try LineSocket(connectingTo: first.socket)
