@@ -77,6 +77,19 @@ import Glibc
         #expect(!device.streaming)
     }
 
+    @Test func aBufferUnmappedUnderTheReaderIsAFailedCopyNotACrash() throws {
+        // What PipeWire's emulation does to a dequeued buffer when its source goes away.
+        let length = Int(getpagesize()) * 4
+        let page = try #require(mmap(nil, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0))
+        try #require(page != MAP_FAILED)
+        memset(page, 7, length)
+        var copy = [UInt8](repeating: 0, count: length)
+        #expect(copy.withUnsafeMutableBytes { cv4l2_copy_mapped($0.baseAddress, page, length) } == length)
+        #expect(copy.allSatisfy { $0 == 7 })
+        munmap(page, length)
+        #expect(copy.withUnsafeMutableBytes { cv4l2_copy_mapped($0.baseAddress, page, length) } == -1)
+    }
+
     @Test func mjpegFramesAreDecoded() throws {
         let device = try Self.messiCamera()
         let camera = try V4L2Camera(device: device, settings: CameraSettings(pixelFormat: .mjpeg))

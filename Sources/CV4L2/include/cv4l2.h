@@ -15,6 +15,7 @@
 #ifndef CV4L2_H
 #define CV4L2_H
 
+#include <stddef.h>
 #include <linux/videodev2.h>
 
 #ifdef __cplusplus
@@ -55,6 +56,12 @@ typedef struct cv4l2_converter cv4l2_converter;
  * NULL when libv4lconvert cannot be set up. */
 cv4l2_converter *cv4l2_converter_create(int fd, void *context, cv4l2_ioctl_callback callback);
 void cv4l2_converter_destroy(cv4l2_converter *converter);
+/* Copies `count` bytes out of a mapped capture buffer without faulting: reads through
+ * process_vm_readv on this process, so a buffer its driver unmapped under the reader (PipeWire's
+ * V4L2 emulation unmaps a dequeued buffer when its source goes away) gives -1 with errno EFAULT
+ * instead of SIGSEGV. Where process_vm_readv is not allowed, a plain memcpy. Returns `count`. */
+long cv4l2_copy_mapped(void *destination, const void *source, size_t count);
+
 /* Converts one frame from `source_format` to `destination_format` (v4lconvert_convert).
  * Returns the bytes written, or -1 (message from cv4l2_converter_error). */
 int cv4l2_converter_convert(cv4l2_converter *converter, const struct v4l2_format *source_format,

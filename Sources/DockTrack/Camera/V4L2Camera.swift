@@ -234,6 +234,8 @@ public final class V4L2Camera: FrameSource {
 
     private var format: v4l2_format
     private var buffers: [(address: UnsafeMutableRawPointer, length: Int)] = []
+    /// A frame copied out of a buffer the driver may unmap under us (PipeWire's emulation).
+    private var scratch: [UInt8] = []
     private var streaming = false
     private let converter: PixelConverter
     private let frameTimeout: Double
@@ -433,11 +435,27 @@ public final class V4L2Camera: FrameSource {
         let captured = captureTime(of: buffer)
         let bytes = UnsafeMutableRawBufferPointer(start: buffers[Int(buffer.index)].address,
                                                   count: min(Int(buffer.bytesused), buffers[Int(buffer.index)].length))
+        let converted: Result<Image, PixelConverter.Failure>
+        if unmapsBuffers {
+            converted = Result { () throws(PixelConverter.Failure) in try converter.image(from: bytes, format: format) }
+        } else {
+            // PipeWire's emulation may unmap a dequeued buffer at any moment when its source
+            // goes away (a SIGSEGV inside libv4lconvert, seen under ThreadSanitizer's slower
+            // timing): copy it out with a read that fails instead of faulting, then convert.
+            if scratch.count < bytes.count { scratch = [UInt8](repeating: 0, count: bytes.count) }
+            let count = bytes.count
+            let copied = scratch.withUnsafeMutableBytes { cv4l2_copy_mapped($0.baseAddress, bytes.baseAddress, count) }
+            guard copied == count else { throw .disconnected(path: path, framesRead: framesRead) }
+            converted = scratch.withUnsafeMutableBytes { raw in
+                Result { () throws(PixelConverter.Failure) in
+                    try converter.image(from: UnsafeMutableRawBufferPointer(rebasing: raw[0..<count]), format: format)
+                }
+            }
+        }
         let image: Image
-        do {
-            image = try converter.image(from: bytes, format: format)
-        } catch {
-            throw .conversion(path: path, reason: error.reason)
+        switch converted {
+        case .success(let converted): image = converted
+        case .failure(let error): throw .conversion(path: path, reason: error.reason)
         }
         defer { framesRead += 1 }
         return Frame(index: framesRead, time: captured - clockOrigin, image: image)
