@@ -186,8 +186,8 @@ actor Collected<Element: Sendable> {
         let (process, socketPath) = try startSocketDocksim(script: """
             {"at":0.6,"event":"button","id":2,"pressed":true}
             {"at":0.7,"event":"cameraZoom","factor":2.5}
-            {"at":2.5,"event":"undocked"}
-            {"at":3.1,"event":"docked"}
+            {"at":5.0,"event":"undocked"}
+            {"at":5.6,"event":"docked"}
             """)
         defer { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
         var manager: DockAccessoryManager?
@@ -198,8 +198,8 @@ actor Collected<Element: Sendable> {
         let dock = try #require(manager)
         let states = Collected.from(dock.stateChanges), motion = Collected.from(dock.motionStates)
         let events = Collected.from(dock.accessoryEvents), battery = Collected.from(dock.batteryStates)
-        // Commands go as soon as the dock is registered (the undocking at 2.5 s on docksim's clock
-        // leaves a loaded machine time); then wait for the undock and re-dock.
+        // Commands go as soon as the dock is registered (the undocking at 5 s on docksim's clock
+        // leaves a loaded or sanitized run time); then wait for the undock and re-dock.
         for _ in 0..<200 where await states.items.isEmpty { try await Task.sleep(for: .milliseconds(25)) }
         dock.send(.setAngularVelocity(AngularVelocity(x: 0, y: 0.4, z: 0)))
         dock.query("getBattery")
