@@ -39,11 +39,34 @@ let package = Package(
                 .linkedLibrary("avutil"), .linkedLibrary("asound"),
             ]
         ),
-        // Pipeline stages, value types and the OpenCV-backed implementations.
-        .target(
-            name: "DockTrack",
-            dependencies: ["CDockCV", "CV4L2", "CDockAudio"]
-        ),
+        // The stages, each a module; a module imports only those above it in this list.
+        // Value types, the stage protocols, the dock model and its wire format, clocks: no C.
+        .target(name: "DockTrackCore"),
+        // System calls retrying EINTR, Unix sockets, lines read from a descriptor.
+        .target(name: "DockTrackSystem", dependencies: ["DockTrackCore"]),
+        // Images, media files, V4L2 cameras, video and plot output.
+        .target(name: "DockTrackMedia", dependencies: ["DockTrackCore", "DockTrackSystem", "CDockCV", "CV4L2"]),
+        // Face, body and landmark detectors over OpenCV, and where their models are.
+        .target(name: "DockTrackDetection", dependencies: ["DockTrackCore", "DockTrackMedia", "CDockCV"]),
+        // Sound: files and ALSA, voice activity, audio routes, speaking from sound and mouths.
+        .target(name: "DockTrackAudio", dependencies: ["DockTrackCore", "DockTrackMedia", "CDockAudio"]),
+        // Identities over time, face cues, saliency ranking, the tracking pipeline.
+        .target(name: "DockTrackTracking",
+                dependencies: ["DockTrackCore", "DockTrackMedia", "DockTrackDetection", "DockTrackAudio", "CDockCV"]),
+        // Where the dock should point: the framing controller, and the virtual camera.
+        .target(name: "DockTrackFraming", dependencies: ["DockTrackCore", "DockTrackMedia"]),
+        // Docks: the simulator, the protocol session, the client, VISCA and UVC back ends.
+        .target(name: "DockTrackDock",
+                dependencies: ["DockTrackCore", "DockTrackSystem", "DockTrackMedia", "CV4L2"]),
+        // The frame loop and what runs it: frame -> pipeline -> framer -> dock.
+        .target(name: "DockTrackRuntime",
+                dependencies: ["DockTrackCore", "DockTrackSystem", "DockTrackMedia", "DockTrackDetection",
+                               "DockTrackAudio", "DockTrackTracking", "DockTrackFraming", "DockTrackDock"]),
+        // Every module in one import.
+        .target(name: "DockTrack",
+                dependencies: ["DockTrackCore", "DockTrackSystem", "DockTrackMedia", "DockTrackDetection",
+                               "DockTrackAudio", "DockTrackTracking", "DockTrackFraming", "DockTrackDock",
+                               "DockTrackRuntime"]),
         .executableTarget(
             name: "docktrack",
             dependencies: [

@@ -84,28 +84,6 @@ struct BenchCommand: ParsableCommand {
         label.count >= 40 ? label + " " : label + String(repeating: " ", count: 40 - label.count)
     }
 
-    static func cpuSeconds() -> Double {
-        var usage = rusage()
-        getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
-        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
-    }
-
-    /// Resident memory in MB: `VmHWM` (the peak) or `VmRSS` (now) of /proc/self/status.
-    static func memory(_ field: String = "VmHWM") -> Double {
-        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field + ":") }),
-              let kb = Double(line.split(separator: " ").dropFirst().first ?? "") else { return 0 }
-        return kb / 1024
-    }
-
-    /// Starts the peak (`VmHWM`) afresh from the memory resident now, so that each
-    /// measurement's peak is its own (Linux 4.0 and later).
-    static func resetPeakMemory() {
-        guard let file = fopen("/proc/self/clear_refs", "w") else { return }
-        fputs("5", file)
-        fclose(file)
-    }
-
     /// One measurement of a whole pipeline.
     struct PipelineResult {
         var label: String
@@ -155,7 +133,7 @@ struct BenchCommand: ParsableCommand {
                 let ratio = baseline.map { String(format: "   %.2fx baseline", result.framesPerSecond / $0) } ?? ""
                 print(Self.padded(result.label)
                       + String(format: "%9.1f fps   p50 %6.1f ms   p99 %6.1f ms   cpu %5.1f ms/frame   peak %4.0f MB",
-                               result.framesPerSecond, percentile(result.latencies, 0.5) * 1000, percentile(result.latencies, 0.99) * 1000,
+                               result.framesPerSecond, Statistics.percentile(result.latencies, 0.5) * 1000, Statistics.percentile(result.latencies, 0.99) * 1000,
                                result.cpuPerFrame * 1000, result.peakMemory) + ratio + repeated)
             }
             if let live { try measureLive(input: input, framesPerSecond: live, store: store, limit: limit) }
@@ -183,8 +161,8 @@ struct BenchCommand: ParsableCommand {
                 }
                 print(Self.padded("detector \(name == detector.name ? name : "\(name) (\(detector.name))")")
                       + String(format: "%9.1f fps   p50 %6.1f ms   p99 %6.1f ms   %.2f observations/frame",
-                               Double(images.count) / latencies.reduce(0, +), percentile(latencies, 0.5) * 1000,
-                               percentile(latencies, 0.99) * 1000, Double(observations) / Double(images.count)))
+                               Double(images.count) / latencies.reduce(0, +), Statistics.percentile(latencies, 0.5) * 1000,
+                               Statistics.percentile(latencies, 0.99) * 1000, Double(observations) / Double(images.count)))
             }
         }
     }
@@ -218,30 +196,34 @@ struct BenchCommand: ParsableCommand {
                                 cues: FaceCueEstimator(landmarks: try FaceLandmarkDetector(models: store)), params: params)
     }
 
+    /// The frame loop as `docktrack track` runs it on a recorded video, its commands made and
+    /// dropped.
+    static func frameLoop() throws -> FrameLoop<CommandStreamDock> {
+        try FrameLoop(controller: FramingController(), dock: CommandStreamDock(model: SimulatedDock()) { _ in }, cameraOnDock: false)
+    }
+
     /// The whole pipeline over the file, decoding included, as `docktrack track` runs it:
     /// with `ahead`, decoding and detection on threads of their own ahead of the tracker
     /// (``DetectionAhead``), else one after the other; `detectEvery` 0 means adaptive detection.
     /// Latency: from a frame decoded to its command (ahead, that includes the wait in the queue).
     private func measurePipeline(input: String, detectEvery: Int, ahead: Bool, store: ModelStore, limit: Int) throws -> PipelineResult {
-        Self.resetPeakMemory()
+        ProcessResources.resetPeak()
         var source = try MediaFile.open(input)
         let pipeline = try makePipeline(detectEvery: detectEvery, store: store)
         let detecting = ahead ? pipeline.detectingAhead(of: source, selection: FrameSelection(end: limit)) : nil
         defer { detecting?.stop() }
-        var controller = FramingController(params: FramingController.Params())
+        var loop = try Self.frameLoop()
         var latencies: [Double] = []
-        let cpu = Self.cpuSeconds(), started = ContinuousClock.now
+        let cpu = ProcessResources.cpuSeconds(), started = ContinuousClock.now
         while latencies.count < limit {
             if let detecting {
                 guard let (frame, observations, decoded) = try detecting.next() else { break }
-                let subjects = try pipeline.process(frame, detected: observations)
-                _ = controller.update(subjects: subjects, captureTime: frame.time, poseAtCapture: .zero, pose: .zero, now: frame.time)
+                _ = try loop.step(capturedAt: frame.time) { _ in try pipeline.process(frame, detected: observations) }
                 latencies.append(MonotonicClock.now() - decoded)
             } else {
                 guard let frame = try source.nextFrame() else { break }
                 let decoded = MonotonicClock.now()
-                let subjects = try pipeline.process(frame)
-                _ = controller.update(subjects: subjects, captureTime: frame.time, poseAtCapture: .zero, pose: .zero, now: frame.time)
+                _ = try loop.step(capturedAt: frame.time) { _ in try pipeline.process(frame) }
                 latencies.append(MonotonicClock.now() - decoded)
             }
         }
@@ -250,31 +232,30 @@ struct BenchCommand: ParsableCommand {
                                      : "pipeline, detect every \(detectEvery)\(ahead ? "" : ", serial")"
         return PipelineResult(label: pipelineDetector == "default" ? label : "\(label) (\(pipelineDetector))",
                               framesPerSecond: Double(latencies.count) / wall, latencies: latencies,
-                              cpuPerFrame: (Self.cpuSeconds() - cpu) / Double(max(1, latencies.count)), peakMemory: Self.memory())
+                              cpuPerFrame: (ProcessResources.cpuSeconds() - cpu) / Double(max(1, latencies.count)), peakMemory: ProcessResources.residentMegabytes())
     }
 
     /// The pipeline over the input looped for `minutes` of 30 fps frames, detecting ahead as
     /// `track` does on files: resident memory at each minute, and its growth from the first
     /// minute to the last.
     private func measureSoak(input: String, minutes: Double, detectEvery: Int, store: ModelStore) throws {
-        Self.resetPeakMemory()
+        ProcessResources.resetPeak()
         let perMinute = 30 * 60, total = Int(minutes * Double(perMinute))
         let pipeline = try makePipeline(detectEvery: max(1, detectEvery), store: store)
         let looped = LoopedFile(path: input, source: try MediaFile.open(input), framesPerSecond: 30)
         let detecting = pipeline.detectingAhead(of: looped, selection: FrameSelection(end: total))
         defer { detecting.stop() }
-        var controller = FramingController(params: FramingController.Params())
+        var loop = try Self.frameLoop()
         var index = 0
         var samples: [Double] = []
         var progress = ProgressLine(total: total)
         let started = ContinuousClock.now
         while let (frame, observations, _) = try detecting.next() {
-            let subjects = try pipeline.process(frame, detected: observations)
-            _ = controller.update(subjects: subjects, captureTime: frame.time, poseAtCapture: .zero, pose: .zero, now: frame.time)
+            _ = try loop.step(capturedAt: frame.time) { _ in try pipeline.process(frame, detected: observations) }
             index += 1
             progress.update(done: index)
             if index % perMinute == 0 || index == total {
-                samples.append(Self.memory("VmRSS"))
+                samples.append(ProcessResources.residentMegabytes("VmRSS"))
                 progress.finish()
                 print(Self.padded(String(format: "soak, minute %.1f", Double(index) / Double(perMinute)))
                       + String(format: "resident %4.0f MB   %.1f fps so far", samples.last!,
@@ -284,36 +265,7 @@ struct BenchCommand: ParsableCommand {
         progress.finish()
         print(Self.padded(String(format: "soak, %g minutes at 30 fps", minutes))
               + String(format: "%d frames (input looped %d times), resident first minute %.0f MB, last %.0f MB (%+.0f MB), peak %.0f MB",
-                       index, looped.loops, samples.first ?? 0, samples.last ?? 0, (samples.last ?? 0) - (samples.first ?? 0), Self.memory()))
-    }
-
-    /// A file played over and over, its frames numbered on and timed at `framesPerSecond`.
-    final class LoopedFile: FrameSource {
-        let path: String
-        var source: any FrameSource
-        let framesPerSecond: Double
-        var index = 0
-        /// Times the file was started again.
-        var loops = 0
-        var info: MediaInfo { source.info }
-
-        init(path: String, source: any FrameSource, framesPerSecond: Double) {
-            self.path = path
-            self.source = source
-            self.framesPerSecond = framesPerSecond
-        }
-
-        func nextFrame() throws(FrameSourceError) -> Frame? {
-            var decoded = try source.nextFrame()
-            if decoded == nil {
-                source = try MediaFile.open(path)
-                loops += 1
-                decoded = try source.nextFrame()
-            }
-            guard let image = decoded?.image else { return nil }
-            defer { index += 1 }
-            return Frame(index: index, time: Double(index) / framesPerSecond, image: image)
-        }
+                       index, looped.loops, samples.first ?? 0, samples.last ?? 0, (samples.last ?? 0) - (samples.first ?? 0), ProcessResources.residentMegabytes()))
     }
 
     /// Face recall on the labelled pictures of `folder` for the pipeline's detector and, in the
@@ -370,7 +322,7 @@ struct BenchCommand: ParsableCommand {
         var source = try MediaFile.open(input)
         while frames.count < min(limit, 600), let frame = try source.nextFrame() { frames.append(frame.image) }
         let pipeline = try makePipeline(detectEvery: 1, store: store, asyncDetection: true)
-        var controller = FramingController(params: FramingController.Params())
+        var loop = try Self.frameLoop()
         var latencies: [Double] = []
         var passedOver = 0
         let start = MonotonicClock.now()
@@ -383,16 +335,17 @@ struct BenchCommand: ParsableCommand {
             let newest = min(frames.count - 1, max(next, Int((MonotonicClock.now() - start) * framesPerSecond)))
             passedOver += newest - next
             let captured = start + Double(newest) / framesPerSecond
-            let subjects = try pipeline.process(Frame(index: newest, time: captured - start, image: frames[newest]))
-            _ = controller.update(subjects: subjects, captureTime: captured - start, poseAtCapture: .zero, pose: .zero, now: captured - start)
+            _ = try loop.step(capturedAt: captured - start) { _ in
+                try pipeline.process(Frame(index: newest, time: captured - start, image: frames[newest]))
+            }
             latencies.append(MonotonicClock.now() - captured)
             next = newest + 1
         }
         let detected = pipeline.worker?.detectedFrames ?? 0
         print(Self.padded(String(format: "live %g fps, detection thread", framesPerSecond))
               + String(format: "%9.1f fps   p50 %6.1f ms   p99 %6.1f ms   %d frames passed over, %.1f detections/s",
-                       Double(latencies.count) / (MonotonicClock.now() - start), percentile(latencies, 0.5) * 1000,
-                       percentile(latencies, 0.99) * 1000, passedOver,
+                       Double(latencies.count) / (MonotonicClock.now() - start), Statistics.percentile(latencies, 0.5) * 1000,
+                       Statistics.percentile(latencies, 0.99) * 1000, passedOver,
                        Double(detected) / (MonotonicClock.now() - start)))
     }
 

@@ -1,7 +1,6 @@
 import ArgumentParser
 import DockTrack
 import Foundation
-import Synchronization
 
 /// Options for reading a live camera (a V4L2 node such as /dev/video0).
 struct CameraOptions: ParsableArguments {
@@ -70,50 +69,6 @@ struct CameraOptions: ParsableArguments {
                    + (camera.info.framesPerSecond.map { String(format: " at %g fps", $0) } ?? "")
                    + "; Ctrl-C stops")
         return camera
-    }
-}
-
-/// A live run's stop conditions (Ctrl-C, --duration) and its capture-to-output latencies.
-final class LiveRun {
-    /// Set by SIGINT/SIGTERM: the frame loop ends after the frame in hand, outputs are closed properly.
-    static let interrupted = Atomic<Bool>(false)
-
-    /// Ctrl-C ends the run cleanly (the annotated video is finished, the summary printed); a
-    /// second Ctrl-C kills at once.
-    static func installInterruptHandler() {
-        signal(SIGINT) { _ in
-            if LiveRun.interrupted.exchange(true, ordering: .relaxed) { _exit(130) }
-        }
-        signal(SIGTERM) { _ in
-            if LiveRun.interrupted.exchange(true, ordering: .relaxed) { _exit(143) }
-        }
-    }
-
-    let source: any LiveFrameSource
-    let started = MonotonicClock.now()
-    let duration: Double?
-    private(set) var latencies: [Double] = []
-
-    init?(_ source: any FrameSource, duration: Double?) {
-        guard let live = source as? any LiveFrameSource else { return nil }
-        self.source = live
-        self.duration = duration
-    }
-
-    /// Records how old `frame` is now (call when its output has been written).
-    func finished(_ frame: Frame) {
-        latencies.append(MonotonicClock.now() - source.clockOrigin - frame.time)
-    }
-
-    var shouldStop: Bool {
-        Self.interrupted.load(ordering: .relaxed) || duration.map { MonotonicClock.now() - started >= $0 } ?? false
-    }
-
-    /// "capture to command latency p50 12.3 ms, p99 45.6 ms over N frames; M frames dropped".
-    var summary: String {
-        String(format: "capture-to-output latency p50 %.1f ms, p99 %.1f ms, max %.1f ms over %d frames; %d camera frames passed over for newer ones",
-               percentile(latencies, 0.5) * 1000, percentile(latencies, 0.99) * 1000, (latencies.max() ?? 0) * 1000,
-               latencies.count, source.droppedFrames)
     }
 }
 

@@ -93,6 +93,9 @@ func reportingErrors(_ body: () throws -> Void) throws {
     } catch let error as OpenCVError {
         printError("docktrack: \(error)")
         throw ExitCode.failure
+    } catch let error as LineOutput.CannotWrite {
+        printError("docktrack: \(error)")
+        throw ExitCode.failure
     } catch let error as ToolError {
         printError("docktrack: \(error)")
         throw ExitCode.failure

@@ -1,11 +1,5 @@
 import Foundation
 
-/// The value below which a fraction `p` of `values` lie (0 when there are none).
-func percentile(_ values: [Double], _ p: Double) -> Double {
-    let sorted = values.sorted()
-    return sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]
-}
-
 /// A progress line on stderr, redrawn in place, shown only when stderr is a terminal.
 struct ProgressLine {
     let total: Int?

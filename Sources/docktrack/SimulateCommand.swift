@@ -59,62 +59,31 @@ struct SimulateCommand: ParsableCommand {
             params.mode = mode
             params.camera = virtual.camera
             params.limits = virtual.limits()
-            var controller = FramingController(params: params)
-            var dock = SimulatedDock(limits: params.limits)
+            var loop = try FrameLoop(controller: FramingController(params: params), dock: SimulatedDock(limits: params.limits),
+                                 cameraOnDock: true, latency: latency, trace: trace.map { path throws in try LineOutput(path: path) })
             let models = ModelStore.locate(models: detection.models, cascades: detection.cascades)
             let pipeline = TrackingPipeline(detector: try detection.makeDetector(),
                                             cues: noFaceCues ? nil : FaceCueEstimator(landmarks: try FaceLandmarkDetector(models: models)))
             let video = try annotate.map { path throws in
                 try AnnotatedOutput(path: path, size: virtual.viewSize, framesPerSecond: (source.info.framesPerSecond ?? 30) / Double(frames.stride))
             }
-            let traceOutput = try trace.map { path throws in try LineOutput(path: path) }
-            try traceOutput?.write(ControlTrace.header)
             var metrics = FramingMetrics()
             let framesPerSecond = source.info.framesPerSecond ?? 30
             var progress = ProgressLine(total: source.info.frameCount)
             defer { progress.finish() }
-            var firstTime: Double?
-            var previousError: Double?
-            var previousTarget: Double?
             try frames.selection.forEachFrame(of: &source) { frame in
-                dock.advance(to: frame.time)
-                let pose = dock.position
-                let view = Frame(index: frame.index, time: frame.time, image: try virtual.view(of: frame.image, at: pose))
-                let subjects = try pipeline.process(view)
-                let now = frame.time + latency
-                dock.advance(to: now)
-                let command = controller.update(subjects: subjects, captureTime: frame.time, poseAtCapture: pose, pose: dock.position, now: now)
-                try? dock.apply(.setAngularVelocity(command), at: now)
-                // Metrics.
-                firstTime = firstTime ?? frame.time
-                metrics.frames += 1
-                metrics.commands += 1
-                metrics.duration = frame.time - firstTime! + 1 / framesPerSecond
-                let aim = controller.aim(at: subjects)
-                if let aim {
-                    metrics.framesWithSubject += 1
-                    metrics.errors.append(hypot(aim.subject.x - aim.target.x, aim.subject.y - aim.target.y))
-                    if isInTargetZone(aim.subject, target: aim.target) { metrics.framesInZone += 1 }
+                var view: Frame?
+                let step = try loop.step(capturedAt: frame.time) { pose in
+                    view = Frame(index: frame.index, time: frame.time, image: try virtual.view(of: frame.image, at: pose))
+                    return try pipeline.process(view!)
                 }
-                // Overshoot: the pan passing its target while moving, as long as the target itself
-                // holds still (a new primary subject is a new target, not an overshoot).
-                if controller.state == .tracking, let target = controller.target {
-                    let error = target.y - pose.y
-                    let steady = previousTarget.map { abs($0 - target.y) < 0.01 } ?? false
-                    if steady, let previous = previousError, previous * error < 0, abs(dock.velocity.y) > 0.05 {
-                        metrics.overshoot = max(metrics.overshoot, abs(error))
-                    }
-                    previousError = error
-                    previousTarget = target.y
-                } else {
-                    previousError = nil
-                    previousTarget = nil
-                }
-                try traceOutput?.write(ControlTrace.line(time: frame.time, pose: pose, target: controller.target, command: command, state: controller.state))
-                if let video {
+                metrics.record(time: frame.time, framesPerSecond: framesPerSecond, aim: step.aim, state: step.state,
+                               target: step.target, pose: step.cameraPose, panSpeed: step.atCommand.velocity.y)
+                if let video, let view {
                     let canvas = try Canvas(copying: view.image)
-                    canvas.subjects(subjects)
-                    canvas.framing(regionOfInterest: params.regionOfInterest, target: aim?.target, pose: pose, state: controller.state.rawValue)
+                    canvas.subjects(step.subjects)
+                    canvas.framing(regionOfInterest: params.regionOfInterest, target: step.aim?.target, pose: step.cameraPose,
+                                   state: step.state.rawValue)
                     try video.write(canvas.image)
                 }
                 progress.update(done: metrics.frames)

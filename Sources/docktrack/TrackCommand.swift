@@ -109,7 +109,7 @@ struct TrackCommand: ParsableCommand {
             if cues != nil { pipeline.listener = try listener(for: source) }
             let (statesOutput, commands) = try outputs()
             let framingParams = framing.params(for: source.info.size)
-            var emitter = try CommandEmitter(params: framingParams, output: commands, trace: trace.map { try LineOutput(path: $0) })
+            var loop = try commandLoop(framingParams, commands: commands)
             let window = preview ? PreviewWindow.open(title: "docktrack") : nil
             let video = try annotate.map { path throws in
                 try AnnotatedOutput(path: path, size: source.info.size, framesPerSecond: (source.info.framesPerSecond ?? 30) / Double(frames.stride))
@@ -128,17 +128,15 @@ struct TrackCommand: ParsableCommand {
                     printError("docktrack: detection thread: \(worker.detectedFrames) frames detected, \(worker.replacedFrames) passed over for newer ones")
                 }
             }
-            func emit(_ frame: Frame, _ subjects: [TrackedSubject]) throws {
-                try statesOutput?.write(SubjectStatesRecord(frame: frame.index, time: frame.time, subjects: subjects).jsonLine)
-                try emitter.frame(subjects, time: frame.time)
+            func emit(_ frame: Frame, _ perceive: () throws -> [TrackedSubject]) throws {
+                let step = try loop.step(capturedAt: frame.time) { _ in try perceive() }
+                try statesOutput?.write(SubjectStatesRecord(frame: frame.index, time: frame.time, subjects: step.subjects).jsonLine)
                 liveRun?.finished(frame)
                 if video != nil || window != nil {
                     let canvas = try Canvas(copying: frame.image)
-                    canvas.subjects(subjects)
-                    let home = emitter.controller.params.home
-                    let target = emitter.controller.aim(at: subjects)?.target
-                    canvas.framing(regionOfInterest: framingParams.regionOfInterest, target: target,
-                                   pose: emitter.dock.position - home, state: emitter.controller.state.rawValue)
+                    canvas.subjects(step.subjects)
+                    canvas.framing(regionOfInterest: framingParams.regionOfInterest, target: step.aim?.target,
+                                   pose: step.atCommand.position - framingParams.home, state: step.state.rawValue)
                     try video?.write(canvas.image)
                     if let window, !window.show(canvas.image) { throw ExitCode.success }
                 }
@@ -158,12 +156,12 @@ struct TrackCommand: ParsableCommand {
                     defer { detecting.stop() }
                     while let (frame, observations, _) = try detecting.next() {
                         try startObjects(in: frame)
-                        try emit(frame, try pipeline.process(frame, detected: observations))
+                        try emit(frame) { try pipeline.process(frame, detected: observations) }
                     }
                 } else {
                     try frames.selection.forEachFrame(of: &source) { frame in
                         try startObjects(in: frame)
-                        try emit(frame, try pipeline.process(frame))
+                        try emit(frame) { try pipeline.process(frame) }
                     } stopping: { liveRun?.shouldStop == true }
                 }
             } catch {
@@ -204,6 +202,14 @@ struct TrackCommand: ParsableCommand {
         }
     }
 
+    /// The frame loop of a recorded or live picture whose camera is not on the dock: commands
+    /// to `commands` (stdout), the dock's pose from a simulator following them, the trace to --trace.
+    private func commandLoop(_ params: FramingController.Params, commands: LineOutput?) throws -> FrameLoop<CommandStreamDock> {
+        let dock = CommandStreamDock(model: SimulatedDock(limits: params.limits, position: params.home)) { try commands?.write($0) }
+        return try FrameLoop(controller: FramingController(params: params), dock: dock, cameraOnDock: false,
+                             trace: trace.map { path throws in try LineOutput(path: path) })
+    }
+
     /// Subject states (when asked for) and commands (on stdout unless the states are).
     private func outputs() throws -> (states: LineOutput?, commands: LineOutput?) {
         let statesOutput = try states.map { try LineOutput(path: $0) }
@@ -220,11 +226,10 @@ struct TrackCommand: ParsableCommand {
             input = handle
         }
         defer { withExtendedLifetime(input) {} }
-        var tracker = PersonTracker(identifiers: sequentialIdentifiers ? .sequential : .random)
-        var ranker = SaliencyRanker()
+        let pipeline = TrackingPipeline(detector: nil, cues: nil, identifiers: sequentialIdentifiers ? .sequential : .random)
         var rate = ObservationRateMonitor()
         let (statesOutput, commands) = try outputs()
-        var emitter: CommandEmitter?
+        var loop: FrameLoop<CommandStreamDock>?
         var lineNumber = 0
         for item in LineReader(fileDescriptor: input.fileDescriptor) {
             lineNumber += 1
@@ -237,7 +242,7 @@ struct TrackCommand: ParsableCommand {
             do {
                 record = try JSONDecoder().decode(DetectionRecord.self, from: Data(line.utf8))
             } catch {
-                printError("docktrack: observations line \(lineNumber): not an observation line (\(DockSession.describe(error)))")
+                printError("docktrack: observations line \(lineNumber): not an observation line (\(JSONDecoding.describe(error)))")
                 continue
             }
             do {
@@ -245,33 +250,12 @@ struct TrackCommand: ParsableCommand {
             } catch {
                 printError("docktrack: observations line \(lineNumber) at time \(record.time): \(error)")
             }
-            var subjects = tracker.update(time: record.time, observations: record.observations)
-            ranker.rank(&subjects)
-            subjects.sort { ($0.saliencyRank ?? .max) < ($1.saliencyRank ?? .max) }
-            try statesOutput?.write(SubjectStatesRecord(frame: record.frame, time: record.time, subjects: subjects).jsonLine)
-            if emitter == nil { emitter = try CommandEmitter(params: framing.params(for: record.size), output: commands, trace: trace.map { try LineOutput(path: $0) }) }
-            try emitter!.frame(subjects, time: record.time)
+            if loop == nil { loop = try commandLoop(framing.params(for: record.size), commands: commands) }
+            let step = try loop!.step(capturedAt: record.time) { _ in
+                try pipeline.process(observations: record.observations, at: record.time)
+            }
+            try statesOutput?.write(SubjectStatesRecord(frame: record.frame, time: record.time, subjects: step.subjects).jsonLine)
         }
     }
 
-}
-
-/// Where JSON lines go: stdout ("-") or a file, each line written as soon as it is made.
-final class LineOutput {
-    private let handle: FileHandle
-
-    init(path: String) throws {
-        if path == "-" {
-            handle = .standardOutput
-            return
-        }
-        guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
-            throw ToolError("\(path): cannot be written")
-        }
-        self.handle = handle
-    }
-
-    func write(_ line: String) throws {
-        try handle.write(contentsOf: Data((line + "\n").utf8))
-    }
 }

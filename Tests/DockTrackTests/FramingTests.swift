@@ -1,4 +1,4 @@
-@testable import DockTrack
+import DockTrack
 import Foundation
 import Testing
 

@@ -228,9 +228,9 @@ import Testing
         var source = try MediaFile.open(Fixtures.sample("vtest.avi"))
         var tracked = 0
         while let frame = try source.nextFrame(), frame.index < 40 { tracked += try vtest.process(frame).count }
-        #expect(vtest.schedule.rounds == 40)
-        #expect(vtest.schedule.runs[1] == 40, "bodies: \(vtest.schedule.runs)")
-        #expect(vtest.schedule.runs[0] <= 13, "faces: \(vtest.schedule.runs)")
+        #expect(vtest.schedule!.rounds == 40)
+        #expect(vtest.schedule!.runs[1] == 40, "bodies: \(vtest.schedule!.runs)")
+        #expect(vtest.schedule!.runs[0] <= 13, "faces: \(vtest.schedule!.runs)")
         #expect(tracked >= 3 * 38, "\(tracked) people over 40 frames")
 
         let portrait = TrackingPipeline(detector: try DetectorCatalog.make("default", models: Fixtures.models), cues: nil)
@@ -238,15 +238,15 @@ import Testing
         var still = FrameSequenceSource(images: Array(repeating: image, count: 40), framesPerSecond: 30)
         var framesWithHer = 0
         while let frame = try still.nextFrame() { if try !portrait.process(frame).isEmpty { framesWithHer += 1 } }
-        #expect(portrait.schedule.runs[0] == 40, "faces: \(portrait.schedule.runs)")
-        #expect(portrait.schedule.runs[1] <= 13, "bodies: \(portrait.schedule.runs)")
+        #expect(portrait.schedule!.runs[0] == 40, "faces: \(portrait.schedule!.runs)")
+        #expect(portrait.schedule!.runs[1] <= 13, "bodies: \(portrait.schedule!.runs)")
         #expect(framesWithHer >= 39)
 
         var everyRound = TrackingPipeline.Params()
         everyRound.idlePartInterval = 1
         let plain = TrackingPipeline(detector: try DetectorCatalog.make("fast", models: Fixtures.models), cues: nil, params: everyRound)
         for index in 0..<8 { _ = try plain.process(Frame(index: index, time: Double(index) / 30, image: image)) }
-        #expect(plain.schedule.runs == [8, 8])
+        #expect(plain.schedule!.runs == [8, 8])
     }
 }
 

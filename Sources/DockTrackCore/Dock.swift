@@ -1,0 +1,15 @@
+import Foundation
+
+/// A pan/tilt dock as the frame loop drives it: it says how it moves at a time, and takes
+/// commands. The in-process simulator, the command stream on stdout, a dummy for tests and the
+/// device back ends are docks.
+///
+/// Times are seconds on the frame clock (a video's presentation time, a camera's capture
+/// clock). A dock that cannot say where it points answers from its model of the motors.
+public protocol Dock {
+    /// The dock's motion at `time`: where it points and how fast it turns.
+    mutating func motion(at time: Double) throws -> MotionState
+    /// Takes `command`, issued at `time`. A ``DockError`` is the dock refusing the command (out
+    /// of its rate, not capable); any other error means the dock can no longer be reached.
+    mutating func perform(_ command: DockCommand, at time: Double) throws
+}

@@ -1,0 +1,32 @@
+import DockTrackCore
+import DockTrackMedia
+import Foundation
+
+/// Runs several detectors on the same image and merges what they find.
+public final class CombinedDetector: Detector {
+    public let parts: [any Detector]
+    public var name: String { parts.map(\.name).joined(separator: "+") }
+
+    public init(_ parts: [any Detector]) {
+        self.parts = parts
+    }
+
+    /// What every part finds. A part that cannot look at a frame this small is passed over
+    /// (faces are still found in a frame too small for a body); when no part can, the first
+    /// part's error is thrown.
+    public func detect(in image: Image, minimumConfidence: Double) throws(DetectorError) -> [Observation] {
+        var all: [Observation] = []
+        var tooSmall: DetectorError?
+        var looked = false
+        for part in parts {
+            do {
+                all += try part.detect(in: image, minimumConfidence: minimumConfidence)
+                looked = true
+            } catch .frameTooSmall(let detector, let size, let minimum) {
+                tooSmall = tooSmall ?? .frameTooSmall(detector: detector, size: size, minimum: minimum)
+            }
+        }
+        if !looked, let tooSmall { throw tooSmall }
+        return all.suppressingOverlaps()
+    }
+}

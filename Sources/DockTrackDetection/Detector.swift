@@ -1,0 +1,79 @@
+import DockTrackCore
+import DockTrackMedia
+import CDockCV
+
+/// Finds faces, bodies or objects in one image.
+///
+/// Detectors hold OpenCV models that are not safe to share between threads: one detector
+/// belongs to one stage at a time.
+public protocol Detector: AnyObject {
+    /// The name it is selected by on the command line (`dnn-face`, `hog-body`, ...).
+    var name: String { get }
+    /// Observations whose confidence is at least `minimumConfidence`, in unit coordinates
+    /// with the origin at the lower-left.
+    func detect(in image: Image, minimumConfidence: Double) throws(DetectorError) -> [Observation]
+}
+
+/// Why a detector could not be made or could not run.
+public enum DetectorError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The name matches no detector.
+    case unknownDetector(name: String, known: [String])
+    /// A model file is not where it should be.
+    case modelMissing(path: String, hint: String)
+    /// A model file is there but OpenCV cannot load it.
+    case modelUnreadable(path: String, reason: String)
+    /// OpenCV failed while detecting.
+    case failed(detector: String, reason: String)
+    /// The frame is smaller than the detector can look at (after its own scaling).
+    case frameTooSmall(detector: String, size: ImageSize, minimum: ImageSize)
+
+    public var description: String {
+        switch self {
+        case .unknownDetector(let name, let known):
+            return "unknown detector '\(name)'; known: \(known.joined(separator: ", "))"
+        case .modelMissing(let path, let hint):
+            return "model file not found: \(path) (\(hint))"
+        case .modelUnreadable(let path, let reason):
+            return "model file cannot be loaded: \(path) (\(reason))"
+        case .failed(let detector, let reason):
+            return "detector \(detector) failed: \(reason)"
+        case .frameTooSmall(let detector, let size, let minimum):
+            return "frame too small for \(detector): \(size.width)x\(size.height) (it needs at least \(minimum.width)x\(minimum.height))"
+        }
+    }
+}
+
+/// Capacity of the box buffer handed to the shim per call; more boxes than this in one image
+/// are dropped (a crowd of 512 is beyond what a dock frames).
+let detectionCapacity = 512
+
+/// Calls a shim detection function with a box buffer and returns the boxes it wrote.
+func detectBoxes(_ detector: String, _ call: (UnsafeMutablePointer<dcv_box>, Int32, UnsafeMutablePointer<dcv_status>) -> Int32) throws(DetectorError) -> [dcv_box] {
+    var boxes = [dcv_box](repeating: dcv_box(), count: detectionCapacity)
+    var status = dcv_status()
+    let count = boxes.withUnsafeMutableBufferPointer { call($0.baseAddress!, Int32(detectionCapacity), &status) }
+    if count < 0 { throw .failed(detector: detector, reason: OpenCVError(status).message) }
+    return Array(boxes.prefix(Int(count)))
+}
+
+extension dcv_box {
+    /// This box (pixels of an image of `size`) as unit coordinates, lower-left origin.
+    package func unitRect(in size: ImageSize) -> UnitRect {
+        UnitRect(PixelRect(x: Double(x), y: Double(y), width: Double(width), height: Double(height)), in: size)
+    }
+}
+
+/// Opens a model through `open`, turning a missing file and a failed load into DetectorErrors.
+func loadModel<Handle>(_ path: String, hint: String, _ open: (UnsafeMutablePointer<dcv_status>) -> Handle?) throws(DetectorError) -> Handle {
+    guard ModelStore.fileExists(path) else { throw .modelMissing(path: path, hint: hint) }
+    var status = dcv_status()
+    guard let handle = open(&status) else {
+        throw .modelUnreadable(path: path, reason: OpenCVError(status).message)
+    }
+    return handle
+}
+
+/// Runs an image operation inside a detector, reporting an OpenCV failure as the detector's.
+package func preparing<T>(_ detector: String, _ body: () throws(OpenCVError) -> T) throws(DetectorError) -> T {
+    do { return try body() } catch { throw .failed(detector: detector, reason: error.message) }
+}

@@ -1,0 +1,41 @@
+
+/// The detectors a user can select by name.
+public enum DetectorCatalog {
+    /// Every name with a one-line description, for `--help` and error messages.
+    public static let descriptions: KeyValuePairs<String, String> = [
+        "default": "dnn-face + hog-body: faces and whole people",
+        "dnn-face": "faces, res10 SSD DNN (models/)",
+        "haar-face": "faces, Haar cascades, frontal and profile (opencv-data)",
+        "lbp-face": "faces, LBP cascades, frontal and profile: fastest (opencv-data)",
+        "fast": "dnn-face + hog-body-fast: faces and whole people, about twice as fast as default",
+        "hog-body": "people, HOG + linear SVM (built into OpenCV)",
+        "hog-body-fast": "people, HOG with the Daimler 48x96 window (built into OpenCV), coarser scale steps: about 3 times faster than hog-body",
+        "cascade-body": "people, Haar full-body and upper-body cascades (opencv-data)",
+    ]
+
+    public static var names: [String] { descriptions.map(\.key) }
+
+    /// The detector named `name`: one of ``names``, or several joined by `,` or `+`.
+    public static func make(_ name: String, models: ModelStore) throws(DetectorError) -> any Detector {
+        let parts = name.split(whereSeparator: { $0 == "," || $0 == "+" }).map { $0.trimmingCharacters(in: .whitespaces) }
+        guard !parts.isEmpty else { throw .unknownDetector(name: name, known: names) }
+        if parts.count == 1 { return try makeOne(parts[0], models: models) }
+        var detectors: [any Detector] = []
+        for part in parts { detectors.append(try makeOne(part, models: models)) }
+        return CombinedDetector(detectors)
+    }
+
+    private static func makeOne(_ name: String, models: ModelStore) throws(DetectorError) -> any Detector {
+        switch name {
+        case "default": return CombinedDetector([try SSDFaceDetector(models: models), try HOGPeopleDetector()])
+        case "dnn-face": return try SSDFaceDetector(models: models)
+        case "haar-face": return try CascadeDetector.haarFaces(models: models)
+        case "lbp-face": return try CascadeDetector.lbpFaces(models: models)
+        case "fast": return CombinedDetector([try SSDFaceDetector(models: models), try HOGPeopleDetector(params: .fast)])
+        case "hog-body": return try HOGPeopleDetector()
+        case "hog-body-fast": return try HOGPeopleDetector(params: .fast)
+        case "cascade-body": return try CascadeDetector.haarBodies(models: models)
+        default: throw .unknownDetector(name: name, known: names)
+        }
+    }
+}

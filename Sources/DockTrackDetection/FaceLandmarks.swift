@@ -1,0 +1,97 @@
+import DockTrackCore
+import DockTrackMedia
+import CDockCV
+import Foundation
+
+/// Five points of a face, in pixels of the image (top-left origin).
+public struct FaceLandmarks: Sendable, Equatable {
+    public struct Point: Sendable, Equatable {
+        public var x: Double
+        public var y: Double
+        public init(x: Double, y: Double) {
+            self.x = x
+            self.y = y
+        }
+    }
+
+    /// The eye on the left of the picture, and the one on the right.
+    public var leftEye: Point, rightEye: Point
+    public var nose: Point
+    /// The mouth corner on the left of the picture, and the one on the right.
+    public var mouthLeft: Point, mouthRight: Point
+    /// How sure the network is that the box holds a face, 0...1.
+    public var faceScore: Double
+
+    public init(leftEye: Point, rightEye: Point, nose: Point, mouthLeft: Point, mouthRight: Point, faceScore: Double) {
+        self.leftEye = leftEye
+        self.rightEye = rightEye
+        self.nose = nose
+        self.mouthLeft = mouthLeft
+        self.mouthRight = mouthRight
+        self.faceScore = faceScore
+    }
+
+    public var eyeDistance: Double { hypot(rightEye.x - leftEye.x, rightEye.y - leftEye.y) }
+    public var eyesMidpoint: Point { Point(x: (leftEye.x + rightEye.x) / 2, y: (leftEye.y + rightEye.y) / 2) }
+    public var mouthMidpoint: Point { Point(x: (mouthLeft.x + mouthRight.x) / 2, y: (mouthLeft.y + mouthRight.y) / 2) }
+
+    /// How far the nose is off the line between the eyes' midpoint and the mouth's, in eye
+    /// distances: about 0 for a face turned to the camera, ±0.5 and more for a face turned away.
+    public var yawOffset: Double {
+        let axisX = (eyesMidpoint.x + mouthMidpoint.x) / 2
+        return (nose.x - axisX) / max(1, eyeDistance)
+    }
+}
+
+/// Finds five face landmarks inside a face box with MTCNN's output network (O-Net, ONNX, in
+/// `models/onet.onnx`).
+public final class FaceLandmarkDetector {
+    private let net: OpaquePointer
+
+    public init(models: ModelStore) throws(DetectorError) {
+        let path = models.model("onet.onnx")
+        net = try loadModel(path, hint: models.modelsHint) { dcv_onet_open(path, $0) }
+    }
+
+    deinit { dcv_onet_destroy(net) }
+
+    /// The landmarks of the face in `rect` (unit coordinates, lower-left origin) of `image`.
+    public func landmarks(in image: Image, face rect: UnitRect) throws(DetectorError) -> FaceLandmarks {
+        let box = rect.pixelRect(in: image.size)
+        var points = [Float](repeating: 0, count: 10)
+        var score: Float = 0
+        var status = dcv_status()
+        let result = points.withUnsafeMutableBufferPointer {
+            dcv_onet_landmarks(net, image.handle, Float(box.x), Float(box.y), Float(box.width), Float(box.height),
+                               $0.baseAddress, &score, &status)
+        }
+        if result < 0 { throw .failed(detector: "face landmarks", reason: OpenCVError(status).message) }
+        func point(_ i: Int) -> FaceLandmarks.Point { .init(x: Double(points[i]), y: Double(points[5 + i])) }
+        return FaceLandmarks(leftEye: point(0), rightEye: point(1), nose: point(2), mouthLeft: point(3),
+                             mouthRight: point(4), faceScore: Double(score))
+    }
+}
+
+extension Image {
+    /// Gray levels of `region` (pixels, top-left origin) resized to `width` x `height`, row by
+    /// row; 0 outside the image.
+    public func grayPatch(_ region: PixelRect, width: Int, height: Int) throws(OpenCVError) -> [Float] {
+        try patch(region, width: width, height: height, gray: true)
+    }
+
+    /// B, G, R of `region` resized to `width` x `height`, pixel by pixel, row by row.
+    public func colorPatch(_ region: PixelRect, width: Int, height: Int) throws(OpenCVError) -> [Float] {
+        try patch(region, width: width, height: height, gray: false)
+    }
+
+    private func patch(_ region: PixelRect, width: Int, height: Int, gray: Bool) throws(OpenCVError) -> [Float] {
+        var out = [Float](repeating: 0, count: width * height * (gray ? 1 : 3))
+        _ = try out.withUnsafeMutableBufferPointer { buffer throws(OpenCVError) in
+            try checkedCount {
+                dcv_image_patch(handle, Float(region.x), Float(region.y), Float(region.width), Float(region.height),
+                                Int32(width), Int32(height), gray ? 1 : 0, buffer.baseAddress, $0)
+            }
+        }
+        return out
+    }
+}

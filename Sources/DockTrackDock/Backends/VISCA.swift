@@ -1,0 +1,275 @@
+import DockTrackCore
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// VISCA, the control protocol of Sony-style PTZ cameras: byte packets `8x ... FF` to camera x,
+/// replies `y0 4z FF` (acknowledged), `y0 5z ... FF` (completed, or an inquiry's answer),
+/// `y0 6z ee FF` (error ee). Pure encoding and decoding; transports are separate.
+public enum VISCA {
+    /// How DockTrack's angles and speeds map onto one camera's VISCA units.
+    public struct Units: Sendable, Equatable {
+        /// Position units per degree (Sony BRC/EVI: about 14.4 for pan and tilt).
+        public var panPerDegree = 14.4
+        public var tiltPerDegree = 14.4
+        /// The fastest speed codes (pan 0x18, tilt 0x14 on most cameras) and the speeds they mean.
+        public var maximumPanCode = 0x18
+        public var maximumTiltCode = 0x14
+        public var maximumPanSpeed = 100.0 * .pi / 180
+        public var maximumTiltSpeed = 90.0 * .pi / 180
+        public init() {}
+    }
+
+    /// A reply from the camera.
+    public enum Reply: Equatable, Sendable {
+        case acknowledged(socket: UInt8)
+        case completed(socket: UInt8, payload: [UInt8])
+        case error(socket: UInt8, code: UInt8)
+
+        /// Parses one `y0 ... FF` packet; `nil` when it is not one.
+        public init?(_ bytes: [UInt8]) {
+            guard bytes.count >= 3, bytes.first! & 0x8F == 0x80 || bytes.first! & 0xF0 == 0x90, bytes.last == 0xFF else { return nil }
+            let kind = bytes[1] & 0xF0, socket = bytes[1] & 0x0F
+            switch kind {
+            case 0x40: self = .acknowledged(socket: socket)
+            case 0x50: self = .completed(socket: socket, payload: Array(bytes[2..<(bytes.count - 1)]))
+            case 0x60 where bytes.count >= 4: self = .error(socket: socket, code: bytes[2])
+            default: return nil
+            }
+        }
+
+        /// The error a caller can act on, for an error reply.
+        public var dockError: DockError? {
+            guard case .error(_, let code) = self else { return nil }
+            switch code {
+            case 0x02: return .invalidRequest("VISCA syntax error")
+            case 0x03: return .rateTooHigh(limit: 2)
+            case 0x41: return .notCapable("the camera cannot execute this now (VISCA 41)")
+            default: return .invalidRequest(String(format: "VISCA error %02X", code))
+            }
+        }
+    }
+
+    /// Pan-tilt drive: move at speeds (rad/s, pan positive right, tilt positive down) until
+    /// told otherwise; zero stops that axis.
+    public static func drive(_ velocity: AngularVelocity, units: Units, address: UInt8 = 1) -> [UInt8] {
+        let pan = speedCode(abs(velocity.y), maximum: units.maximumPanSpeed, codes: units.maximumPanCode)
+        let tilt = speedCode(abs(velocity.x), maximum: units.maximumTiltSpeed, codes: units.maximumTiltCode)
+        let panDirection: UInt8 = pan == 0 ? 0x03 : velocity.y < 0 ? 0x01 : 0x02
+        let tiltDirection: UInt8 = tilt == 0 ? 0x03 : velocity.x < 0 ? 0x01 : 0x02  // 01 up, 02 down
+        return [0x80 | address, 0x01, 0x06, 0x01, UInt8(max(pan, 1)), UInt8(max(tilt, 1)), panDirection, tiltDirection, 0xFF]
+    }
+
+    /// Absolute (or relative) position at the fastest speeds.
+    public static func position(_ orientation: DockOrientation, relative: Bool, units: Units, address: UInt8 = 1) -> [UInt8] {
+        // Positions are 16-bit on the wire: beyond that range, the end of it.
+        let pan = Int(Int16(saturating: orientation.y * 180 / .pi * units.panPerDegree))
+        // VISCA tilt is positive up; DockKit's pitch is positive down.
+        let tilt = Int(Int16(saturating: -orientation.x * 180 / .pi * units.tiltPerDegree))
+        return [0x80 | address, 0x01, 0x06, relative ? 0x03 : 0x02, UInt8(units.maximumPanCode), UInt8(units.maximumTiltCode)]
+            + nibbles(pan) + nibbles(tilt) + [0xFF]
+    }
+
+    /// Back to the home position.
+    public static func home(address: UInt8 = 1) -> [UInt8] { [0x80 | address, 0x01, 0x06, 0x04, 0xFF] }
+
+    /// Inquiry of the pan-tilt position; answered by `y0 50 0p 0p 0p 0p 0t 0t 0t 0t FF`.
+    public static func positionInquiry(address: UInt8 = 1) -> [UInt8] { [0x80 | address, 0x09, 0x06, 0x12, 0xFF] }
+
+    /// The orientation in a position inquiry's answer payload (8 nibbles).
+    public static func orientation(fromPositionPayload payload: [UInt8], units: Units) -> DockOrientation? {
+        guard payload.count == 8 else { return nil }
+        let pan = Double(value(ofNibbles: Array(payload[0..<4]))), tilt = Double(value(ofNibbles: Array(payload[4..<8])))
+        return DockOrientation(x: -tilt / units.tiltPerDegree * .pi / 180, y: pan / units.panPerDegree * .pi / 180, z: 0)
+    }
+
+    /// A 16-bit two's-complement value as four nibbles `0p 0p 0p 0p`.
+    public static func nibbles(_ value: Int) -> [UInt8] {
+        let v = UInt16(truncatingIfNeeded: value)
+        return [UInt8(v >> 12 & 0xF), UInt8(v >> 8 & 0xF), UInt8(v >> 4 & 0xF), UInt8(v & 0xF)]
+    }
+
+    public static func value(ofNibbles n: [UInt8]) -> Int {
+        Int(Int16(bitPattern: UInt16(n[0] & 0xF) << 12 | UInt16(n[1] & 0xF) << 8 | UInt16(n[2] & 0xF) << 4 | UInt16(n[3] & 0xF)))
+    }
+
+    static func speedCode(_ speed: Double, maximum: Double, codes: Int) -> Int {
+        guard speed > 1e-6, maximum > 0 else { return 0 }
+        return min(codes, max(1, Int(saturating: speed / maximum * Double(codes))))
+    }
+}
+
+/// Carries VISCA packets to a camera and back.
+public protocol VISCATransport: AnyObject {
+    func send(_ packet: [UInt8]) throws(DockError)
+    /// The next reply packet, or `nil` after `timeout` seconds.
+    func receive(timeout: Double) throws(DockError) -> [UInt8]?
+}
+
+/// VISCA over IP (Sony): UDP datagrams with an 8-byte header (payload type 0x0100 for commands,
+/// 0x0110 for inquiries, 0x0111 for replies; payload length; sequence number).
+public final class VISCAOverUDP: VISCATransport {
+    private let fd: Int32
+    private var sequence: UInt32 = 0
+
+    /// Connects a UDP socket to `host` (an IPv4 address) and `port` (52381 by default on cameras).
+    public init(host: String, port: UInt16) throws(DockError) {
+        fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+        guard fd >= 0 else { throw .notConnected }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        guard inet_pton(AF_INET, host, &address.sin_addr) == 1 else { close(fd); throw .invalidRequest("\(host) is not an IPv4 address") }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { close(fd); throw .notConnected }
+    }
+
+    deinit { close(fd) }
+
+    public func send(_ packet: [UInt8]) throws(DockError) {
+        sequence &+= 1
+        let type: UInt16 = packet.count > 1 && packet[1] == 0x09 ? 0x0110 : 0x0100
+        let length = UInt16(packet.count)
+        let header: [UInt8] = [UInt8(type >> 8), UInt8(type & 0xFF), UInt8(length >> 8), UInt8(length & 0xFF),
+                               UInt8(sequence >> 24 & 0xFF), UInt8(sequence >> 16 & 0xFF), UInt8(sequence >> 8 & 0xFF), UInt8(sequence & 0xFF)]
+        let datagram = header + packet
+        let sent = datagram.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, 0) }
+        if sent < 0 { throw .notConnected }
+    }
+
+    public func receive(timeout: Double) throws(DockError) -> [UInt8]? {
+        var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        let ready = poll(&pfd, 1, Int32(timeout * 1000))
+        guard ready > 0 else { return nil }
+        var buffer = [UInt8](repeating: 0, count: 512)
+        let n = recv(fd, &buffer, buffer.count, 0)
+        if n < 0 { throw .notConnected }
+        guard n > 8 else { return nil }
+        return Array(buffer[8..<n])
+    }
+}
+
+/// A PTZ camera driven over VISCA, behind the same commands as every dock.
+public final class VISCADock {
+    public let transport: any VISCATransport
+    public var units: VISCA.Units
+    public var address: UInt8
+    private var orientationRate = RateLimiter(maximumPerSecond: 2)
+    public private(set) var lastVelocity = AngularVelocity.zero
+
+    public init(transport: any VISCATransport, units: VISCA.Units = .init(), address: UInt8 = 1) {
+        self.transport = transport
+        self.units = units
+        self.address = address
+    }
+
+    /// Sends a command at `time` and waits for the camera's acknowledgement (or error).
+    public func apply(_ command: DockCommand, at time: Double) throws(DockError) {
+        let packet: [UInt8]
+        switch command {
+        case .setAngularVelocity(let v):
+            guard v.z == 0 else { throw .notCapable("roll") }
+            packet = VISCA.drive(v, units: units, address: address)
+            lastVelocity = v
+        case .setOrientation(let o, _, let relative):
+            try orientationRate.accept(at: time)
+            packet = VISCA.position(o, relative: relative, units: units, address: address)
+        case .animate:
+            throw .notCapable("animations")
+        case .setSystemTracking, .setLimits:
+            return  // nothing on the camera; the controller enforces limits
+        }
+        try transport.send(packet)
+        try awaitAcknowledgement()
+    }
+
+    /// The camera's present pan and tilt, by inquiry.
+    public func motionState(at time: Double) throws(DockError) -> MotionState {
+        try transport.send(VISCA.positionInquiry(address: address))
+        while let bytes = try transport.receive(timeout: 1) {
+            guard let reply = VISCA.Reply(bytes) else { continue }
+            if let error = reply.dockError { throw error }
+            if case .completed(_, let payload) = reply, let position = VISCA.orientation(fromPositionPayload: payload, units: units) {
+                return MotionState(time: time, position: position, velocity: lastVelocity)
+            }
+        }
+        throw .notConnected
+    }
+
+    private func awaitAcknowledgement() throws(DockError) {
+        while let bytes = try transport.receive(timeout: 1) {
+            guard let reply = VISCA.Reply(bytes) else { continue }
+            if let error = reply.dockError { throw error }
+            if case .acknowledged = reply { return }
+            if case .completed = reply { return }
+        }
+        throw .notConnected
+    }
+}
+
+/// VISCA over a serial line (RS-232/RS-422, 9600 8N1 by default): raw packets, replies split at 0xFF.
+public final class VISCAOverSerial: VISCATransport {
+    private let fd: Int32
+    private var pending: [UInt8] = []
+    private let clock: @Sendable () -> Double
+
+    /// Opens the serial device at `path` in raw mode at `baud` (9600, 19200, 38400 or 115200);
+    /// `clock` (seconds) times the wait for replies.
+    public init(path: String, baud: Int = 9600, clock: @escaping @Sendable () -> Double = MonotonicClock.now) throws(DockError) {
+        self.clock = clock
+        fd = open(path, O_RDWR | O_NOCTTY | O_NONBLOCK)
+        guard fd >= 0 else { throw errno == ENOENT || errno == ENODEV ? .notConnected : .invalidRequest("\(path): \(String(cString: strerror(errno)))") }
+        var settings = termios()
+        if tcgetattr(fd, &settings) == 0 {
+            cfmakeraw(&settings)
+            let speed: speed_t = switch baud {
+            case 19200: speed_t(B19200)
+            case 38400: speed_t(B38400)
+            case 115200: speed_t(B115200)
+            default: speed_t(B9600)
+            }
+            cfsetispeed(&settings, speed)
+            cfsetospeed(&settings, speed)
+            tcsetattr(fd, TCSANOW, &settings)
+        }
+    }
+
+    deinit { close(fd) }
+
+    public func send(_ packet: [UInt8]) throws(DockError) {
+        var offset = 0
+        while offset < packet.count {
+            let n = packet[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            if n < 0 && (errno == EINTR || errno == EAGAIN) { continue }
+            if n < 0 { throw errno == EIO || errno == ENODEV ? .invalidated : .notConnected }
+            offset += n
+        }
+    }
+
+    public func receive(timeout: Double) throws(DockError) -> [UInt8]? {
+        let deadline = clock() + timeout
+        while true {
+            if let end = pending.firstIndex(of: 0xFF) {
+                let packet = Array(pending[...end])
+                pending.removeSubrange(...end)
+                return packet
+            }
+            let left = deadline - clock()
+            guard left > 0 else { return nil }
+            var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&pfd, 1, Int32(left * 1000) + 1) > 0 else { continue }
+            var buffer = [UInt8](repeating: 0, count: 64)
+            let n = read(fd, &buffer, buffer.count)
+            if n < 0 && (errno == EINTR || errno == EAGAIN) { continue }
+            if n <= 0 { throw .invalidated }
+            pending += buffer[0..<n]
+        }
+    }
+}
+
+extension VISCADock: DockHardware {
+    public func orientation() throws(DockError) -> DockOrientation? { try motionState(at: 0).position }
+}

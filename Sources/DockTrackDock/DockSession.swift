@@ -1,0 +1,261 @@
+import DockTrackCore
+import Foundation
+
+/// Who a dock is, as it says in its hello.
+public struct AccessoryIdentity: Sendable, Equatable {
+    public var name: String
+    /// DockKit's category: always `trackingStand` here.
+    public var category = "trackingStand"
+    public var identifier: UUID
+    public var firmwareVersion: String
+    public var hardwareModel: String
+
+    public init(name: String, identifier: UUID, firmwareVersion: String, hardwareModel: String) {
+        self.name = name
+        self.identifier = identifier
+        self.firmwareVersion = firmwareVersion
+        self.hardwareModel = hardwareModel
+    }
+
+    var jsonLine: JSONLine {
+        var line = JSONLine()
+        line.add("name", name)
+        line.add("category", category)
+        line.add("identifier", identifier.uuidString)
+        line.add("firmwareVersion", firmwareVersion)
+        line.add("hardwareModel", hardwareModel)
+        return line
+    }
+}
+
+/// The dock's battery: drains while the motors run (faster when they move), charges while
+/// docked on a charger.
+public struct BatteryState: Sendable, Equatable {
+    public enum ChargeState: String, Sendable { case charging, discharging, full }
+    public var name = "internal"
+    public var level: Double
+    public var chargeState: ChargeState
+    public var lowBattery: Bool { level < 0.2 }
+
+    public init(level: Double = 0.8, charging: Bool = false) {
+        self.level = level
+        chargeState = charging ? .charging : .discharging
+    }
+
+    /// Moves the level on by `dt` seconds with the motors turning at `speed` rad/s.
+    mutating func advance(by dt: Double, speed: Double) {
+        switch chargeState {
+        case .charging:
+            level = min(1, level + dt / 3600)
+            if level >= 1 { chargeState = .full }
+        case .full: break
+        case .discharging:
+            level = max(0, level - dt * (1.0 / 14400 + speed / 2000))
+        }
+    }
+
+    /// `{"type":"battery","name":…,"level":…,"chargeState":…,"lowBattery":…}`
+    public var jsonLine: String {
+        var line = JSONLine()
+        line.add("type", "battery")
+        line.add("name", name)
+        line.add("level", level, digits: 4)
+        line.add("chargeState", chargeState.rawValue)
+        line.add("lowBattery", lowBattery)
+        return line.text
+    }
+}
+
+/// An event the simulator plays at a set time: `{"at":2.0,"event":"button","id":1,"pressed":true}`,
+/// `undocked`, `docked`, `cameraShutter`, `cameraFlip`, `cameraZoom` (`factor`), `charging` (`enabled`).
+public struct ScriptedEvent: Sendable, Equatable, Decodable {
+    public var at: Double
+    public var event: String
+    public var id: Int?
+    public var pressed: Bool?
+    public var factor: Double?
+    public var enabled: Bool?
+}
+
+/// The dock side of the protocol: reads request lines, answers, and reports events. Pure
+/// logic on the caller's clock; the `docksim` process wraps it in a pipe or a socket.
+///
+/// Protocol `org.docktrack.dock/1`, JSON Lines both ways:
+/// - hello: `{"type":"hello","protocols":["org.docktrack.dock/1"]}` → `{"type":"hello","protocol":…,
+///   "accessory":{…},"capabilities":[…],"limits":{…}}` (then `docked`);
+/// - commands: the lines of ``DockCommand/jsonLine(time:)``;
+/// - queries: `{"command":"getMotionState"}`, `getBattery`, `getLimits`, `getAccessory`;
+/// - events: `{"type":"event","event":"docked"|"undocked"}`, `{"type":"motionState",…}`,
+///   `{"type":"battery",…}`, `{"type":"accessoryEvent","event":"button","id":1,"pressed":true}` …;
+/// - errors: `{"type":"error","code":"invalidRequest","message":…,"line":7}`; the session goes on.
+public struct DockSession {
+    public static let protocolName = "org.docktrack.dock/1"
+
+    public var identity: AccessoryIdentity
+    public var capabilities = ["pan", "tilt", "battery", "buttons", "animations", "systemTracking"]
+    public private(set) var dock: SimulatedDock
+    public private(set) var battery: BatteryState
+    /// A real PTZ device the session drives too (VISCA, UVC): every command the simulated
+    /// motors accept is sent on, and motion states report the device's own position.
+    public var hardware: (any DockHardware)?
+    /// Whether the phone (the client) sits on the dock. Commands while undocked are refused
+    /// with `invalidated`; the client says hello again after `docked`.
+    public private(set) var isDocked = true
+    /// Whether the client has said hello since the last (re)docking. A one-way pipe may send
+    /// commands without hello: the first command opens the session implicitly.
+    public private(set) var hasSession = false
+    private var lineNumber = 0
+    /// Error replies sent so far.
+    public private(set) var errorCount = 0
+    private var script: [ScriptedEvent]
+
+    public init(identity: AccessoryIdentity, dock: SimulatedDock = SimulatedDock(), battery: BatteryState = BatteryState(), script: [ScriptedEvent] = []) {
+        self.identity = identity
+        self.dock = dock
+        self.battery = battery
+        self.script = script.sorted { $0.at < $1.at }
+    }
+
+    /// Moves the simulation on to `time` and returns the events that happened on the way.
+    public mutating func advance(to time: Double) -> [String] {
+        var out: [String] = []
+        while let next = script.first, next.at <= time {
+            script.removeFirst()
+            step(to: next.at)
+            out += play(next)
+        }
+        step(to: time)
+        return out
+    }
+
+    private mutating func step(to time: Double) {
+        let dt = max(0, time - dock.time)
+        let speed = abs(dock.velocity.x) + abs(dock.velocity.y)
+        dock.advance(to: time)
+        battery.advance(by: dt, speed: speed)
+    }
+
+    private mutating func play(_ event: ScriptedEvent) -> [String] {
+        var line = JSONLine()
+        switch event.event {
+        case "undocked", "docked":
+            isDocked = event.event == "docked"
+            hasSession = false
+            if !isDocked { _ = try? dock.apply(.setAngularVelocity(.zero), at: dock.time) }
+            line.add("type", "event")
+            line.add("event", event.event)
+        case "charging":
+            battery.chargeState = event.enabled ?? true ? .charging : .discharging
+            return [battery.jsonLine]
+        default:
+            line.add("type", "accessoryEvent")
+            line.add("event", event.event)
+            if let id = event.id { line.add("id", id) }
+            if let pressed = event.pressed { line.add("pressed", pressed) }
+            if let factor = event.factor { line.add("factor", factor, digits: 3) }
+        }
+        line.add("time", event.at, digits: 3)
+        return [line.text]
+    }
+
+    /// Answers one request line received at `time`. Every line gets its answers here; a
+    /// malformed one gets an error naming its line number.
+    public mutating func handle(_ text: String, at time: Double) -> [String] {
+        handle(DockRequest.parse(.line(text)), at: time)
+    }
+
+    /// Answers one framed item of the byte stream: a line, or one too long to read.
+    public mutating func handle(_ item: LineFramer.Item, at time: Double) -> [String] {
+        handle(DockRequest.parse(item), at: time)
+    }
+
+    /// Answers one request (already parsed, or the error its parsing gave; nil for a blank
+    /// line) received at `time`.
+    public mutating func handle(_ parsed: Result<DockRequest, DockError>?, at time: Double) -> [String] {
+        lineNumber += 1
+        var out = advance(to: time)
+        let request: DockRequest
+        switch parsed {
+        case nil: return out
+        case .success(let r)?: request = r
+        case .failure(let failure)?: return out + [error(failure)]
+        }
+        switch request.kind {
+        case .hello(let offered):
+            guard offered.contains(Self.protocolName) else {
+                return out + [error(.notCapable("protocols \(offered); this dock speaks \(Self.protocolName)"))]
+            }
+            guard isDocked else { return out + [error(.invalidated)] }
+            hasSession = true
+            return out + [hello(), motionStateLine()]
+        case .query(let name):
+            guard isDocked else { return out + [error(.invalidated)] }
+            hasSession = true
+            switch name {
+            case "getMotionState": return out + [motionStateLine()]
+            case "getBattery": return out + [battery.jsonLine]
+            case "getLimits": return out + [limitsLine()]
+            default: return out + [hello()]
+            }
+        case .command(let command):
+            guard isDocked else { return out + [error(.invalidated)] }
+            hasSession = true
+            do {
+                // The device gets the command as the simulated motors took it: within the
+                // limits, every number finite.
+                let accepted = try dock.apply(command, at: max(dock.time, time))
+                try hardware?.apply(accepted, at: max(dock.time, time))
+                if case .setLimits = command { out.append(limitsLine()) }
+                return out
+            } catch {
+                return out + [self.error(error)]
+            }
+        }
+    }
+
+    /// `{"type":"motionState","time":…,"position":{…},"velocity":{…}}`, plus `"error"` when the
+    /// last command failed.
+    public func motionStateLine() -> String {
+        var line = JSONLine()
+        line.add("type", "motionState")
+        line.add("time", dock.time, digits: 3)
+        let position = (try? hardware?.orientation()) ?? dock.position
+        line.add("position", object: position.jsonLine)
+        line.add("velocity", object: dock.velocity.jsonLine)
+        if let e = dock.lastError { line.add("error", e.code) }
+        return line.text
+    }
+
+    private func hello() -> String {
+        var line = JSONLine()
+        line.add("type", "hello")
+        line.add("protocol", Self.protocolName)
+        line.add("accessory", object: identity.jsonLine)
+        line.add("capabilities", strings: capabilities)
+        line.add("docked", isDocked)
+        return line.text
+    }
+
+    private func limitsLine() -> String {
+        // The setLimits command's own encoding carries the limits object.
+        let encoded = DockCommand.setLimits(dock.limits).jsonLine(time: dock.time)
+        return encoded.replacingOccurrences(of: "\"command\":\"setLimits\"", with: "\"type\":\"limits\"")
+    }
+
+    private mutating func error(_ error: DockError) -> String {
+        errorCount += 1
+        var line = JSONLine()
+        line.add("type", "error")
+        line.add("code", error.code)
+        line.add("message", error.description)
+        line.add("line", lineNumber)
+        return line.text
+    }
+}
+
+/// A real pan/tilt device behind a dock session.
+public protocol DockHardware: AnyObject {
+    func apply(_ command: DockCommand, at time: Double) throws(DockError)
+    /// The device's present orientation, when it can say.
+    func orientation() throws(DockError) -> DockOrientation?
+}

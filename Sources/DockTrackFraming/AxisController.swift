@@ -1,0 +1,107 @@
+import DockTrackCore
+
+/// One axis of the framing controller: turns an angle error into a velocity command.
+///
+/// The error first passes a dead band with hysteresis (at rest, errors below `deadBand` cause
+/// no motion, so a subject jittering in place leaves the dock still; once moving, the axis
+/// goes on until the error is below `settleBand`, so it stops close to the target) and a soft
+/// zone (the gain ramps up from 0 at the band to full at the zone's edge, so motion starts
+/// gently). Then PI with anti-windup (the integral only runs near the target, is bounded, and
+/// is frozen while the output saturates), a derivative on the low-pass filtered error, and
+/// limits on velocity and acceleration. After obs-face-tracker's controller.
+public struct AxisController: Sendable, Equatable {
+    public struct Params: Sendable, Equatable {
+        /// Radians of error ignored while at rest.
+        public var deadBand = 0.025
+        /// Radians of error at which a moving axis comes to rest.
+        public var settleBand = 0.006
+        /// The integral only accumulates while the error is below this (no windup during
+        /// large moves, which the proportional term handles).
+        public var integralZone = 0.1
+        /// Radians of error at which the full gain applies.
+        public var softZone = 0.09
+        /// Velocity per radian of error (1/s).
+        public var proportionalGain = 3.0
+        /// Velocity per radian-second of accumulated error (1/s²).
+        public var integralGain = 0.6
+        /// The integral term's contribution never exceeds this velocity (rad/s).
+        public var integralLimit = 0.3
+        /// Velocity per radian-per-second of error change (dimensionless).
+        public var derivativeGain = 0.08
+        /// Time constant of the derivative's low-pass filter (s).
+        public var derivativeFilter = 0.1
+        /// Time constant with which the integral fades while the subject is lost (s).
+        public var integralDecay = 0.8
+        public init() {}
+    }
+
+    public var params: Params
+    private(set) var integral = 0.0
+    private var lastError: Double?
+    private var derivative = 0.0
+    /// The last velocity commanded (rad/s).
+    public private(set) var output = 0.0
+    /// Whether the axis is at rest inside the dead band.
+    public private(set) var isSettled = true
+
+    public init(params: Params = Params()) {
+        self.params = params
+    }
+
+    /// The error after the dead band (or the settle band while moving) and the soft zone.
+    public func shaped(_ error: Double) -> Double {
+        let band = isSettled ? params.deadBand : params.settleBand
+        let size = abs(error)
+        guard size > band else { return 0 }
+        guard size < params.softZone else { return error }
+        return error * (size - band) / (params.softZone - band)
+    }
+
+    /// The velocity for an error of `error` radians, `dt` seconds after the last update,
+    /// within `limits` (speed, acceleration). `position` is the axis' present angle: motion past
+    /// the range's ends is refused.
+    public mutating func update(error: Double, dt: Double, limits: AxisLimits, position: Double) -> Double {
+        let e = shaped(error)
+        isSettled = e == 0
+        if dt > 0, let last = lastError {
+            let raw = (e - last) / dt
+            let alpha = dt / (params.derivativeFilter + dt)
+            derivative += alpha * (raw - derivative)
+        }
+        lastError = e
+        var wanted = params.proportionalGain * e + params.integralGain * integral + params.derivativeGain * derivative
+        let saturated = abs(wanted) > limits.maximumSpeed
+        // Anti-windup: integrate only while the output is not saturated, or when the error
+        // would pull the output back from saturation; bound the integral's share.
+        if dt > 0, e != 0, abs(error) < params.integralZone, !saturated || (e * integral < 0) {
+            integral += e * dt
+            let bound = params.integralLimit / max(params.integralGain, 1e-9)
+            integral = min(max(integral, -bound), bound)
+        }
+        if e == 0 { integral *= max(0, 1 - dt / params.integralDecay) }
+        wanted = min(max(wanted, -limits.maximumSpeed), limits.maximumSpeed)
+        return limit(wanted, dt: dt, limits: limits, position: position)
+    }
+
+    /// Holds still (the subject is lost): the velocity ramps down within the acceleration
+    /// limit and the integral fades.
+    public mutating func hold(dt: Double, limits: AxisLimits, position: Double) -> Double {
+        integral *= max(0, 1 - dt / params.integralDecay)
+        lastError = nil
+        derivative = 0
+        return limit(0, dt: dt, limits: limits, position: position)
+    }
+
+    private mutating func limit(_ wanted: Double, dt: Double, limits: AxisLimits, position: Double) -> Double {
+        var velocity = wanted
+        if dt > 0, limits.maximumAcceleration > 0 {
+            let step = limits.maximumAcceleration * dt
+            velocity = min(max(velocity, output - step), output + step)
+        }
+        if position >= limits.range.upperBound && velocity > 0 { velocity = 0 }
+        if position <= limits.range.lowerBound && velocity < 0 { velocity = 0 }
+        if limits.maximumSpeed <= 0 { velocity = 0 }
+        output = velocity
+        return velocity
+    }
+}

@@ -1,0 +1,131 @@
+import DockTrackCore
+import Foundation
+
+/// Where the subject goes in the picture (DockKit's framing modes).
+public enum FramingMode: String, Sendable, CaseIterable, Codable {
+    /// The primary subject, and the other salient people with it when they fit (a group shot).
+    case automatic
+    /// The primary subject in the middle.
+    case center
+    /// The primary subject on the left third.
+    case left
+    /// The primary subject on the right third.
+    case right
+}
+
+/// Turns ranked subjects into dock motion: picks what to frame, computes where the dock must
+/// point for that, and drives each axis there with an ``AxisController``.
+///
+/// Latency compensation: a subject's direction is worked out from where the dock pointed when
+/// the frame was captured, and the error from where it points now, so the motion made since
+/// the capture is not counted twice. When the subject is lost the dock holds, the integrals
+/// fade, and after `homeAfter` seconds it returns to the home pose.
+public struct FramingController: Sendable {
+    public struct Params: Sendable, Equatable {
+        public var mode = FramingMode.automatic
+        /// Where subjects are kept: unit coordinates, lower-left origin (build it from an
+        /// upper-left one with `UnitRect(upperLeftOrigin:)`). The whole picture by default.
+        public var regionOfInterest = UnitRect(x: 0, y: 0, width: 1, height: 1)
+        public var camera = CameraModel.webcam
+        public var limits = DockLimits.standard
+        /// The pose to return to when nobody has been seen for `homeAfter` seconds.
+        public var home = DockOrientation.zero
+        /// Seconds without a subject before heading home.
+        public var homeAfter = 4.0
+        /// Height in the region of interest (0 bottom, 1 top) where a face's centre is placed.
+        public var faceHeight = 0.6
+        /// A group is framed together when its width fits in this share of the region.
+        public var groupFit = 0.8
+        /// People ranked up to this are candidates for the group shot.
+        public var groupRanks = 4
+        public var axis = AxisController.Params()
+        public init() {}
+    }
+
+    /// Why the controller moved as it did in the last update (for traces and tests).
+    public enum State: String, Sendable {
+        case tracking, holding, returningHome
+    }
+
+    public var params: Params
+    private var pitch: AxisController
+    private var yaw: AxisController
+    private var lastUpdate: Double?
+    private var lastSeen: Double?
+    public private(set) var state = State.holding
+    /// The pose the controller last aimed for, when it aimed for one.
+    public private(set) var target: DockOrientation?
+
+    public init(params: Params = Params()) {
+        self.params = params
+        pitch = AxisController(params: params.axis)
+        yaw = AxisController(params: params.axis)
+    }
+
+    /// The point of the picture (unit coordinates, lower-left origin) to bring to the framing
+    /// target, and that target, for these subjects; `nil` when there is nobody to frame.
+    public func aim(at subjects: [TrackedSubject]) -> (subject: (x: Double, y: Double), target: (x: Double, y: Double))? {
+        guard let primary = subjects.min(by: { ($0.saliencyRank ?? .max) < ($1.saliencyRank ?? .max) }) else { return nil }
+        let roi = params.regionOfInterest
+        var anchor = Self.anchor(of: primary)
+        var targetX: Double
+        switch params.mode {
+        case .center, .automatic: targetX = roi.midX
+        case .left: targetX = roi.minX + roi.width / 3
+        case .right: targetX = roi.minX + 2 * roi.width / 3
+        }
+        if params.mode == .automatic {
+            let group = subjects.filter {
+                $0.kind == .person && ($0.saliencyRank ?? .max) <= params.groupRanks
+                    && $0.rect.height >= 0.5 * primary.rect.height
+            }
+            if group.count > 1 {
+                let union = group.map(\.rect).reduce(primary.rect) { $0.union($1) }
+                if union.width <= params.groupFit * roi.width { anchor.x = union.midX }
+            }
+        }
+        let targetY = primary.faceRect != nil || primary.kind == .person ? roi.minY + params.faceHeight * roi.height : roi.midY
+        if primary.kind == .object { anchor.y = primary.rect.midY }
+        targetX = min(max(targetX, 0), 1)
+        return (anchor, (targetX, targetY))
+    }
+
+    /// The point of a subject that framing places: the face's centre, else the head of a body
+    /// (a tenth of its height below its top), else the middle.
+    static func anchor(of subject: TrackedSubject) -> (x: Double, y: Double) {
+        if let face = subject.faceRect { return (face.midX, face.midY) }
+        if subject.kind == .person { return (subject.rect.midX, subject.rect.maxY - 0.1 * subject.rect.height) }
+        return (subject.rect.midX, subject.rect.midY)
+    }
+
+    /// The angular velocity to command at `now`, for the subjects seen in a frame captured at
+    /// `captureTime` while the dock pointed at `poseAtCapture`; the dock points at `pose` now.
+    public mutating func update(subjects: [TrackedSubject], captureTime: Double, poseAtCapture: DockOrientation,
+                                pose: DockOrientation, now: Double) -> AngularVelocity {
+        let dt = lastUpdate.map { max(0, now - $0) } ?? 0
+        lastUpdate = now
+        if let (subject, framingTarget) = aim(at: subjects) {
+            lastSeen = captureTime
+            // Where the subject is in the world, and where the dock must point to put it on the target.
+            let subjectDirection = poseAtCapture + params.camera.angles(toward: subject.x, subject.y)
+            let wanted = params.limits.clamp(subjectDirection - params.camera.angles(toward: framingTarget.x, framingTarget.y))
+            target = wanted
+            state = .tracking
+            return drive(toward: wanted, from: pose, dt: dt)
+        }
+        if let seen = lastSeen, now - seen < params.homeAfter {
+            state = .holding
+            target = nil
+            return AngularVelocity(x: pitch.hold(dt: dt, limits: params.limits.pitch, position: pose.x),
+                                   y: yaw.hold(dt: dt, limits: params.limits.yaw, position: pose.y), z: 0)
+        }
+        state = .returningHome
+        target = params.home
+        return drive(toward: params.limits.clamp(params.home), from: pose, dt: dt)
+    }
+
+    private mutating func drive(toward wanted: DockOrientation, from pose: DockOrientation, dt: Double) -> AngularVelocity {
+        AngularVelocity(x: pitch.update(error: wanted.x - pose.x, dt: dt, limits: params.limits.pitch, position: pose.x),
+                        y: yaw.update(error: wanted.y - pose.y, dt: dt, limits: params.limits.yaw, position: pose.y), z: 0)
+    }
+}

@@ -1,0 +1,78 @@
+import DockTrackCore
+import Foundation
+
+/// How well a closed loop kept its subject framed.
+public struct FramingMetrics: Sendable, Equatable {
+    public var frames = 0
+    /// Frames in which a primary subject was tracked.
+    public var framesWithSubject = 0
+    /// Of those, the frames in which the primary subject's anchor was inside the target zone.
+    public var framesInZone = 0
+    /// Distances (unit coordinates of the view) from the anchor to the framing target.
+    public var errors: [Double] = []
+    /// The largest amount (radians) the pan went past its target while moving.
+    public var overshoot = 0.0
+    public var commands = 0
+    public var duration = 0.0
+    /// The first frame's time, and the pan error and target of the last frame tracked (for
+    /// overshoot).
+    private var firstTime: Double?
+    private var previousError: Double?
+    private var previousTarget: Double?
+
+    public init() {}
+
+    /// Counts one frame captured at `time` from a camera running at `framesPerSecond`: where
+    /// the controller aimed (``FramingController/aim(at:)``), its state and target pose, the
+    /// dock's pose at capture and its pan speed when the command was made.
+    public mutating func record(time: Double, framesPerSecond: Double, aim: (subject: (x: Double, y: Double), target: (x: Double, y: Double))?,
+                                state: FramingController.State, target: DockOrientation?, pose: DockOrientation, panSpeed: Double) {
+        firstTime = firstTime ?? time
+        frames += 1
+        commands += 1
+        duration = time - firstTime! + 1 / framesPerSecond
+        if let aim {
+            framesWithSubject += 1
+            errors.append(hypot(aim.subject.x - aim.target.x, aim.subject.y - aim.target.y))
+            if isInTargetZone(aim.subject, target: aim.target) { framesInZone += 1 }
+        }
+        // Overshoot: the pan passing its target while moving, as long as the target itself
+        // holds still (a new primary subject is a new target, not an overshoot).
+        if state == .tracking, let target {
+            let error = target.y - pose.y
+            let steady = previousTarget.map { abs($0 - target.y) < 0.01 } ?? false
+            if steady, let previous = previousError, previous * error < 0, abs(panSpeed) > 0.05 {
+                overshoot = max(overshoot, abs(error))
+            }
+            previousError = error
+            previousTarget = target.y
+        } else {
+            previousError = nil
+            previousTarget = nil
+        }
+    }
+
+    public var inZoneFraction: Double { framesWithSubject == 0 ? 0 : Double(framesInZone) / Double(framesWithSubject) }
+    public var meanError: Double { errors.isEmpty ? 0 : errors.reduce(0, +) / Double(errors.count) }
+    public var p95Error: Double { Statistics.percentile(errors, 0.95) }
+    public var commandRate: Double { duration > 0 ? Double(commands) / duration : 0 }
+
+    /// `{"frames":…,"framesWithSubject":…,"inTargetZone":…,"meanError":…,"p95Error":…,"overshootDegrees":…,"commandsPerSecond":…}`
+    public var jsonLine: String {
+        var line = JSONLine()
+        line.add("frames", frames)
+        line.add("framesWithSubject", framesWithSubject)
+        line.add("inTargetZone", inZoneFraction, digits: 3)
+        line.add("meanError", meanError, digits: 4)
+        line.add("p95Error", p95Error, digits: 4)
+        line.add("overshootDegrees", overshoot * 180 / .pi, digits: 2)
+        line.add("commandsPerSecond", commandRate, digits: 1)
+        return line.text
+    }
+}
+
+/// The framing target zone: around the framing target, a sixth of the view's width and a fifth
+/// of its height either way (for automatic framing of a group, the target is the group's centre).
+public func isInTargetZone(_ point: (x: Double, y: Double), target: (x: Double, y: Double)) -> Bool {
+    abs(point.x - target.x) <= 1.0 / 6 && abs(point.y - target.y) <= 0.2
+}

@@ -1,0 +1,107 @@
+import DockTrackCore
+import CDockCV
+
+/// An 8-bit BGR or gray image held by OpenCV (a `cv::Mat` behind the shim's `dcv_image`).
+///
+/// An `Image` that has left the stage that produced it is never written again, which is what
+/// makes sharing it between threads safe; stages that need a changed copy make one
+/// (``copy()``) or write into an image of their own.
+public final class Image: @unchecked Sendable {
+    package let handle: OpaquePointer
+
+    /// An empty image, to be filled by a shim call that writes into a destination.
+    init() {
+        guard let handle = dcv_image_create() else { fatalError("out of memory creating an image") }
+        self.handle = handle
+    }
+
+    init(taking handle: OpaquePointer) {
+        self.handle = handle
+    }
+
+    deinit { dcv_image_destroy(handle) }
+
+    /// Reads an image file (JPEG, PNG, BMP, TIFF, WebP, PNM...) as BGR.
+    public convenience init(contentsOf path: String) throws(OpenCVError) {
+        self.init(taking: try checkedHandle { dcv_image_read(path, $0) })
+    }
+
+    /// An image made from a copy of raw pixels: `channels` is 3 (BGR) or 1 (gray).
+    public convenience init(pixels: [UInt8], width: Int, height: Int, channels: Int) throws(OpenCVError) {
+        let handle = try pixels.withUnsafeBufferPointer { buffer throws(OpenCVError) in
+            try checkedHandle {
+                dcv_image_from_pixels(buffer.baseAddress, Int32(width), Int32(height), Int32(channels), width * channels, $0)
+            }
+        }
+        self.init(taking: handle)
+    }
+
+    /// A new `size` image with `channels` (3: BGR, 1: gray) whose bytes `fill` writes (rows are
+    /// continuous, `size.width * channels` bytes each); a producer's way in without a copy.
+    /// `fill` returns whether it filled the image; `nil` when it did not.
+    public static func filling(size: ImageSize, channels: Int,
+                               _ fill: (UnsafeMutableRawBufferPointer) -> Bool) throws(OpenCVError) -> Image? {
+        let image = Image(taking: try checkedHandle {
+            dcv_image_allocate(Int32(size.width), Int32(size.height), Int32(channels), $0)
+        })
+        guard let base = dcv_image_mutable_pixels(image.handle) else { return nil }
+        let buffer = UnsafeMutableRawBufferPointer(start: base, count: size.width * size.height * channels)
+        return fill(buffer) ? image : nil
+    }
+
+    public var width: Int { Int(dcv_image_width(handle)) }
+    public var height: Int { Int(dcv_image_height(handle)) }
+    public var channels: Int { Int(dcv_image_channels(handle)) }
+    public var size: ImageSize { ImageSize(width: width, height: height) }
+    public var isEmpty: Bool { width == 0 || height == 0 }
+
+    /// The pixel at (x, y) from the top-left: B, G, R (or one gray value).
+    public func pixel(x: Int, y: Int) -> [UInt8] {
+        guard x >= 0, y >= 0, x < width, y < height, let base = dcv_image_pixels(handle) else { return [] }
+        let offset = y * dcv_image_stride(handle) + x * channels
+        return (0..<channels).map { base[offset + $0] }
+    }
+
+    /// A deep copy, for drawing on without touching this image.
+    public func copy() throws(OpenCVError) -> Image {
+        Image(taking: try checkedHandle { dcv_image_clone(handle, $0) })
+    }
+
+    /// This image resized to `size` (area interpolation when shrinking).
+    public func resized(to size: ImageSize) throws(OpenCVError) -> Image {
+        if size == self.size { return self }
+        let out = Image()
+        try checkedCount { dcv_image_resize(handle, out.handle, Int32(size.width), Int32(size.height), $0) }
+        return out
+    }
+
+    /// The region `rect` (pixels, top-left origin; may reach past the border, which reads as
+    /// black) resized to `size`.
+    public func cropped(to rect: PixelRect, size: ImageSize) throws(OpenCVError) -> Image {
+        let out = Image()
+        try checkedCount {
+            dcv_image_crop(handle, out.handle, Float(rect.x), Float(rect.y), Float(rect.width), Float(rect.height),
+                           Int32(size.width), Int32(size.height), $0)
+        }
+        return out
+    }
+
+    /// This image in gray, histogram-equalized when asked.
+    public func gray(equalized: Bool) throws(OpenCVError) -> Image {
+        let out = Image()
+        try checkedCount { dcv_image_gray(handle, out.handle, equalized ? 1 : 0, $0) }
+        return out
+    }
+
+    /// This image mirrored left to right.
+    public func mirrored() throws(OpenCVError) -> Image {
+        let out = Image()
+        try checkedCount { dcv_image_mirror(handle, out.handle, $0) }
+        return out
+    }
+
+    /// Writes the image to a file; the extension picks the format.
+    public func write(to path: String) throws(OpenCVError) {
+        try checkedCount { dcv_image_write(handle, path, $0) }
+    }
+}

@@ -1,0 +1,203 @@
+import DockTrackCore
+import CDockCV
+import Foundation
+
+/// A colour as OpenCV takes it.
+public struct BGR: Sendable, Equatable {
+    public var blue: Int, green: Int, red: Int
+    public init(blue: Int, green: Int, red: Int) {
+        self.blue = blue
+        self.green = green
+        self.red = red
+    }
+
+    public static let faceGreen = BGR(blue: 60, green: 220, red: 60)
+    public static let bodyBlue = BGR(blue: 255, green: 140, red: 40)
+    public static let objectYellow = BGR(blue: 0, green: 220, red: 255)
+    public static let white = BGR(blue: 255, green: 255, red: 255)
+    public static let black = BGR(blue: 0, green: 0, red: 0)
+}
+
+/// Draws on a copy of a frame: boxes with labels, in the frame's own pixels.
+public struct Canvas {
+    public let image: Image
+
+    /// A canvas holding a copy of `image`, which stays untouched.
+    public init(copying image: Image) throws(OpenCVError) {
+        self.image = try image.copy()
+    }
+
+    public var size: ImageSize { image.size }
+
+    /// An outlined box around `rect` (unit coordinates, lower-left origin) with a label above it.
+    public func box(_ rect: UnitRect, color: BGR, label: String? = nil, thickness: Int = 2) {
+        let p = rect.pixelRect(in: size)
+        dcv_image_draw_rect(image.handle, Int32(p.x), Int32(p.y), Int32(p.width), Int32(p.height),
+                            Int32(color.blue), Int32(color.green), Int32(color.red), Int32(thickness))
+        if let label {
+            text(label, x: Int(p.x), y: max(12, Int(p.y) - 4), color: color)
+        }
+    }
+
+    /// Text with a dark backing so it reads on any picture; (x, y) is the baseline's left end.
+    public func text(_ string: String, x: Int, y: Int, color: BGR = .white, scale: Double = 0.45) {
+        let width = Int(Double(string.count) * 20 * scale) + 4
+        let height = Int(28 * scale)
+        dcv_image_fill_rect(image.handle, Int32(x), Int32(y - height + 3), Int32(width), Int32(height + 2), 0, 0, 0)
+        dcv_image_draw_text(image.handle, string, Int32(x + 2), Int32(y), scale,
+                            Int32(color.blue), Int32(color.green), Int32(color.red), 1)
+    }
+
+    /// Draws every observation: faces green, bodies blue, objects yellow.
+    public func observations(_ observations: [Observation]) {
+        for o in observations {
+            let color: BGR = switch o.type {
+            case .humanFace: .faceGreen
+            case .humanBody: .bodyBlue
+            case .object: .objectYellow
+            }
+            box(o.rect, color: color, label: "\(o.type == .humanFace ? "face" : o.type == .humanBody ? "body" : "object") \(Int((o.confidence * 100).rounded()))%")
+        }
+    }
+}
+
+extension Canvas {
+    /// Draws every subject: its box, the start of its identifier, its rank, and bars for the
+    /// speaking (S) and looking-at-camera (L) confidences.
+    public func subjects(_ subjects: [TrackedSubject]) {
+        for s in subjects {
+            let color: BGR = s.kind == .object ? .objectYellow : (s.saliencyRank == 1 ? .faceGreen : .bodyBlue)
+            let rank = s.saliencyRank.map { "#\($0) " } ?? ""
+            box(s.rect, color: color, label: "\(rank)\(s.id.uuidString.prefix(4))", thickness: s.saliencyRank == 1 ? 3 : 2)
+            if let face = s.faceRect { box(face, color: color, thickness: 1) }
+            let p = s.rect.pixelRect(in: size)
+            var y = Int(p.y + p.height) + 4
+            for (letter, value) in [("S", s.speakingConfidence), ("L", s.lookingAtCameraConfidence)] {
+                guard let value else { continue }
+                bar(letter, value: value, x: Int(p.x), y: y, color: color)
+                y += 9
+            }
+        }
+    }
+
+    /// A line between two points given in unit coordinates (lower-left origin).
+    public func line(from a: (x: Double, y: Double), to b: (x: Double, y: Double), color: BGR, thickness: Int = 1) {
+        let w = Double(size.width), h = Double(size.height)
+        dcv_image_draw_line(image.handle, Int32(a.x * w), Int32((1 - a.y) * h), Int32(b.x * w), Int32((1 - b.y) * h),
+                            Int32(color.blue), Int32(color.green), Int32(color.red), Int32(thickness))
+    }
+
+    /// The framing overlay: the region of interest (dashed white when not the whole picture),
+    /// the target zone around the framing target (yellow) with a cross at the target, and the
+    /// dock's pose.
+    public func framing(regionOfInterest roi: UnitRect, target: (x: Double, y: Double)?, pose: DockOrientation?, state: String?) {
+        if roi != UnitRect(x: 0, y: 0, width: 1, height: 1) { box(roi, color: .white, thickness: 1) }
+        if let target {
+            box(UnitRect(x: target.x - 1.0 / 6, y: target.y - 0.2, width: 1.0 / 3, height: 0.4), color: .objectYellow, thickness: 1)
+            line(from: (target.x - 0.02, target.y), to: (target.x + 0.02, target.y), color: .objectYellow)
+            line(from: (target.x, target.y - 0.027), to: (target.x, target.y + 0.027), color: .objectYellow)
+        }
+        if let pose {
+            text(String(format: "pan %+.1f deg  tilt %+.1f deg%@", pose.y * 180 / .pi, pose.x * 180 / .pi, state.map { "  " + $0 } ?? ""),
+                 x: 4, y: size.height - 6)
+        }
+    }
+
+    /// A small labelled bar 40 px long filled to `value` (0...1).
+    public func bar(_ letter: String, value: Double, x: Int, y: Int, color: BGR) {
+        dcv_image_fill_rect(image.handle, Int32(x), Int32(y), 50, 8, 0, 0, 0)
+        dcv_image_draw_text(image.handle, letter, Int32(x + 1), Int32(y + 7), 0.3, 255, 255, 255, 1)
+        let filled = Int32((max(0, min(1, value)) * 40).rounded())
+        dcv_image_fill_rect(image.handle, Int32(x + 9), Int32(y + 1), filled, 6, Int32(color.blue), Int32(color.green), Int32(color.red))
+    }
+}
+
+/// Writes frames to a video file (MPEG-4 in .mp4/.mov/.m4v, Motion JPEG in .avi), or, for an
+/// image path, the single frame as an image.
+public final class AnnotatedOutput {
+    public let path: String
+    private let writer: OpaquePointer?
+    private var stillWritten = false
+
+    /// An output at `path` for frames of `size` at `framesPerSecond`. The folder must exist.
+    public init(path: String, size: ImageSize, framesPerSecond: Double) throws(OpenCVError) {
+        self.path = path
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue {
+            throw OpenCVError(code: Int32(DCV_ERR_ARGUMENT.rawValue), message: "\(path) is a folder; give a file name (.mp4, .mov, .avi or an image)")
+        }
+        if MediaFile.isImage(path) {
+            writer = nil
+            return
+        }
+        // H.264 where FFmpeg has an encoder for it (every player and browser opens it), else
+        // MPEG-4 part 2; Motion JPEG in .avi.
+        let fourccs = (path as NSString).pathExtension.lowercased() == "avi" ? ["MJPG"] : ["avc1", "mp4v"]
+        var opened: OpaquePointer?
+        var lastError = OpenCVError(dcv_status())
+        for fourcc in fourccs where opened == nil {
+            do {
+                opened = try checkedHandle {
+                    dcv_writer_open(path, fourcc, framesPerSecond > 0 ? framesPerSecond : 30, Int32(size.width), Int32(size.height), $0)
+                }
+            } catch { lastError = error }
+        }
+        guard let opened else { throw OpenCVError(code: lastError.code, message: "\(path): \(lastError.message) (does its folder exist and can it be written?)") }
+        writer = opened
+    }
+
+    deinit { if let writer { dcv_writer_destroy(writer) } }
+
+    public func write(_ image: Image) throws(OpenCVError) {
+        if let writer {
+            try checkedCount { dcv_writer_write(writer, image.handle, $0) }
+        } else if !stillWritten {
+            try image.write(to: path)
+            stillWritten = true
+        }
+    }
+}
+
+/// A live preview window (OpenCV highgui). Opens only where a display is reachable.
+public final class PreviewWindow {
+    public let title: String
+    private var failed = false
+
+    private init(title: String) { self.title = title }
+
+    /// Why no window can be shown here, or `nil` when one can: an X display named by DISPLAY
+    /// whose socket exists (or a remote one), or a Wayland display.
+    public static func unavailableReason(environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
+        if let wayland = environment["WAYLAND_DISPLAY"], !wayland.isEmpty { return nil }
+        guard let display = environment["DISPLAY"], !display.isEmpty else { return "no display (DISPLAY is not set)" }
+        if display.hasPrefix(":") {
+            let number = display.dropFirst().prefix { $0.isNumber }
+            if !FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(number)") { return "display \(display) is not running" }
+        }
+        return nil
+    }
+
+    /// A window, or `nil` with one line on stderr saying why there is none (the run goes on).
+    public static func open(title: String) -> PreviewWindow? {
+        if let reason = unavailableReason() {
+            FileHandle.standardError.write(Data("docktrack: --preview: \(reason); running without a preview\n".utf8))
+            return nil
+        }
+        return PreviewWindow(title: title)
+    }
+
+    /// Shows a frame; `false` when the user pressed q or Escape to stop.
+    public func show(_ image: Image) -> Bool {
+        guard !failed else { return true }
+        var status = dcv_status()
+        let key = dcv_window_show(title, image.handle, 1, &status)
+        if key == -2 {
+            failed = true
+            FileHandle.standardError.write(Data("docktrack: --preview: \(OpenCVError(status).message); running without a preview\n".utf8))
+            return true
+        }
+        return key != Int32(UInt8(ascii: "q")) && key != 27
+    }
+
+    deinit { dcv_window_close(title) }
+}

@@ -1,0 +1,116 @@
+import DockTrackCore
+import DockTrackFraming
+import DockTrackDock
+import Foundation
+
+/// A closed loop on the simulated clock: people at fixed or moving directions in the world, a
+/// camera on a ``SimulatedDock``, a ``FramingController`` turning what the camera sees into
+/// velocity commands that reach the dock `latency` seconds after each capture (the
+/// ``FrameLoop``, with people drawn where the camera would see them instead of detected).
+public struct FramingSimulation: Sendable {
+    /// A person in the world: the direction of their face (radians, dock axes) over time, and
+    /// the size of the face in the picture.
+    public struct Person: Sendable {
+        public var direction: @Sendable (Double) -> DockOrientation
+        /// Face height as a fraction of the picture's height.
+        public var faceSize: Double
+        public var id: UUID
+
+        public init(id: UUID = UUID(), faceSize: Double = 0.15, direction: @escaping @Sendable (Double) -> DockOrientation) {
+            self.id = id
+            self.faceSize = faceSize
+            self.direction = direction
+        }
+    }
+
+    /// One frame of the loop.
+    public struct Sample: Sendable {
+        public var time: Double
+        public var pose: DockOrientation
+        public var command: AngularVelocity
+        public var state: FramingController.State
+        /// Where each person appeared in the picture (unit coordinates, lower-left origin).
+        public var seen: [UUID: (x: Double, y: Double)]
+    }
+
+    public var controller: FramingController
+    public var dock: SimulatedDock
+    public var frameRate = 30.0
+    /// Seconds from capture to the command reaching the dock.
+    public var latency = 0.05
+
+    public init(controller: FramingController, dock: SimulatedDock = SimulatedDock()) {
+        self.controller = controller
+        self.dock = dock
+    }
+
+    /// Runs from t = 0 to `duration` seconds; `present(t)` says who is in the scene at t (all by default).
+    public mutating func run(people: [Person], duration: Double, present: @Sendable (Double) -> [UUID]? = { _ in nil }) -> [Sample] {
+        var samples: [Sample] = []
+        let camera = controller.params.camera
+        var loop = try! FrameLoop(controller: controller, dock: dock, cameraOnDock: true, latency: latency)
+        defer { (controller, dock) = (loop.controller, loop.dock) }
+        let frames = Int(duration * frameRate)
+        for k in 0...frames {
+            let capture = Double(k) / frameRate
+            let inScene = present(capture)
+            var seen: [UUID: (x: Double, y: Double)] = [:]
+            // The loop's dock is a simulator, and the people are drawn without fail: nothing throws.
+            let step = try! loop.step(capturedAt: capture) { poseAtCapture in
+                var subjects: [TrackedSubject] = []
+                for (rank, person) in people.enumerated() where inScene?.contains(person.id) ?? true {
+                    let p = camera.point(at: person.direction(capture) - poseAtCapture)
+                    guard p.x > 0, p.x < 1, p.y > 0, p.y < 1 else { continue }
+                    seen[person.id] = p
+                    let h = person.faceSize, w = h * 0.75 * camera.horizontalAspectCorrection
+                    let face = UnitRect(x: p.x - w / 2, y: p.y - h / 2, width: w, height: h)
+                    let body = UnitRect(x: p.x - 1.5 * w, y: max(0, p.y - 4 * h), width: 3 * w, height: min(p.y - h / 2, 3.5 * h) + h)
+                    subjects.append(TrackedSubject(id: person.id, kind: .person, rect: face.union(body), faceRect: face, saliencyRank: rank + 1))
+                }
+                return subjects
+            }
+            samples.append(Sample(time: capture, pose: step.cameraPose, command: step.command, state: step.state, seen: seen))
+        }
+        return samples
+    }
+}
+
+extension CameraModel {
+    /// Width over height of one unit of picture: a face 0.75 as wide as tall in pixels is
+    /// this much narrower in unit coordinates of a 4:3 picture.
+    var horizontalAspectCorrection: Double { tan(verticalFieldOfView / 2) / tan(horizontalFieldOfView / 2) }
+}
+
+/// The step test: a person stands still, then is suddenly `step` radians to the side; how fast
+/// and how cleanly the dock follows.
+public struct StepResponse: Sendable, Equatable {
+    /// Seconds from the step until the yaw stays within `tolerance` of its final value.
+    public var settleTime: Double
+    /// Radians past the final yaw at the worst moment.
+    public var overshoot: Double
+    /// Velocity commands per second.
+    public var commandRate: Double
+    /// Radians between the final yaw and the person's direction.
+    public var finalError: Double
+    /// The highest yaw speed commanded (rad/s).
+    public var peakSpeed: Double
+
+    /// Runs the step test on the simulated clock.
+    public static func measure(step: Double = 0.4, at stepTime: Double = 0.5, duration: Double = 5, tolerance: Double = 0.03,
+                               params: FramingController.Params = .init(), latency: Double = 0.05) -> StepResponse {
+        var simulation = FramingSimulation(controller: FramingController(params: params))
+        simulation.latency = latency
+        let faceLevel = params.camera.angles(toward: 0.5, 0.6).x
+        let person = FramingSimulation.Person { t in DockOrientation(x: faceLevel, y: t < stepTime ? 0 : step, z: 0) }
+        let samples = simulation.run(people: [person], duration: duration)
+        let finalYaw = samples.last!.pose.y
+        let after = samples.filter { $0.time >= stepTime }
+        let lastOutside = after.last { abs($0.pose.y - finalYaw) > tolerance }
+        return StepResponse(
+            settleTime: (lastOutside?.time ?? stepTime) - stepTime + 1 / simulation.frameRate,
+            overshoot: max(0, (after.map { $0.pose.y * (step < 0 ? -1 : 1) }.max() ?? 0) - abs(step)),
+            commandRate: Double(samples.count) / duration,
+            finalError: abs(finalYaw - step),
+            peakSpeed: samples.map { abs($0.command.y) }.max() ?? 0)
+    }
+}

@@ -1,0 +1,31 @@
+import DockTrackCore
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Unix-domain stream sockets: the one place their addresses are built.
+public enum UnixSocket {
+    /// The address of the socket at `path`; throws when the path is too long for one.
+    public static func address(_ path: String) throws(DockError) -> sockaddr_un {
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        guard path.utf8.count < MemoryLayout.size(ofValue: address.sun_path) else {
+            throw .invalidRequest("\(path): socket path longer than \(MemoryLayout.size(ofValue: address.sun_path) - 1) bytes")
+        }
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8) + [0]) }
+        return address
+    }
+
+    /// A stream socket connected to `path`.
+    public static func connect(to path: String) throws(DockError) -> Int32 {
+        var address = try address(path)
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw .notConnected }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard connected == 0 else { close(fd); throw .notConnected }
+        return fd
+    }
+}

@@ -1,0 +1,107 @@
+import DockTrackCore
+import DockTrackMedia
+import DockTrackDetection
+import Foundation
+
+/// A detector on a thread of its own, for live input: the newest frame wins.
+///
+/// ``offer(_:)`` hands a frame over and returns at once; if the detector is still busy with an
+/// earlier frame, the new one replaces whatever was waiting (frames never queue up). Finished
+/// detections are collected with ``takeResults()``. The caller's per-frame work (tracking,
+/// framing, commands) therefore never waits for a detection: capture-to-command latency is that
+/// work alone, and detections arrive one detection time late.
+public final class DetectionWorker: @unchecked Sendable {
+    /// One finished detection: the frame it ran on and how long it took.
+    public struct Result: Sendable {
+        public var frameIndex: Int
+        public var frameTime: Double
+        public var observations: [Observation]
+        public var seconds: Double
+    }
+
+    // Everything below is guarded by `condition`; the detector is used on the worker thread only.
+    private let condition = NSCondition()
+    private let clock: @Sendable () -> Double
+    private var waiting: Frame?
+    private var results: [Result] = []
+    private var failure: DetectorError?
+    private var stopped = false
+    private var thread: Thread?
+    /// Frames offered while another waited, and so never detected.
+    public private(set) var replacedFrames = 0
+    public private(set) var detectedFrames = 0
+
+    /// `clock` times each detection (``Result/seconds``).
+    public init(detector: any Detector, minimumConfidence: Double, clock: @escaping @Sendable () -> Double = MonotonicClock.now) {
+        self.clock = clock
+        let box = DetectorBox(detector)
+        let thread = Thread { [weak self] in self?.run(box.detector, minimumConfidence: minimumConfidence) }
+        thread.name = "docktrack-detection"
+        self.thread = thread
+        thread.start()
+    }
+
+    deinit { stop() }
+
+    /// Hands `frame` to the detector; replaces a frame still waiting for it.
+    public func offer(_ frame: Frame) {
+        condition.lock()
+        if waiting != nil { replacedFrames += 1 }
+        waiting = frame
+        condition.signal()
+        condition.unlock()
+    }
+
+    /// The detections finished since the last call, oldest first; throws the detector's failure.
+    public func takeResults() throws(DetectorError) -> [Result] {
+        condition.lock()
+        defer { condition.unlock() }
+        if let failure { throw failure }
+        let taken = results
+        results = []
+        return taken
+    }
+
+    /// Ends the thread after the detection in progress.
+    public func stop() {
+        condition.lock()
+        stopped = true
+        condition.signal()
+        condition.unlock()
+    }
+
+    private func run(_ detector: any Detector, minimumConfidence: Double) {
+        while true {
+            condition.lock()
+            while waiting == nil && !stopped { condition.wait() }
+            if stopped {
+                condition.unlock()
+                return
+            }
+            let frame = waiting!
+            waiting = nil
+            condition.unlock()
+            let started = clock()
+            do {
+                let observations = try detector.detect(in: frame.image, minimumConfidence: minimumConfidence)
+                let result = Result(frameIndex: frame.index, frameTime: frame.time, observations: observations,
+                                    seconds: clock() - started)
+                condition.lock()
+                results.append(result)
+                detectedFrames += 1
+                condition.unlock()
+            } catch {
+                condition.lock()
+                failure = error
+                condition.unlock()
+                return
+            }
+        }
+    }
+
+    /// Carries the detector to the worker thread, which is its only user from then on.
+    private final class DetectorBox: @unchecked Sendable {
+        let detector: any Detector
+        init(_ detector: any Detector) { self.detector = detector }
+    }
+}

@@ -1,0 +1,104 @@
+import DockTrackCore
+
+/// A constant-velocity Kalman filter for one coordinate: state (position, velocity), a
+/// white-noise acceleration process, direct position measurements.
+public struct ConstantVelocityFilter: Sendable, Equatable {
+    public private(set) var position: Double
+    public private(set) var velocity: Double
+    /// Covariance [[p00, p01], [p01, p11]].
+    private var p00: Double, p01: Double, p11: Double
+    /// Acceleration noise spectral density ((units/s²)² · s).
+    public var processNoise: Double
+    /// Measurement variance (units²).
+    public var measurementNoise: Double
+
+    public init(position: Double, positionVariance: Double, velocityVariance: Double,
+                processNoise: Double, measurementNoise: Double) {
+        self.position = position
+        velocity = 0
+        p00 = positionVariance
+        p01 = 0
+        p11 = velocityVariance
+        self.processNoise = processNoise
+        self.measurementNoise = measurementNoise
+    }
+
+    /// The variance of the position estimate.
+    public var positionVariance: Double { p00 }
+
+    /// Moves the state `dt` seconds ahead.
+    public mutating func predict(by dt: Double) {
+        guard dt > 0 else { return }
+        position += velocity * dt
+        let q = processNoise
+        let n00 = p00 + 2 * dt * p01 + dt * dt * p11 + q * dt * dt * dt / 3
+        let n01 = p01 + dt * p11 + q * dt * dt / 2
+        let n11 = p11 + q * dt
+        p00 = n00; p01 = n01; p11 = n11
+    }
+
+    /// Folds in a measured position.
+    public mutating func update(measurement z: Double) {
+        let s = p00 + measurementNoise
+        let k0 = p00 / s, k1 = p01 / s
+        let innovation = z - position
+        position += k0 * innovation
+        velocity += k1 * innovation
+        let n00 = (1 - k0) * p00
+        let n01 = (1 - k0) * p01
+        let n11 = p11 - k1 * p01
+        p00 = n00; p01 = n01; p11 = n11
+    }
+
+    /// Forgets the velocity (a subject lost for long is assumed to stand still).
+    public mutating func stop() { velocity = 0 }
+}
+
+/// A box followed by four constant-velocity filters: centre x, centre y, width, height (unit
+/// coordinates, lower-left origin).
+public struct BoxFilter: Sendable, Equatable {
+    private var centerX, centerY, width, height: ConstantVelocityFilter
+
+    /// Noise settings, per unit of the image.
+    public struct Params: Sendable, Equatable {
+        /// How fast a subject's velocity may change (acceleration noise) for the centre.
+        public var centerProcessNoise = 0.05
+        /// The same for the size (zooming in or walking towards the camera).
+        public var sizeProcessNoise = 0.01
+        /// How far a detection's box typically is from the truth (standard deviation).
+        public var measurementDeviation = 0.01
+        public init() {}
+    }
+
+    public init(_ rect: UnitRect, params: Params = Params()) {
+        let r = params.measurementDeviation * params.measurementDeviation
+        func filter(_ value: Double, _ q: Double) -> ConstantVelocityFilter {
+            ConstantVelocityFilter(position: value, positionVariance: r, velocityVariance: 0.04, processNoise: q, measurementNoise: r)
+        }
+        centerX = filter(rect.midX, params.centerProcessNoise)
+        centerY = filter(rect.midY, params.centerProcessNoise)
+        width = filter(rect.width, params.sizeProcessNoise)
+        height = filter(rect.height, params.sizeProcessNoise)
+    }
+
+    public var rect: UnitRect {
+        let w = max(0.001, width.position), h = max(0.001, height.position)
+        return UnitRect(x: centerX.position - w / 2, y: centerY.position - h / 2, width: w, height: h)
+    }
+
+    /// Centre velocity in units per second.
+    public var velocity: (x: Double, y: Double) { (centerX.velocity, centerY.velocity) }
+
+    public mutating func predict(by dt: Double) {
+        centerX.predict(by: dt); centerY.predict(by: dt); width.predict(by: dt); height.predict(by: dt)
+    }
+
+    public mutating func update(_ rect: UnitRect) {
+        centerX.update(measurement: rect.midX); centerY.update(measurement: rect.midY)
+        width.update(measurement: rect.width); height.update(measurement: rect.height)
+    }
+
+    public mutating func stop() {
+        centerX.stop(); centerY.stop(); width.stop(); height.stop()
+    }
+}

@@ -1,0 +1,232 @@
+import DockTrackCore
+import DockTrackMedia
+import Foundation
+
+/// Turns each frame's observations into tracked subjects with stable identities.
+public protocol SubjectTracker {
+    /// Advances to `time` (seconds, the frame's capture time) and folds in what was detected
+    /// in that frame; `observations` is `nil` on frames where no detector ran, and the subjects
+    /// then move by their motion model. `image` is the frame, for appearance cues (optional).
+    /// Returns the subjects to report for this frame.
+    mutating func update(time: Double, observations: [Observation]?, image: Image?) -> [TrackedSubject]
+}
+
+extension SubjectTracker {
+    /// An update without the picture: overlap and motion only.
+    public mutating func update(time: Double, observations: [Observation]?) -> [TrackedSubject] {
+        update(time: time, observations: observations, image: nil)
+    }
+}
+
+/// Tracks people: a face and the body below it are one person; association by overlap and
+/// motion (a constant-velocity Kalman filter per box), optimal assignment between tracks and
+/// detections, a grace period for occlusions and missed detections.
+public struct PersonTracker: SubjectTracker {
+    public struct Params: Sendable, Equatable {
+        /// Detections a new track needs before it is reported (filters one-frame false hits).
+        public var hitsToConfirm = 2
+        /// Seconds a new track may go undetected before it is dropped unconfirmed.
+        public var tentativeGrace = 0.35
+        /// Seconds a confirmed track is still reported, at its predicted place, after its last
+        /// detection (brief occlusions, missed detections).
+        public var reportLostFor = 0.6
+        /// Seconds a confirmed track is kept for reacquisition after its last detection; after
+        /// that the subject is gone.
+        public var dropAfter = 2.0
+        /// Seconds after which a lost track stops moving by its last velocity.
+        public var coastFor = 0.5
+        /// Seconds a face or body part is kept without being seen while the other part is.
+        public var partGrace = 0.5
+        /// The largest cost of a plausible pair (1 - IoU plus a distance term), before appearance.
+        public var maximumCost = 1.2
+        /// Weight of the clothing colour difference (Hellinger distance, 0...1) in the cost.
+        public var appearanceWeight = 1.5
+        /// How fast a track's appearance follows new sightings.
+        public var appearanceRate = 0.2
+        public var filter = BoxFilter.Params()
+        public init() {}
+    }
+
+    /// One person being followed.
+    struct Track {
+        let id: UUID
+        var face: BoxFilter?
+        var body: BoxFilter?
+        var faceSeen: Double = -.infinity
+        var bodySeen: Double = -.infinity
+        let firstSeen: Double
+        var lastSeen: Double
+        var hits = 1
+        var isConfirmed = false
+        var appearance: Appearance?
+
+        var rect: UnitRect {
+            switch (face?.rect, body?.rect) {
+            case let (f?, b?): return f.union(b)
+            case let (f?, nil): return f
+            case let (nil, b?): return b
+            case (nil, nil): return UnitRect(x: 0, y: 0, width: 0, height: 0)
+            }
+        }
+    }
+
+    public let params: Params
+    var tracks: [Track] = []
+    var identifiers: IdentifierSource
+    private var time: Double?
+    /// When detections last ran, and the time between the last two (detection every Nth frame,
+    /// adaptive, or on a worker thread): a track is only "missed" by a detection that ran.
+    private var lastDetection: Double?
+    private var detectionInterval = 0.0
+
+    public init(params: Params = Params(), identifiers: IdentifierSource = .random) {
+        self.params = params
+        self.identifiers = identifiers
+    }
+
+    public mutating func update(time now: Double, observations: [Observation]?, image: Image?) -> [TrackedSubject] {
+        let dt = time.map { now - $0 } ?? 0
+        time = now
+        for i in tracks.indices { advance(&tracks[i], by: dt, now: now) }
+        if let observations {
+            if let lastDetection { detectionInterval = now - lastDetection }
+            lastDetection = now
+            var people = PersonObservation.group(observations.filter { $0.type != .object })
+            if let image {
+                for i in people.indices { people[i].appearance = people[i].body.flatMap { try? Appearance(of: $0, in: image) } }
+            }
+            associate(people, at: now)
+        }
+        let tentativeGrace = stretched(params.tentativeGrace)
+        let reportLostFor = stretched(params.reportLostFor)
+        tracks.removeAll { track in
+            let silent = now - track.lastSeen
+            return track.isConfirmed ? silent > max(params.dropAfter, reportLostFor) : silent > tentativeGrace
+        }
+        return tracks.filter { $0.isConfirmed && now - $0.lastSeen <= reportLostFor }.map { track in
+            TrackedSubject(id: track.id, kind: .person, rect: track.rect.clippedToUnit(), faceRect: track.face?.rect.clippedToUnit(),
+                           timeInView: now - track.firstSeen, isObserved: track.lastSeen == now)
+        }
+    }
+
+    /// A period of `seconds` without a sighting, stretched to at least one and a half detection
+    /// intervals: detecting every Nth frame, a track is unseen for N frames by design, and must
+    /// neither stop moving, lose a part, nor be dropped before the next detection can come.
+    private func stretched(_ seconds: Double) -> Double {
+        max(seconds, 1.5 * detectionInterval)
+    }
+
+    private func advance(_ track: inout Track, by dt: Double, now: Double) {
+        track.face?.predict(by: dt)
+        track.body?.predict(by: dt)
+        if now - track.lastSeen > stretched(params.coastFor) {
+            track.face?.stop()
+            track.body?.stop()
+        }
+    }
+
+    private mutating func associate(_ people: [PersonObservation], at now: Double) {
+        let costs = tracks.map { track in people.map { cost(track, $0, at: now) } }
+        let pairs = Assignment.minimumCost(costs)
+        var matched = Set<Int>()
+        for (t, p) in pairs {
+            matched.insert(p)
+            fold(people[p], into: &tracks[t], at: now)
+        }
+        for (p, person) in people.enumerated() where !matched.contains(p) {
+            var track = Track(id: identifiers.next(), firstSeen: now, lastSeen: now)
+            track.face = person.face.map { BoxFilter($0, params: params.filter) }
+            track.body = person.body.map { BoxFilter($0, params: params.filter) }
+            if person.face != nil { track.faceSeen = now }
+            if person.body != nil { track.bodySeen = now }
+            track.appearance = person.appearance
+            track.isConfirmed = params.hitsToConfirm <= 1
+            tracks.append(track)
+        }
+        // A part not seen for a while while the person is seen otherwise is dropped (a face
+        // that turned away keeps the person alive through the body).
+        let partGrace = stretched(params.partGrace)
+        for i in tracks.indices where tracks[i].lastSeen == now {
+            if now - tracks[i].faceSeen > partGrace { tracks[i].face = nil }
+            if now - tracks[i].bodySeen > partGrace { tracks[i].body = nil }
+        }
+    }
+
+    private func fold(_ person: PersonObservation, into track: inout Track, at now: Double) {
+        if let face = person.face {
+            if track.face == nil { track.face = BoxFilter(face, params: params.filter) } else { track.face!.update(face) }
+            track.faceSeen = now
+        }
+        if let body = person.body {
+            if track.body == nil { track.body = BoxFilter(body, params: params.filter) } else { track.body!.update(body) }
+            track.bodySeen = now
+        }
+        if let seen = person.appearance {
+            if track.appearance == nil { track.appearance = seen } else { track.appearance!.blend(seen, rate: params.appearanceRate) }
+        }
+        track.lastSeen = now
+        track.hits += 1
+        if track.hits >= params.hitsToConfirm { track.isConfirmed = true }
+    }
+
+    /// The cost of explaining `person` by `track`: 1 - the best overlap of a shared part, plus
+    /// the centre distance in units of the track's size; infinite when they cannot be the same.
+    func cost(_ track: Track, _ person: PersonObservation, at now: Double) -> Double {
+        var best = Double.infinity
+        // Lost tracks may have drifted: the distance allowed grows with the time unseen.
+        let slack = 1 + min(2, (now - track.lastSeen) * 2)
+        func consider(_ predicted: UnitRect, _ observed: UnitRect) {
+            let overlap = predicted.intersectionOverUnion(observed)
+            let scale = max(predicted.width, predicted.height, 0.01)
+            let distance = hypot(predicted.midX - observed.midX, predicted.midY - observed.midY) / scale
+            guard overlap > 0.05 || distance < slack else { return }
+            best = min(best, (1 - overlap) + 0.25 * min(distance / slack, 2))
+        }
+        if let f = track.face?.rect, let o = person.face { consider(f, o) }
+        if let b = track.body?.rect, let o = person.body { consider(b, o) }
+        // Only a face on one side and only a body on the other: the same person when the face
+        // sits where this body's head is.
+        if best == .infinity, let f = track.face?.rect, let b = person.body, PersonObservation.headFits(f, in: b) { best = 0.8 }
+        if best == .infinity, let b = track.body?.rect, let f = person.face, PersonObservation.headFits(f, in: b) { best = 0.8 }
+        // Appearance breaks ties between plausible pairs; it never makes a pair plausible or not.
+        guard best <= params.maximumCost else { return .infinity }
+        if let a = track.appearance, let b = person.appearance { best += params.appearanceWeight * a.distance(to: b) }
+        return best
+    }
+}
+
+/// The observations that belong to one person in one frame: a face, a body, or both.
+public struct PersonObservation: Sendable, Equatable {
+    public var face: UnitRect?
+    public var body: UnitRect?
+    /// The clothing colours of the body, when the picture was at hand.
+    public var appearance: Appearance?
+
+    /// Whether `face` is where the head of `body` is: horizontally inside it, in its top part,
+    /// and narrower than it.
+    public static func headFits(_ face: UnitRect, in body: UnitRect) -> Bool {
+        face.midX > body.minX && face.midX < body.maxX
+            && face.midY > body.maxY - 0.35 * body.height && face.midY < body.maxY + 0.15 * body.height
+            && face.width < body.width * 1.2
+    }
+
+    /// Pairs each body with the face that sits best where its head is; what is left over
+    /// stands alone.
+    public static func group(_ observations: [Observation]) -> [PersonObservation] {
+        let faces = observations.filter { $0.type == .humanFace }.map(\.rect)
+        let bodies = observations.filter { $0.type == .humanBody }.map(\.rect)
+        let costs = bodies.map { body in
+            faces.map { face -> Double in
+                guard headFits(face, in: body) else { return .infinity }
+                let head = (x: body.midX, y: body.maxY - 0.1 * body.height)
+                return hypot(face.midX - head.x, face.midY - head.y) / body.height
+            }
+        }
+        let pairs = Assignment.minimumCost(costs)
+        var people = pairs.map { PersonObservation(face: faces[$0.column], body: bodies[$0.row]) }
+        let pairedFaces = Set(pairs.map(\.column)), pairedBodies = Set(pairs.map(\.row))
+        people += faces.indices.filter { !pairedFaces.contains($0) }.map { PersonObservation(face: faces[$0], body: nil) }
+        people += bodies.indices.filter { !pairedBodies.contains($0) }.map { PersonObservation(face: nil, body: bodies[$0]) }
+        return people
+    }
+}

@@ -1,0 +1,102 @@
+import DockTrackCore
+import Foundation
+
+/// Why a subject selection failed.
+public enum SelectionError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Nobody is at the point (unit coordinates, upper-left origin).
+    case noSubjectFound(x: Double, y: Double)
+
+    public var description: String {
+        switch self {
+        case .noSubjectFound(let x, let y):
+            return String(format: "no subject found at (%.3f, %.3f)", x, y)
+        }
+    }
+}
+
+/// Ranks subjects by saliency (1 = most salient) from size, position, speaking, looking at the
+/// camera and time in view, with hysteresis: a subject overtakes the one ranked just above it
+/// only when its score is higher by a margin. Subjects the caller selected rank first, in the
+/// order selected, while they are in view.
+public struct SaliencyRanker: Sendable {
+    public struct Params: Sendable, Equatable {
+        public var sizeWeight = 0.35
+        public var centralityWeight = 0.2
+        public var speakingWeight = 0.25
+        public var lookingWeight = 0.15
+        public var timeInViewWeight = 0.05
+        /// Seconds in view after which the time term is full.
+        public var timeInViewSaturation = 3.0
+        /// A subject must score this much more than the one ranked above it to overtake it.
+        public var hysteresis = 0.08
+        public init() {}
+    }
+
+    public let params: Params
+    /// The order of the last ranking (most salient first).
+    private var order: [UUID] = []
+    /// Identifiers the caller selected, in order; empty for automatic ranking.
+    public private(set) var selection: [UUID] = []
+
+    public init(params: Params = Params()) {
+        self.params = params
+    }
+
+    /// The saliency score of a subject, 0...1.
+    public func score(_ subject: TrackedSubject) -> Double {
+        let size = min(1, (subject.rect.area).squareRoot() / 0.5)
+        let offCenter = hypot(subject.rect.midX - 0.5, subject.rect.midY - 0.5) / 0.7071
+        let time = min(1, subject.timeInView / params.timeInViewSaturation)
+        return params.sizeWeight * size + params.centralityWeight * (1 - offCenter)
+            + params.speakingWeight * (subject.speakingConfidence ?? 0)
+            + params.lookingWeight * (subject.lookingAtCameraConfidence ?? 0)
+            + params.timeInViewWeight * time
+    }
+
+    /// Sets `saliencyRank` of every subject.
+    public mutating func rank(_ subjects: inout [TrackedSubject]) {
+        let scores = Dictionary(uniqueKeysWithValues: subjects.map { ($0.id, score($0)) })
+        // Start from the previous order (subjects still in view), newcomers placed by score.
+        var ranked = order.filter { scores[$0] != nil }
+        for id in subjects.map(\.id) where !ranked.contains(id) {
+            let index = ranked.firstIndex { scores[$0]! < scores[id]! } ?? ranked.count
+            ranked.insert(id, at: index)
+        }
+        // Adjacent swaps only past the hysteresis margin, until stable.
+        var swapped = true
+        while swapped {
+            swapped = false
+            for i in 0..<max(0, ranked.count - 1) where scores[ranked[i + 1]]! > scores[ranked[i]]! + params.hysteresis {
+                ranked.swapAt(i, i + 1)
+                swapped = true
+            }
+        }
+        let selected = selection.filter { scores[$0] != nil }
+        ranked = selected + ranked.filter { !selected.contains($0) }
+        order = ranked
+        for i in subjects.indices {
+            subjects[i].saliencyRank = ranked.firstIndex(of: subjects[i].id).map { $0 + 1 }
+        }
+    }
+
+    /// Selects the subject at `point` (unit coordinates, origin upper-left, as a tap on the
+    /// picture): the smallest subject containing it. Throws when nobody is there.
+    @discardableResult
+    public mutating func selectSubject(atX x: Double, y: Double, in subjects: [TrackedSubject]) throws(SelectionError) -> UUID {
+        let lowerLeftY = 1 - y
+        let hits = subjects.filter { $0.rect.contains(x: x, y: lowerLeftY) }
+        guard let subject = hits.min(by: { $0.rect.area < $1.rect.area }) else { throw .noSubjectFound(x: x, y: y) }
+        selection = [subject.id]
+        return subject.id
+    }
+
+    /// Selects these subjects, most important first.
+    public mutating func selectSubjects(_ identifiers: [UUID]) {
+        selection = identifiers
+    }
+
+    /// Back to automatic ranking.
+    public mutating func clearSelection() {
+        selection = []
+    }
+}

@@ -1,0 +1,198 @@
+import DockTrackCore
+import DockTrackMedia
+import DockTrackDetection
+import DockTrackAudio
+import Foundation
+
+/// Detection, tracking, face cues and ranking over a stream of frames: one call per frame.
+///
+/// The detector runs on every `detectEvery`-th frame; between, people move by their motion
+/// model and objects by their visual tracker. Face cues (speaking, looking at the camera) are
+/// read on every frame, since mouth motion needs consecutive frames.
+public final class TrackingPipeline {
+    public struct Params: Sendable, Equatable {
+        /// Run the detector on every Nth frame.
+        public var detectEvery = 1
+        public var minimumConfidence = 0.5
+        /// Seconds an object may go unfound by its visual tracker before it is dropped.
+        public var objectLostAfter = 1.0
+        /// Adapt the detection interval instead of `detectEvery`: after a detection that left the
+        /// tracked subjects as they were (the same identities, all observed), the interval
+        /// doubles up to `maximumDetectionInterval`; after any change it is back to every frame.
+        public var adaptiveDetection = false
+        public var maximumDetectionInterval = 8
+        /// Detect on a worker thread, newest frame wins (for live input): every frame is tracked
+        /// at once by the motion model, and each finished detection is folded in at the frame
+        /// in hand (it is one detection time old). `detectEvery` and adaptive detection are unused.
+        public var asyncDetection = false
+        /// A part of a combined detector (faces, bodies) that found nothing waits up to this
+        /// many detection rounds before it runs again (``IdlePartSchedule``); 1 runs every part
+        /// every round.
+        public var idlePartInterval = 4
+        public init() {}
+    }
+
+    public let params: Params
+    /// `nil` for custom tracking, where the caller's observations are the detections
+    /// (``process(observations:at:)``).
+    public let detector: (any Detector)?
+    /// The detector as the pipeline runs it: `detector` with its idle parts skipped.
+    public let schedule: IdlePartSchedule?
+    public var tracker: PersonTracker
+    public let cues: FaceCueEstimator?
+    /// The sound, fused with the faces' mouth motion into speaking confidence (needs `cues`).
+    public var listener: SpeechListener?
+    public var ranker: SaliencyRanker
+    private var objects: [VisualObjectTracker] = []
+    private var processed = 0
+    /// Adaptive detection: frames between detections now, frames since the last one, and the
+    /// subjects the last detection left.
+    private var interval = 1
+    private var sinceDetection = 0
+    private var lastDetectedIDs: Set<UUID>?
+    /// Frames on which the detector ran.
+    public private(set) var detections = 0
+    /// What the detector saw on the last frame it ran (for drawing), `nil` on frames it skipped.
+    public private(set) var lastObservations: [Observation]?
+    /// The subjects reported for the last frame.
+    public private(set) var subjects: [TrackedSubject] = []
+
+    public init(detector: (any Detector)?, cues: FaceCueEstimator?, params: Params = Params(),
+                tracker: PersonTracker.Params = .init(), ranker: SaliencyRanker.Params = .init(),
+                identifiers: IdentifierSource = .random) {
+        self.detector = detector
+        schedule = detector.map { IdlePartSchedule($0, maximumInterval: params.idlePartInterval) }
+        self.cues = cues
+        self.params = params
+        self.tracker = PersonTracker(params: tracker, identifiers: identifiers)
+        self.ranker = SaliencyRanker(params: ranker)
+        worker = params.asyncDetection ? schedule.map { DetectionWorker(detector: $0, minimumConfidence: params.minimumConfidence) } : nil
+    }
+
+    deinit { worker?.stop() }
+
+    /// Starts following an object at `rect` (unit coordinates, lower-left origin) from `frame`.
+    @discardableResult
+    public func track(objectAt rect: UnitRect, in frame: Frame) throws(DetectorError) -> UUID {
+        let id = tracker.identifiers.next()
+        objects.append(try VisualObjectTracker(id: id, rect: rect, in: frame))
+        return id
+    }
+
+    /// The detection thread when `asyncDetection` is set.
+    public let worker: DetectionWorker?
+
+    /// Processes one frame and returns the subjects in it, ranked.
+    public func process(_ frame: Frame) throws(DetectorError) -> [TrackedSubject] {
+        if let worker {
+            worker.offer(frame)
+            return try process(frame, detected: try worker.takeResults().last?.observations)
+        }
+        let detect = schedule != nil && (params.adaptiveDetection ? (lastDetectedIDs == nil || sinceDetection + 1 >= interval)
+                                              : processed % max(1, params.detectEvery) == 0)
+        processed += 1
+        sinceDetection = detect ? 0 : sinceDetection + 1
+        if detect { detections += 1 }
+        let observations = detect ? try schedule?.detect(in: frame.image, minimumConfidence: params.minimumConfidence) : nil
+        lastObservations = observations
+        let subjects = tracker.update(time: frame.time, observations: observations, image: frame.image)
+        if params.adaptiveDetection && detect {
+            let ids = Set(subjects.map(\.id))
+            let stable = ids == lastDetectedIDs && subjects.allSatisfy(\.isObserved)
+            interval = stable ? min(interval * 2, max(1, params.maximumDetectionInterval)) : 1
+            lastDetectedIDs = ids
+        }
+        return try finish(frame.time, image: frame.image, subjects: subjects)
+    }
+
+    /// Processes a frame whose detection ran elsewhere, with the observations found in it
+    /// (`nil`: no detector ran on it): the frames of ``detectingAhead(of:selection:)``, and
+    /// the detection thread's results.
+    public func process(_ frame: Frame, detected observations: [Observation]?) throws(DetectorError) -> [TrackedSubject] {
+        processed += 1
+        if observations != nil { detections += 1 }
+        lastObservations = observations
+        return try finish(frame.time, image: frame.image,
+                          subjects: tracker.update(time: frame.time, observations: observations, image: frame.image))
+    }
+
+    /// Custom tracking: observations made elsewhere (an app's own detector), at `time`, with no
+    /// picture. People are tracked and everyone is ranked as for a frame; objects followed by
+    /// their picture and face cues need one, and are left out.
+    public func process(observations: [Observation], at time: Double) throws(DetectorError) -> [TrackedSubject] {
+        processed += 1
+        detections += 1
+        lastObservations = observations
+        return try finish(time, image: nil, subjects: tracker.update(time: time, observations: observations))
+    }
+
+    /// The frames of a file, decoded and detected every `detectEvery` frames ahead of this
+    /// pipeline on threads of their own (``DetectionAhead``), with this pipeline's detector
+    /// and schedule, which belong to the detection thread from then on: process its frames
+    /// with ``process(_:detected:)``. The results equal those of ``process(_:)``.
+    public func detectingAhead(of source: some FrameSource, selection: FrameSelection = FrameSelection()) -> DetectionAhead {
+        guard let schedule else { preconditionFailure("detecting ahead needs a pipeline with a detector") }
+        return DetectionAhead(source: source, selection: selection, detector: schedule, every: params.detectEvery,
+                       minimumConfidence: params.minimumConfidence)
+    }
+
+    /// Objects, face cues, sound and ranking on the tracked people of the frame at `time`
+    /// (`image`: its picture, `nil` for custom tracking).
+    private func finish(_ time: Double, image: Image?, subjects people: [TrackedSubject]) throws(DetectorError) -> [TrackedSubject] {
+        var subjects = people
+        if let image {
+            for object in objects {
+                let found = try object.update(Frame(index: processed - 1, time: time, image: image))
+                if found || time - object.lastSeen <= params.objectLostAfter {
+                    subjects.append(TrackedSubject(id: object.id, kind: .object, rect: object.rect,
+                                                   timeInView: time - object.firstSeen, isObserved: found))
+                }
+            }
+            objects.removeAll { time - $0.lastSeen > params.objectLostAfter }
+            try cues?.annotate(&subjects, image: image, time: time)
+            if let listener, let cues {
+                listener.listen(until: time)
+                listener.fuse(&subjects, time: time, mouth: cues.mouthSeries(of:))
+            }
+        }
+        ranker.rank(&subjects)
+        subjects.sort { ($0.saliencyRank ?? .max) < ($1.saliencyRank ?? .max) }
+        self.subjects = subjects
+        return subjects
+    }
+}
+
+/// The subjects of one frame: one line of `docktrack track --states`.
+public struct SubjectStatesRecord: Sendable, Equatable {
+    public var frame: Int
+    public var time: Double
+    public var subjects: [TrackedSubject]
+
+    public init(frame: Int, time: Double, subjects: [TrackedSubject]) {
+        self.frame = frame
+        self.time = time
+        self.subjects = subjects
+    }
+
+    /// `{"frame":12,"time":0.4,"subjects":[{"identifier":"…","kind":"person","rect":{…},"saliencyRank":1,
+    /// "speakingConfidence":0.8,"lookingAtCameraConfidence":0.9,"faceRect":{…}}]}`
+    public var jsonLine: String {
+        var line = JSONLine()
+        line.add("frame", frame)
+        line.add("time", time, digits: 3)
+        line.add("subjects", array: subjects.map { subject in
+            var item = JSONLine()
+            item.add("identifier", subject.id.uuidString)
+            item.add("kind", subject.kind.rawValue)
+            item.add("rect", object: subject.rect.jsonLine)
+            item.add("saliencyRank", subject.saliencyRank)
+            if subject.kind == .person {
+                item.add("speakingConfidence", subject.speakingConfidence, digits: 3)
+                item.add("lookingAtCameraConfidence", subject.lookingAtCameraConfidence, digits: 3)
+                if let face = subject.faceRect { item.add("faceRect", object: face.jsonLine) }
+            }
+            return item
+        })
+        return line.text
+    }
+}
