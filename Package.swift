@@ -8,6 +8,8 @@ let package = Package(
         .executable(name: "docktrack", targets: ["docktrack"]),
         .executable(name: "docksim", targets: ["docksim"]),
         .library(name: "DockTrack", targets: ["DockTrack"]),
+        // Fakes and a manual clock for testing against DockTrack without models or devices.
+        .library(name: "DockTrackTestKit", targets: ["DockTrackTestKit"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -67,23 +69,29 @@ let package = Package(
                 dependencies: ["DockTrackCore", "DockTrackSystem", "DockTrackMedia", "DockTrackDetection",
                                "DockTrackAudio", "DockTrackTracking", "DockTrackFraming", "DockTrackDock",
                                "DockTrackRuntime"]),
+        // A manual clock, a scripted detector, fake camera, VISCA cameras and audio system.
+        .target(name: "DockTrackTestKit",
+                dependencies: ["DockTrackCore", "DockTrackMedia", "DockTrackDetection", "DockTrackAudio", "DockTrackDock", "CV4L2"]),
+        // Command-line options both executables take.
+        .target(name: "DockTrackCommandLine",
+                dependencies: ["DockTrack", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         .executableTarget(
             name: "docktrack",
             dependencies: [
-                "DockTrack",
+                "DockTrack", "DockTrackCommandLine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .executableTarget(
             name: "docksim",
             dependencies: [
-                "DockTrack",
+                "DockTrack", "DockTrackCommandLine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .testTarget(
             name: "DockTrackTests",
-            dependencies: ["DockTrack"]
+            dependencies: ["DockTrack", "DockTrackTestKit"]
         ),
     ],
     swiftLanguageModes: [.v6],

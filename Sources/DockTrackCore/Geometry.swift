@@ -132,3 +132,24 @@ extension UnitRect {
         return UnitRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
     }
 }
+
+/// A point in unit coordinates, origin at the lower-left (as ``UnitRect``).
+public struct UnitPoint: Sendable, Equatable {
+    public var x: Double
+    public var y: Double
+
+    public init(x: Double, y: Double) {
+        self.x = x
+        self.y = y
+    }
+
+    /// A point given with the origin at the upper-left (a tap on the picture).
+    public init(upperLeftOriginX x: Double, y: Double) {
+        self.init(x: x, y: 1 - y)
+    }
+
+    /// This point in pixels of an image of `size`, origin at the top-left.
+    public func pixel(in size: ImageSize) -> (x: Double, y: Double) {
+        (x * Double(size.width), (1 - y) * Double(size.height))
+    }
+}

@@ -21,6 +21,12 @@ public struct JSONLine: Sendable {
     public mutating func add(_ key: String, strings: [String]) {
         parts.append("\(Self.quoted(key)):[\(strings.map(Self.quoted).joined(separator: ","))]")
     }
+    public mutating func add(_ key: String, numbers: [Double], digits: Int) {
+        parts.append("\(Self.quoted(key)):[\(numbers.map { Self.number($0, digits: digits) }.joined(separator: ","))]")
+    }
+    public mutating func add(_ key: String, integers: [Int]) {
+        parts.append("\(Self.quoted(key)):[\(integers.map(String.init).joined(separator: ","))]")
+    }
     public mutating func add(_ key: String, _ value: Bool) { parts.append("\(Self.quoted(key)):\(value)") }
     public mutating func add(_ key: String, object: JSONLine) { parts.append("\(Self.quoted(key)):\(object.text)") }
     public mutating func add(_ key: String, array: [JSONLine]) {

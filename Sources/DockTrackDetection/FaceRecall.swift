@@ -3,20 +3,39 @@ import DockTrackMedia
 import Foundation
 
 
-/// The faces a person marked in the media of `samples/`: what face recall is measured on.
-public enum LabelledFaces {
-    /// Portraits with one face each, and where its centre is (read off the pictures).
-    public static let portraits: [(file: String, face: PixelPoint)] = [
-        ("messi5.jpg", PixelPoint(x: 242, y: 112)),
-        ("grace_hopper_512x512.jpg", PixelPoint(x: 264, y: 205)),
-        ("astronaut.png", PixelPoint(x: 225, y: 116)),
-    ]
-    /// A clip with one face in every frame (a man talking on the phone, facing the camera).
-    public static let faceInEveryFrame = "carphone_pristine.mp4"
+/// The faces a person marked in a folder of media (`samples/labelled-faces.tsv`): what face
+/// recall is measured on. One line per file, tab-separated: a picture with the pixel (from the
+/// top-left) at the centre of its one face, or a clip alone, which has a face in every frame.
+public struct LabelledFaces: Sendable {
+    /// The name of the labels file in a media folder.
+    public static let fileName = "labelled-faces.tsv"
+
+    /// Pictures with one face each, and where its centre is.
+    public var portraits: [(file: String, face: PixelPoint)] = []
+    /// Clips with one face in every frame.
+    public var clips: [String] = []
+
+    /// Reads the labels of `folder`; `#` starts a comment line.
+    public init(folder: String) throws {
+        let path = (folder as NSString).appendingPathComponent(Self.fileName)
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { throw FrameSourceError.fileNotFound(path: path) }
+        for (number, line) in text.split(separator: "\n").enumerated() where !line.hasPrefix("#") && !line.trimmingCharacters(in: .whitespaces).isEmpty {
+            let fields = line.split(separator: "\t").map { $0.trimmingCharacters(in: .whitespaces) }
+            switch fields.count {
+            case 1:
+                clips.append(fields[0])
+            case 3:
+                guard let x = Double(fields[1]), let y = Double(fields[2]) else { fallthrough }
+                portraits.append((fields[0], PixelPoint(x: x, y: y)))
+            default:
+                throw FrameSourceError.unreadable(path: path, reason: "line \(number + 1): neither 'file' nor 'file<TAB>x<TAB>y'")
+            }
+        }
+    }
 }
 
 /// How many of the labelled faces a detector finds: a portrait counts when a face box holds
-/// its face's centre, a frame of ``LabelledFaces/faceInEveryFrame`` when any face is found.
+/// its face's centre, a frame of a labelled clip when any face is found.
 public struct FaceRecall: Sendable, Equatable {
     public var portraitsFound = 0
     public var portraits = 0
@@ -33,15 +52,18 @@ public struct FaceRecall: Sendable, Equatable {
     /// picture or frame, read from `folder`.
     public static func measure(folder: String, faces: (String, Image) throws -> [UnitRect]) throws -> FaceRecall {
         var recall = FaceRecall()
-        for (file, face) in LabelledFaces.portraits {
+        let labels = try LabelledFaces(folder: folder)
+        for (file, face) in labels.portraits {
             let image = try Image(contentsOf: (folder as NSString).appendingPathComponent(file))
             recall.portraits += 1
             if try faces(file, image).contains(where: { face.isInside($0, of: image.size) }) { recall.portraitsFound += 1 }
         }
-        let clip = try VideoFileSource(path: (folder as NSString).appendingPathComponent(LabelledFaces.faceInEveryFrame))
-        while let frame = try clip.nextFrame() {
-            recall.frames += 1
-            if try !faces(LabelledFaces.faceInEveryFrame, frame.image).isEmpty { recall.framesFound += 1 }
+        for file in labels.clips {
+            let clip = try VideoFileSource(path: (folder as NSString).appendingPathComponent(file))
+            while let frame = try clip.nextFrame() {
+                recall.frames += 1
+                if try !faces(file, frame.image).isEmpty { recall.framesFound += 1 }
+            }
         }
         return recall
     }

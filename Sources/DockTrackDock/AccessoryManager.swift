@@ -93,14 +93,7 @@ public final class DockAccessoryManager: @unchecked Sendable {
     private func write(_ line: String) {
         let bytes = Array((line + "\n").utf8)
         // MSG_NOSIGNAL: a dock that went away is an ended stream, not a SIGPIPE.
-        lock.withLock {
-            var offset = 0
-            while offset < bytes.count {
-                let n = bytes[offset...].withUnsafeBytes { b in Syscall.retryingEINTR { Glibc.send(fd, b.baseAddress, b.count, Int32(MSG_NOSIGNAL)) } }
-                if n <= 0 { return }
-                offset += n
-            }
-        }
+        lock.withLock { _ = try? Syscall.writeAll(bytes, to: fd, socketFlags: Int32(MSG_NOSIGNAL)) }
     }
 
     private func readLoop() {

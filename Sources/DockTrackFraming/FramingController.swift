@@ -129,3 +129,24 @@ public struct FramingController: Sendable {
                         y: yaw.update(error: wanted.y - pose.y, dt: dt, limits: params.limits.yaw, position: pose.y), z: 0)
     }
 }
+
+/// The stage between tracking and the dock: turns the ranked subjects of each frame into the
+/// dock's angular velocity. ``FramingController`` is DockTrack's; the frame loop takes any.
+public protocol Framer {
+    /// The pose the dock rests at; a camera that is not on the dock looks from here.
+    var home: DockOrientation { get }
+    /// Why it moved as it did in the last update.
+    var state: FramingController.State { get }
+    /// The pose it last aimed for, when it aimed for one.
+    var target: DockOrientation? { get }
+    /// The point of the picture it brings to its framing target, and that target.
+    func aim(at subjects: [TrackedSubject]) -> (subject: (x: Double, y: Double), target: (x: Double, y: Double))?
+    /// The angular velocity to command at `now` for the subjects of a frame captured at
+    /// `captureTime` while the camera looked from `poseAtCapture`; the dock points at `pose` now.
+    mutating func update(subjects: [TrackedSubject], captureTime: Double, poseAtCapture: DockOrientation,
+                         pose: DockOrientation, now: Double) -> AngularVelocity
+}
+
+extension FramingController: Framer {
+    public var home: DockOrientation { params.home }
+}

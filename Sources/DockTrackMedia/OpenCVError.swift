@@ -23,8 +23,9 @@ public struct OpenCVError: Error, Sendable, CustomStringConvertible {
 }
 
 /// Calls a shim function that reports failure through a `dcv_status`, and throws that status
-/// when `failed` says the returned value means failure. Every shim call that can fail goes
-/// through here.
+/// when `failed` says the returned value means failure. Image operations go through here;
+/// stages that report a shim failure as an error of their own (a detector's, a video file's)
+/// read the status with ``OpenCVError/init(_:)``.
 @discardableResult
 package func checked<Result>(_ failed: (Result) -> Bool, _ call: (UnsafeMutablePointer<dcv_status>) -> Result) throws(OpenCVError) -> Result {
     var status = dcv_status()

@@ -11,8 +11,8 @@ import Foundation
 /// gets the pose the camera looked from (that pose when the camera sits on the dock, the home
 /// pose for a fixed recording) and returns the ranked subjects; at the command time (`latency`
 /// after the capture) the framing controller turns them into a velocity and the dock takes it.
-public struct FrameLoop<D: Dock> {
-    public var controller: FramingController
+public struct FrameLoop<F: Framer, D: Dock> {
+    public var controller: F
     public var dock: D
     /// Whether the camera moves with the dock (a camera on a dock, the virtual camera of
     /// `simulate`); `false` for a recorded video, whose camera stood at the home pose.
@@ -22,29 +22,8 @@ public struct FrameLoop<D: Dock> {
     /// Where the controller's trace goes (``ControlTrace``), if anywhere.
     public let trace: LineOutput?
 
-    /// What one turn of the loop did.
-    public struct Step {
-        /// The frame's capture time.
-        public var time: Double
-        /// The dock's motion when the frame was captured.
-        public var atCapture: MotionState
-        /// The pose the camera looked from (see ``FrameLoop/cameraOnDock``).
-        public var cameraPose: DockOrientation
-        /// The dock's motion when the command was made (`latency` after the capture).
-        public var atCommand: MotionState
-        public var subjects: [TrackedSubject]
-        public var command: AngularVelocity
-        /// Why the dock refused the command, when it did.
-        public var refusal: DockError?
-        public var state: FramingController.State
-        /// The pose the controller aimed for, when it aimed for one.
-        public var target: DockOrientation?
-        /// The point of the picture brought to the framing target, and that target.
-        public var aim: (subject: (x: Double, y: Double), target: (x: Double, y: Double))?
-    }
-
     /// Writes the trace's header when there is a trace.
-    public init(controller: FramingController, dock: D, cameraOnDock: Bool, latency: Double = 0, trace: LineOutput? = nil) throws {
+    public init(controller: F, dock: D, cameraOnDock: Bool, latency: Double = 0, trace: LineOutput? = nil) throws {
         self.controller = controller
         self.dock = dock
         self.cameraOnDock = cameraOnDock
@@ -56,9 +35,9 @@ public struct FrameLoop<D: Dock> {
     /// One frame captured at `time`: `perceive` gets the pose the camera looked from and
     /// returns the subjects it sees, ranked. Errors of `perceive` and of an unreachable dock
     /// end the loop; a dock refusing the command does not (it is in the step).
-    public mutating func step(capturedAt time: Double, perceive: (DockOrientation) throws -> [TrackedSubject]) throws -> Step {
+    public mutating func step(capturedAt time: Double, perceive: (DockOrientation) throws -> [TrackedSubject]) throws -> FrameStep {
         let atCapture = try dock.motion(at: time)
-        let cameraPose = cameraOnDock ? atCapture.position : controller.params.home
+        let cameraPose = cameraOnDock ? atCapture.position : controller.home
         let subjects = try perceive(cameraPose)
         let now = time + latency
         let atCommand = try dock.motion(at: now)
@@ -70,12 +49,33 @@ public struct FrameLoop<D: Dock> {
         } catch let error as DockError {
             refusal = error
         }
-        let step = Step(time: time, atCapture: atCapture, cameraPose: cameraPose, atCommand: atCommand, subjects: subjects,
-                        command: command, refusal: refusal, state: controller.state, target: controller.target,
-                        aim: controller.aim(at: subjects))
+        let step = FrameStep(time: time, atCapture: atCapture, cameraPose: cameraPose, atCommand: atCommand, subjects: subjects,
+                             command: command, refusal: refusal, state: controller.state, target: controller.target,
+                             aim: controller.aim(at: subjects))
         try trace?.write(ControlTrace.line(step))
         return step
     }
+}
+
+/// What one turn of the frame loop did.
+public struct FrameStep {
+    /// The frame's capture time.
+    public var time: Double
+    /// The dock's motion when the frame was captured.
+    public var atCapture: MotionState
+    /// The pose the camera looked from (see ``FrameLoop/cameraOnDock``).
+    public var cameraPose: DockOrientation
+    /// The dock's motion when the command was made (`latency` after the capture).
+    public var atCommand: MotionState
+    public var subjects: [TrackedSubject]
+    public var command: AngularVelocity
+    /// Why the dock refused the command, when it did.
+    public var refusal: DockError?
+    public var state: FramingController.State
+    /// The pose the controller aimed for, when it aimed for one.
+    public var target: DockOrientation?
+    /// The point of the picture brought to the framing target, and that target.
+    public var aim: (subject: (x: Double, y: Double), target: (x: Double, y: Double))?
 }
 
 /// The controller's trace: one tab-separated line per frame, angles in radians.
@@ -83,7 +83,7 @@ public enum ControlTrace {
     public static let header = "time\tpan\ttilt\ttarget_pan\ttarget_tilt\tcommand_pan\tcommand_tilt\tstate"
 
     /// The line of a step: the dock's pose at capture, the target, the command, the state.
-    public static func line(_ step: FrameLoop<some Dock>.Step) -> String {
+    public static func line(_ step: FrameStep) -> String {
         line(time: step.time, pose: step.atCapture.position, target: step.target, command: step.command, state: step.state)
     }
 

@@ -9,6 +9,9 @@ public protocol SubjectTracker {
     /// then move by their motion model. `image` is the frame, for appearance cues (optional).
     /// Returns the subjects to report for this frame.
     mutating func update(time: Double, observations: [Observation]?, image: Image?) -> [TrackedSubject]
+    /// An identifier for a new subject from the tracker's own source, for subjects followed
+    /// beside it (objects), so that no two subjects share one.
+    mutating func newIdentifier() -> UUID
 }
 
 extension SubjectTracker {
@@ -78,6 +81,8 @@ public struct PersonTracker: SubjectTracker {
     /// adaptive, or on a worker thread): a track is only "missed" by a detection that ran.
     private var lastDetection: Double?
     private var detectionInterval = 0.0
+
+    public mutating func newIdentifier() -> UUID { identifiers.next() }
 
     public init(params: Params = Params(), identifiers: IdentifierSource = .random) {
         self.params = params

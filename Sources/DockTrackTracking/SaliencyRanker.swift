@@ -18,7 +18,7 @@ public enum SelectionError: Error, Sendable, Equatable, CustomStringConvertible 
 /// camera and time in view, with hysteresis: a subject overtakes the one ranked just above it
 /// only when its score is higher by a margin. Subjects the caller selected rank first, in the
 /// order selected, while they are in view.
-public struct SaliencyRanker: Sendable {
+public struct SaliencyRanker: SubjectRanker, Sendable {
     public struct Params: Sendable, Equatable {
         public var sizeWeight = 0.35
         public var centralityWeight = 0.2
@@ -83,8 +83,8 @@ public struct SaliencyRanker: Sendable {
     /// picture): the smallest subject containing it. Throws when nobody is there.
     @discardableResult
     public mutating func selectSubject(atX x: Double, y: Double, in subjects: [TrackedSubject]) throws(SelectionError) -> UUID {
-        let lowerLeftY = 1 - y
-        let hits = subjects.filter { $0.rect.contains(x: x, y: lowerLeftY) }
+        let point = UnitPoint(upperLeftOriginX: x, y: y)
+        let hits = subjects.filter { $0.rect.contains(x: point.x, y: point.y) }
         guard let subject = hits.min(by: { $0.rect.area < $1.rect.area }) else { throw .noSubjectFound(x: x, y: y) }
         selection = [subject.id]
         return subject.id

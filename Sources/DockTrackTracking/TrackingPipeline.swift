@@ -38,11 +38,11 @@ public final class TrackingPipeline {
     public let detector: (any Detector)?
     /// The detector as the pipeline runs it: `detector` with its idle parts skipped.
     public let schedule: IdlePartSchedule?
-    public var tracker: PersonTracker
+    public var tracker: any SubjectTracker
     public let cues: FaceCueEstimator?
     /// The sound, fused with the faces' mouth motion into speaking confidence (needs `cues`).
     public var listener: SpeechListener?
-    public var ranker: SaliencyRanker
+    public var ranker: any SubjectRanker
     private var objects: [VisualObjectTracker] = []
     private var processed = 0
     /// Adaptive detection: frames between detections now, frames since the last one, and the
@@ -57,15 +57,23 @@ public final class TrackingPipeline {
     /// The subjects reported for the last frame.
     public private(set) var subjects: [TrackedSubject] = []
 
+    /// The pipeline with DockTrack's own tracker and ranker.
+    public convenience init(detector: (any Detector)?, cues: FaceCueEstimator?, params: Params = Params(),
+                            tracker: PersonTracker.Params = .init(), ranker: SaliencyRanker.Params = .init(),
+                            identifiers: IdentifierSource = .random) {
+        self.init(detector: detector, cues: cues, params: params,
+                  tracking: PersonTracker(params: tracker, identifiers: identifiers), ranking: SaliencyRanker(params: ranker))
+    }
+
+    /// The pipeline with any tracker and ranker.
     public init(detector: (any Detector)?, cues: FaceCueEstimator?, params: Params = Params(),
-                tracker: PersonTracker.Params = .init(), ranker: SaliencyRanker.Params = .init(),
-                identifiers: IdentifierSource = .random) {
+                tracking tracker: any SubjectTracker, ranking ranker: any SubjectRanker) {
         self.detector = detector
         schedule = detector.map { IdlePartSchedule($0, maximumInterval: params.idlePartInterval) }
         self.cues = cues
         self.params = params
-        self.tracker = PersonTracker(params: tracker, identifiers: identifiers)
-        self.ranker = SaliencyRanker(params: ranker)
+        self.tracker = tracker
+        self.ranker = ranker
         worker = params.asyncDetection ? schedule.map { DetectionWorker(detector: $0, minimumConfidence: params.minimumConfidence) } : nil
     }
 
@@ -74,7 +82,7 @@ public final class TrackingPipeline {
     /// Starts following an object at `rect` (unit coordinates, lower-left origin) from `frame`.
     @discardableResult
     public func track(objectAt rect: UnitRect, in frame: Frame) throws(DetectorError) -> UUID {
-        let id = tracker.identifiers.next()
+        let id = tracker.newIdentifier()
         objects.append(try VisualObjectTracker(id: id, rect: rect, in: frame))
         return id
     }

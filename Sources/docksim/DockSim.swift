@@ -1,5 +1,6 @@
 import ArgumentParser
 import DockTrack
+import DockTrackCommandLine
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -42,11 +43,7 @@ struct DockSim: ParsableCommand {
     @Flag(help: "Start on a charger.")
     var charging = false
 
-    @Option(help: "Tilt range either side of level, degrees.")
-    var tiltRange = 30.0
-
-    @Option(help: "Maximum pan speed, degrees per second.")
-    var maxPanSpeed = 170.0
+    @OptionGroup(title: "Motors") var motors: DockLimitOptions
 
     @Option(help: "Seconds between motion states sent to a socket client.")
     var stateInterval = 0.1
@@ -56,15 +53,11 @@ struct DockSim: ParsableCommand {
 
     func validate() throws {
         guard (0...1).contains(battery) else { throw ValidationError("--battery must be between 0 and 1") }
-        guard tiltRange >= 0 && tiltRange <= 90, maxPanSpeed > 0 else { throw ValidationError("--tilt-range 0...90 and --max-pan-speed > 0") }
         guard stateInterval > 0 else { throw ValidationError("--state-interval must be positive") }
     }
 
     func run() throws {
-        var limits = DockLimits.standard
-        let degree = Double.pi / 180
-        limits.pitch.range = -tiltRange * degree...tiltRange * degree
-        limits.yaw.maximumSpeed = maxPanSpeed * degree
+        let limits = motors.limits()
         var events: [ScriptedEvent] = []
         if let script {
             guard let text = try? String(contentsOfFile: script, encoding: .utf8) else {
@@ -173,13 +166,6 @@ struct PipeServer {
 
     /// Writes lines to stdout now; false when stdout is gone.
     private static func write(_ lines: [String]) -> Bool {
-        let bytes = Array((lines.joined(separator: "\n") + "\n").utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes[offset...].withUnsafeBytes { b in Syscall.retryingEINTR { Glibc.write(STDOUT_FILENO, b.baseAddress, b.count) } }
-            if n <= 0 { return false }
-            offset += n
-        }
-        return true
+        (try? Syscall.writeAll(Array((lines.joined(separator: "\n") + "\n").utf8), to: STDOUT_FILENO)) != nil
     }
 }

@@ -22,8 +22,12 @@ struct SocketServer {
     var maximumPendingOutput = 1 << 20
     /// Connections beyond this many are told so and closed.
     var maximumClients = 64
+    /// Seconds on the monotonic clock: the simulation's time and the pauses run on it.
+    let clock: @Sendable () -> Double
 
-    init(path: String, session: DockSession, trace: FileHandle?, stateInterval: Double, duration: Double?) {
+    init(path: String, session: DockSession, trace: FileHandle?, stateInterval: Double, duration: Double?,
+         clock: @escaping @Sendable () -> Double = MonotonicClock.now) {
+        self.clock = clock
         self.path = path
         self.session = session
         self.trace = trace
@@ -61,18 +65,14 @@ struct SocketServer {
         log("serving \(DockSession.protocolName) on \(path)")
         // The simulation's clock (and the script's) starts when the first client connects, so
         // scripted events are not played to nobody; --duration counts from the start.
-        let launched = ContinuousClock.now
-        var start: ContinuousClock.Instant?
+        let launched = clock()
+        var start: Double?
         var clients: [Client] = []
         var owner: Client?  // the client holding the session
         var nextState = 0.0
         var connections = 0
-        var acceptPausedUntil: ContinuousClock.Instant?
-        func seconds(since instant: ContinuousClock.Instant) -> Double {
-            let d = ContinuousClock.now - instant
-            return Double(d.components.seconds) + Double(d.components.attoseconds) * 1e-18
-        }
-        func now() -> Double { start.map(seconds(since:)) ?? 0 }
+        var acceptPausedUntil: Double?
+        func now() -> Double { start.map { clock() - $0 } ?? 0 }
 
         func drop(_ client: Client, _ why: String?) {
             guard !client.gone else { return }
@@ -110,17 +110,21 @@ struct SocketServer {
             flush(client)
         }
 
-        while duration.map({ seconds(since: launched) < $0 }) ?? true {
+        while duration.map({ clock() - launched < $0 }) ?? true {
             var timeout = timespec(tv_sec: 0, tv_nsec: 0)
             if sigtimedwait(&stopSignals, nil, &timeout) > 0 {
                 log("stopping on a signal")
                 break
             }
-            let listenerPaused = acceptPausedUntil.map { ContinuousClock.now < $0 } ?? false
+            let listenerPaused = acceptPausedUntil.map { clock() < $0 } ?? false
             var fds = [pollfd(fd: listening.fd, events: listenerPaused ? 0 : Int16(POLLIN), revents: 0)]
             fds += clients.map { pollfd(fd: $0.fd, events: Int16(POLLIN) | ($0.output.isEmpty ? 0 : Int16(POLLOUT)), revents: 0) }
-            let ready = poll(&fds, nfds_t(fds.count), 20)
-            if ready < 0 && errno != EINTR { throw SocketError("poll failed: \(String(cString: strerror(errno)))") }
+            let ready: Int
+            do {
+                ready = try Syscall.poll(&fds, seconds: 0.02)
+            } catch {
+                throw SocketError("\(error)")
+            }
             let t = now()
             // Scripted events go to every client; motion states stream to the session's owner.
             for line in session.advance(to: t) {
@@ -138,7 +142,7 @@ struct SocketServer {
                     _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
                     connections += 1
                     let client = Client(fd: fd, number: connections)
-                    if start == nil { start = ContinuousClock.now }
+                    if start == nil { start = clock() }
                     if clients.count >= maximumClients {
                         client.closing = true
                         enqueue(#"{"type":"error","code":"invalidRequest","message":"too many connections (\#(maximumClients))"}"#, to: client)
@@ -150,7 +154,7 @@ struct SocketServer {
                     // Out of descriptors: the pending connection stays queued; stop asking for a
                     // moment instead of spinning on a listener that is always readable.
                     log("cannot accept a connection: \(String(cString: strerror(errno))); retrying in 0.5 s")
-                    acceptPausedUntil = ContinuousClock.now + .milliseconds(500)
+                    acceptPausedUntil = clock() + 0.5
                 }
             }
             for (i, pfd) in fds.enumerated().dropFirst() where pfd.revents != 0 {

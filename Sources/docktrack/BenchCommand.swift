@@ -35,8 +35,8 @@ struct BenchCommand: ParsableCommand {
     @Option(parsing: .singleValue, help: "Measure the whole pipeline detecting every Nth frame (repeatable; default 1).")
     var detectEvery: [Int] = []
 
-    @Option(help: "Minimum confidence (0...1).")
-    var threshold = 0.5
+    @OptionGroup var model: ModelOptions
+    var threshold: Double { model.threshold }
 
     @Option(help: "Measure at most this many frames.")
     var frames: Int?
@@ -44,8 +44,6 @@ struct BenchCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Resize decoded frames to WIDTHxHEIGHT first.", valueName: "WxH"))
     var resize: String?
 
-    @Option(help: ArgumentHelp("Folder holding DockTrack's model files.", valueName: "dir"))
-    var models: String?
 
     @Flag(help: "Skip the OpenCV-Python baseline.")
     var noPython = false
@@ -95,7 +93,8 @@ struct BenchCommand: ParsableCommand {
 
     func run() throws {
         try reportingErrors {
-            let store = ModelStore.locate(models: models)
+            if model.threads > 0 { OpenCVRuntime.threads = model.threads }
+            let store = model.store
             var input = path
             var workFolder: URL?
             if let size = resize.flatMap(ImageSize.init(parsing:)) {
@@ -117,7 +116,7 @@ struct BenchCommand: ParsableCommand {
             var best: [PipelineResult?] = Array(repeating: nil, count: configurations.count)
             for round in 1...`repeat` {
                 if `repeat` > 1 { printError("bench: round \(round) of \(`repeat`)") }
-                if !noPython, let fps = pythonBaseline(input: input, store: store, frames: limit) { baseline = max(baseline ?? 0, fps) }
+                if !noPython, let fps = OpenCVPythonBaseline(models: store).framesPerSecond(input: input, frames: limit) { baseline = max(baseline ?? 0, fps) }
                 for (i, (every, ahead)) in configurations.enumerated() {
                     let result = try measurePipeline(input: input, detectEvery: every, ahead: ahead, store: store, limit: limit)
                     if result.framesPerSecond > best[i]?.framesPerSecond ?? 0 { best[i] = result }
@@ -198,7 +197,7 @@ struct BenchCommand: ParsableCommand {
 
     /// The frame loop as `docktrack track` runs it on a recorded video, its commands made and
     /// dropped.
-    static func frameLoop() throws -> FrameLoop<CommandStreamDock> {
+    static func frameLoop() throws -> FrameLoop<FramingController, CommandStreamDock> {
         try FrameLoop(controller: FramingController(), dock: CommandStreamDock(model: SimulatedDock()) { _ in }, cameraOnDock: false)
     }
 
@@ -271,45 +270,18 @@ struct BenchCommand: ParsableCommand {
     /// Face recall on the labelled pictures of `folder` for the pipeline's detector and, in the
     /// same run, for the baseline loop's res10 on whole 300x300 frames.
     private func measureRecall(folder: String, store: ModelStore) throws {
+        let labels = try LabelledFaces(folder: folder)
         func line(_ label: String, _ recall: FaceRecall) {
             print(Self.padded("face recall, \(label)")
                   + String(format: "%5.1f%%   portraits %d/%d   %@ frames %d/%d", 100 * recall.fraction, recall.portraitsFound,
-                           recall.portraits, LabelledFaces.faceInEveryFrame, recall.framesFound, recall.frames))
+                           recall.portraits, labels.clips.joined(separator: "+"), recall.framesFound, recall.frames))
         }
         line(pipelineDetector, try FaceRecall.measure(folder: folder, detector: try DetectorCatalog.make(pipelineDetector, models: store),
                                                       minimumConfidence: threshold))
         guard !noPython else { return }
-        let script = """
-            import sys, cv2
-            net = cv2.dnn.readNetFromCaffe(sys.argv[1], sys.argv[2])
-            folder, threshold = sys.argv[3], float(sys.argv[4])
-            def faces(name, frame):
-                h, w = frame.shape[:2]
-                net.setInput(cv2.dnn.blobFromImage(frame, 1.0, (300, 300), (104, 177, 123)))
-                d = net.forward()[0, 0]
-                boxes = [(x1 * w, y1 * h, (x2 - x1) * w, (y2 - y1) * h) for _, _, c, x1, y1, x2, y2 in d if c >= threshold]
-                print(name + "\\t" + ";".join("%.1f,%.1f,%.1f,%.1f" % b for b in boxes))
-            for name in sys.argv[5:-1]:
-                faces(name, cv2.imread(folder + "/" + name))
-            cap = cv2.VideoCapture(folder + "/" + sys.argv[-1])
-            while True:
-                ok, frame = cap.read()
-                if not ok: break
-                faces(sys.argv[-1], frame)
-            """
-        let res10 = SSDFaceDetector.modelFiles(in: store)
-        guard let output = runPython(script, [res10.prototxt, res10.weights, folder, String(threshold)] + LabelledFaces.portraits.map(\.file) + [LabelledFaces.faceInEveryFrame]) else {
+        guard let baseline = try OpenCVPythonBaseline(models: store).faceRecall(folder: folder, minimumConfidence: threshold) else {
             print(Self.padded("face recall, baseline") + "  unavailable (python3 with cv2: apt-get install python3-opencv)")
             return
-        }
-        // One line per picture or frame, in the order FaceRecall.measure reads them.
-        var lines = output.split(separator: "\n", omittingEmptySubsequences: true)[...]
-        let baseline = try FaceRecall.measure(folder: folder) { file, image in
-            guard let line = lines.popFirst(), line.hasPrefix(file + "\t") else { throw ValidationError("the baseline's face list is out of step at \(file)") }
-            return line.dropFirst(file.count + 1).split(separator: ";").compactMap { box in
-                let v = box.split(separator: ",").compactMap { Double($0) }
-                return v.count == 4 ? UnitRect(PixelRect(x: v[0], y: v[1], width: v[2], height: v[3]), in: image.size) : nil
-            }
         }
         line("baseline res10 300x300", baseline)
     }
@@ -347,43 +319,5 @@ struct BenchCommand: ParsableCommand {
                        Double(latencies.count) / (MonotonicClock.now() - start), Statistics.percentile(latencies, 0.5) * 1000,
                        Statistics.percentile(latencies, 0.99) * 1000, passedOver,
                        Double(detected) / (MonotonicClock.now() - start)))
-    }
-
-    /// Frames per second of the loop a user writes instead: OpenCV-Python, res10 on every frame.
-    private func pythonBaseline(input: String, store: ModelStore, frames: Int) -> Double? {
-        let script = """
-            import sys, time, cv2
-            net = cv2.dnn.readNetFromCaffe(sys.argv[2], sys.argv[3])
-            cap = cv2.VideoCapture(sys.argv[1])
-            limit = int(sys.argv[4])
-            n = 0; start = time.time()
-            while n < limit:
-                ok, frame = cap.read()
-                if not ok: break
-                net.setInput(cv2.dnn.blobFromImage(frame, 1.0, (300, 300), (104, 177, 123)))
-                detections = net.forward()
-                n += 1
-            print(n / (time.time() - start))
-            """
-        let res10 = SSDFaceDetector.modelFiles(in: store)
-        return runPython(script, [input, res10.prototxt, res10.weights, String(min(frames, 1_000_000))])
-            .flatMap { Double($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
-    }
-
-    /// Runs `script` with Debian's python3 (which has cv2); its standard output, or `nil` when
-    /// it cannot run or fails.
-    private func runPython(_ script: String, _ arguments: [String]) -> String? {
-        let process = Process()
-        let debian = FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")
-        process.executableURL = URL(fileURLWithPath: debian ? "/usr/bin/python3" : "/usr/bin/env")
-        process.arguments = (debian ? [] : ["python3"]) + ["-c", script] + arguments
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return nil }
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { return nil }
-        return String(decoding: data, as: UTF8.self)
     }
 }

@@ -33,9 +33,7 @@ struct DevicesCommand: ParsableCommand {
                 failed = true
             case .success(let camera):
                 if json {
-                    let encoder = JSONEncoder()
-                    encoder.outputFormatting = [.sortedKeys]
-                    printLine(String(decoding: try encoder.encode(camera), as: UTF8.self))
+                    printLine(camera.jsonLine)
                 } else {
                     printLine(Self.text(camera))
                 }

@@ -24,6 +24,21 @@ struct DetectorOptions: ParsableArguments {
         discussion: DetectorCatalog.descriptions.map { "\($0.key): \($0.value)" }.joined(separator: "\n")))
     var detector = "default"
 
+    @OptionGroup var model: ModelOptions
+
+    var threshold: Double { model.threshold }
+    var models: String? { model.models }
+    var cascades: String? { model.cascades }
+
+    /// The selected detector, with OpenCV's thread count set as asked.
+    func makeDetector() throws -> any Detector {
+        try model.make(detector)
+    }
+}
+
+/// Where models are, how sure a detection must be, how many threads OpenCV may use: for every
+/// command that detects (`bench` chooses its detectors its own way).
+struct ModelOptions: ParsableArguments {
     @Option(help: "Minimum confidence (0...1) of a reported observation.")
     var threshold = 0.5
 
@@ -42,10 +57,12 @@ struct DetectorOptions: ParsableArguments {
         guard (0...256).contains(threads) else { throw ValidationError("--threads must be between 0 and 256, not \(threads)") }
     }
 
-    /// The selected detector, with OpenCV's thread count set as asked.
-    func makeDetector() throws -> any Detector {
+    var store: ModelStore { ModelStore.locate(models: models, cascades: cascades) }
+
+    /// The detector called `name`, with OpenCV's thread count set as asked.
+    func make(_ name: String) throws -> any Detector {
         if threads > 0 { OpenCVRuntime.threads = threads }
-        return try DetectorCatalog.make(detector, models: ModelStore.locate(models: models, cascades: cascades))
+        return try DetectorCatalog.make(name, models: store)
     }
 }
 
@@ -80,30 +97,25 @@ func printError(_ message: String) {
     FileHandle.standardError.write(Data((message + "\n").utf8))
 }
 
+/// An error a user can act on: its description is one line naming the input and the problem.
+protocol ReportedError: Error, CustomStringConvertible {}
+extension FrameSourceError: ReportedError {}
+extension DetectorError: ReportedError {}
+extension OpenCVError: ReportedError {}
+extension LineOutput.CannotWrite: ReportedError {}
+
 /// Runs `body`; an error a user can act on becomes one line `docktrack: …` on stderr and exit 1.
 func reportingErrors(_ body: () throws -> Void) throws {
     do {
         try body()
-    } catch let error as FrameSourceError {
-        printError("docktrack: \(error)")
-        throw ExitCode.failure
-    } catch let error as DetectorError {
-        printError("docktrack: \(error)")
-        throw ExitCode.failure
-    } catch let error as OpenCVError {
-        printError("docktrack: \(error)")
-        throw ExitCode.failure
-    } catch let error as LineOutput.CannotWrite {
-        printError("docktrack: \(error)")
-        throw ExitCode.failure
-    } catch let error as ToolError {
+    } catch let error as any ReportedError {
         printError("docktrack: \(error)")
         throw ExitCode.failure
     }
 }
 
 /// A failure of the command itself (an output that cannot be written, ...).
-struct ToolError: Error, CustomStringConvertible {
+struct ToolError: ReportedError {
     var description: String
     init(_ description: String) { self.description = description }
 }

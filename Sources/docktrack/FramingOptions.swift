@@ -1,5 +1,6 @@
 import ArgumentParser
 import DockTrack
+import DockTrackCommandLine
 import Foundation
 
 /// How to frame and what the dock can do: shared by the commands that drive a dock.
@@ -13,14 +14,7 @@ struct FramingOptions: ParsableArguments {
     @Option(help: "The camera's horizontal field of view in degrees (the vertical one follows from the picture's aspect ratio).")
     var fov = 70.0
 
-    @Option(help: "Pan (yaw) limits: maximum speed in degrees per second.")
-    var maxPanSpeed = 170.0
-
-    @Option(help: "Tilt (pitch) limits: range in degrees either side of level, and maximum speed in degrees per second.")
-    var tiltRange = 30.0
-
-    @Option(help: "Tilt (pitch) maximum speed in degrees per second.")
-    var maxTiltSpeed = 85.0
+    @OptionGroup var limits: DockLimitOptions
 
     @Option(help: "Seconds without anyone in view before the dock returns to its home pose.")
     var homeAfter = 4.0
@@ -28,9 +22,6 @@ struct FramingOptions: ParsableArguments {
     func validate() throws {
         if let roi, TrackCommand.parseBox(roi) == nil { throw ValidationError("--roi takes x,y,width,height in 0...1, not '\(roi)'") }
         guard fov > 1 && fov < 179 else { throw ValidationError("--fov must be between 1 and 179 degrees") }
-        guard maxPanSpeed > 0, maxTiltSpeed > 0, tiltRange >= 0, tiltRange <= 90 else {
-            throw ValidationError("speeds must be positive and --tilt-range between 0 and 90 degrees")
-        }
         guard homeAfter > 0 else { throw ValidationError("--home-after must be positive") }
     }
 
@@ -40,10 +31,7 @@ struct FramingOptions: ParsableArguments {
         params.mode = mode
         if let roi { params.regionOfInterest = TrackCommand.parseBox(roi)! }
         params.camera = CameraModel(horizontalFieldOfView: fov * .pi / 180, size: size)
-        let degree = Double.pi / 180
-        params.limits.yaw.maximumSpeed = maxPanSpeed * degree
-        params.limits.pitch = AxisLimits(range: -tiltRange * degree...tiltRange * degree, maximumSpeed: maxTiltSpeed * degree,
-                                         maximumAcceleration: params.limits.pitch.maximumAcceleration)
+        params.limits = limits.limits(from: params.limits)
         params.homeAfter = homeAfter
         return params
     }

@@ -204,7 +204,7 @@ struct TrackCommand: ParsableCommand {
 
     /// The frame loop of a recorded or live picture whose camera is not on the dock: commands
     /// to `commands` (stdout), the dock's pose from a simulator following them, the trace to --trace.
-    private func commandLoop(_ params: FramingController.Params, commands: LineOutput?) throws -> FrameLoop<CommandStreamDock> {
+    private func commandLoop(_ params: FramingController.Params, commands: LineOutput?) throws -> FrameLoop<FramingController, CommandStreamDock> {
         let dock = CommandStreamDock(model: SimulatedDock(limits: params.limits, position: params.home)) { try commands?.write($0) }
         return try FrameLoop(controller: FramingController(params: params), dock: dock, cameraOnDock: false,
                              trace: trace.map { path throws in try LineOutput(path: path) })
@@ -229,7 +229,7 @@ struct TrackCommand: ParsableCommand {
         let pipeline = TrackingPipeline(detector: nil, cues: nil, identifiers: sequentialIdentifiers ? .sequential : .random)
         var rate = ObservationRateMonitor()
         let (statesOutput, commands) = try outputs()
-        var loop: FrameLoop<CommandStreamDock>?
+        var loop: FrameLoop<FramingController, CommandStreamDock>?
         var lineNumber = 0
         for item in LineReader(fileDescriptor: input.fileDescriptor) {
             lineNumber += 1

@@ -50,15 +50,22 @@ struct VADCommand: ParsableCommand {
                 let results = detector.process(chunk)
                 if windows {
                     for w in results {
-                        printLine(String(format: "{\"time\":%.3f,\"probability\":%.3f,\"speech\":%@,\"level\":%.1f}",
-                                         w.time, w.probability, w.isSpeech ? "true" : "false", w.level))
+                        var line = JSONLine()
+                        line.add("time", w.time, digits: 3)
+                        line.add("probability", w.probability, digits: 3)
+                        line.add("speech", w.isSpeech)
+                        line.add("level", w.level, digits: 1)
+                        printLine(line.text)
                     }
                 }
                 all += results
             }
             guard !windows else { return }
             for segment in VoiceActivityDetector.segments(all) {
-                printLine(String(format: "{\"start\":%.2f,\"end\":%.2f}", segment.start, segment.end))
+                var line = JSONLine()
+                line.add("start", segment.start, digits: 2)
+                line.add("end", segment.end, digits: 2)
+                printLine(line.text)
             }
         } catch {
             printError("docktrack: \(error)")

@@ -1,4 +1,5 @@
 import DockTrackCore
+import DockTrackSystem
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -136,16 +137,15 @@ public final class VISCAOverUDP: VISCATransport {
         let header: [UInt8] = [UInt8(type >> 8), UInt8(type & 0xFF), UInt8(length >> 8), UInt8(length & 0xFF),
                                UInt8(sequence >> 24 & 0xFF), UInt8(sequence >> 16 & 0xFF), UInt8(sequence >> 8 & 0xFF), UInt8(sequence & 0xFF)]
         let datagram = header + packet
-        let sent = datagram.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, 0) }
+        let sent = datagram.withUnsafeBytes { b in Syscall.retryingEINTR { Glibc.send(fd, b.baseAddress, b.count, 0) } }
         if sent < 0 { throw .notConnected }
     }
 
     public func receive(timeout: Double) throws(DockError) -> [UInt8]? {
-        var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        let ready = poll(&pfd, 1, Int32(timeout * 1000))
-        guard ready > 0 else { return nil }
+        var pfd = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0)]
+        guard (try? Syscall.poll(&pfd, seconds: timeout)) ?? 0 > 0 else { return nil }
         var buffer = [UInt8](repeating: 0, count: 512)
-        let n = recv(fd, &buffer, buffer.count, 0)
+        let n = Syscall.retryingEINTR { recv(fd, &buffer, buffer.count, 0) }
         if n < 0 { throw .notConnected }
         guard n > 8 else { return nil }
         return Array(buffer[8..<n])
@@ -240,12 +240,10 @@ public final class VISCAOverSerial: VISCATransport {
     deinit { close(fd) }
 
     public func send(_ packet: [UInt8]) throws(DockError) {
-        var offset = 0
-        while offset < packet.count {
-            let n = packet[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            if n < 0 && (errno == EINTR || errno == EAGAIN) { continue }
-            if n < 0 { throw errno == EIO || errno == ENODEV ? .invalidated : .notConnected }
-            offset += n
+        do {
+            try Syscall.writeAll(packet, to: fd)
+        } catch {
+            throw error.errno == EIO || error.errno == ENODEV ? .invalidated : .notConnected
         }
     }
 
@@ -259,11 +257,11 @@ public final class VISCAOverSerial: VISCATransport {
             }
             let left = deadline - clock()
             guard left > 0 else { return nil }
-            var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            guard poll(&pfd, 1, Int32(left * 1000) + 1) > 0 else { continue }
+            var pfd = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0)]
+            guard (try? Syscall.poll(&pfd, seconds: left + 0.001, clock: clock)) ?? 0 > 0 else { continue }
             var buffer = [UInt8](repeating: 0, count: 64)
-            let n = read(fd, &buffer, buffer.count)
-            if n < 0 && (errno == EINTR || errno == EAGAIN) { continue }
+            let n = Syscall.retryingEINTR { read(fd, &buffer, buffer.count) }
+            if n < 0 && errno == EAGAIN { continue }
             if n <= 0 { throw .invalidated }
             pending += buffer[0..<n]
         }

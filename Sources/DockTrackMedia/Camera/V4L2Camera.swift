@@ -113,6 +113,40 @@ public struct CameraDescription: Sendable, Equatable, Codable {
     public var controls: [String: [Int32]]
 }
 
+extension CameraDescription {
+    /// `{"path":"/dev/video0","driver":…,"card":…,"busInfo":…,"capturesVideo":true,"streams":true,
+    /// "formats":[{"pixelFormat":"YUYV","name":…,"compressed":false,"sizes":[{"width":640,"height":480,
+    /// "framesPerSecond":[30.0,15.0]}]}],"controls":{"pan_absolute":[-36000,36000]}}` (decodable as
+    /// a `CameraDescription`).
+    public var jsonLine: String {
+        var line = JSONLine()
+        line.add("path", path)
+        line.add("driver", driver)
+        line.add("card", card)
+        line.add("busInfo", busInfo)
+        line.add("capturesVideo", capturesVideo)
+        line.add("streams", streams)
+        line.add("formats", array: formats.map { format in
+            var item = JSONLine()
+            item.add("pixelFormat", format.pixelFormat.description)
+            item.add("name", format.name)
+            item.add("compressed", format.compressed)
+            item.add("sizes", array: format.sizes.map { option in
+                var size = JSONLine()
+                size.add("width", option.width)
+                size.add("height", option.height)
+                size.add("framesPerSecond", numbers: option.framesPerSecond, digits: 3)
+                return size
+            })
+            return item
+        })
+        var controlRanges = JSONLine()
+        for (name, range) in controls.sorted(by: { $0.key < $1.key }) { controlRanges.add(name, integers: range.map(Int.init)) }
+        line.add("controls", object: controlRanges)
+        return line.text
+    }
+}
+
 /// Reads a device's capabilities, formats, sizes and frame rates.
 enum CameraQuery {
     static let captureType = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue

@@ -1,4 +1,5 @@
 import DockTrackCore
+import DockTrackSystem
 import CV4L2
 import Foundation
 #if canImport(Glibc)
@@ -175,20 +176,16 @@ public final class V4L2DeviceFile: V4L2Device {
     }
 
     public func waitReadable(timeout: Double) -> V4L2Readiness {
-        var descriptor = pollfd(fd: fileDescriptor, events: Int16(POLLIN), revents: 0)
-        let deadline = MonotonicClock.now() + timeout
-        while true {
-            let remaining = max(0, deadline - MonotonicClock.now())
-            let result = poll(&descriptor, 1, Int32((remaining * 1000).rounded(.up)))
-            if result < 0 {
-                if errno == EINTR { continue }
-                return .failed(errno)
-            }
-            if result == 0 { return .timedOut }
-            if descriptor.revents & Int16(POLLERR | POLLHUP | POLLNVAL) != 0 && descriptor.revents & Int16(POLLIN) == 0 {
-                return .failed(ENODEV)
-            }
-            return .readable
+        var descriptors = [pollfd(fd: fileDescriptor, events: Int16(POLLIN), revents: 0)]
+        let ready: Int
+        do {
+            ready = try Syscall.poll(&descriptors, seconds: timeout)
+        } catch {
+            return .failed(error.errno)
         }
+        if ready == 0 { return .timedOut }
+        let events = descriptors[0].revents
+        if events & Int16(POLLERR | POLLHUP | POLLNVAL) != 0 && events & Int16(POLLIN) == 0 { return .failed(ENODEV) }
+        return .readable
     }
 }

@@ -82,8 +82,8 @@ extension Canvas {
 
     /// A line between two points given in unit coordinates (lower-left origin).
     public func line(from a: (x: Double, y: Double), to b: (x: Double, y: Double), color: BGR, thickness: Int = 1) {
-        let w = Double(size.width), h = Double(size.height)
-        dcv_image_draw_line(image.handle, Int32(a.x * w), Int32((1 - a.y) * h), Int32(b.x * w), Int32((1 - b.y) * h),
+        let from = UnitPoint(x: a.x, y: a.y).pixel(in: size), to = UnitPoint(x: b.x, y: b.y).pixel(in: size)
+        dcv_image_draw_line(image.handle, Int32(from.x), Int32(from.y), Int32(to.x), Int32(to.y),
                             Int32(color.blue), Int32(color.green), Int32(color.red), Int32(thickness))
     }
 

@@ -1,5 +1,6 @@
 import CV4L2
 import DockTrack
+import DockTrackTestKit
 import Foundation
 import Testing
 #if canImport(Glibc)

@@ -6,7 +6,14 @@ import Glibc
 
 /// Paths to the repository's samples, models and built tool, found from this file's location.
 enum Fixtures {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    /// The repository: the nearest folder above this file that holds Package.swift.
+    static let root: URL = {
+        var folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        while folder.path != "/" && !FileManager.default.fileExists(atPath: folder.appendingPathComponent("Package.swift").path) {
+            folder.deleteLastPathComponent()
+        }
+        return folder
+    }()
 
     static func sample(_ name: String) -> String { root.appendingPathComponent("samples/\(name)").path }
 

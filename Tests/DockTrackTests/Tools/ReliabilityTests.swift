@@ -1,4 +1,5 @@
 import DockTrack
+import DockTrackTestKit
 import Foundation
 import Testing
 #if canImport(Glibc)

@@ -1,4 +1,5 @@
 import DockTrack
+import DockTrackTestKit
 import Foundation
 import Testing
 
@@ -140,49 +141,6 @@ import Testing
     }
 }
 
-/// A fake audio system behind the same seam as ALSA: inputs come and go as the test says; each
-/// input plays a recording up to the test's clock.
-final class FakeAudioSystem: AudioInputSystem {
-    var inputs: [AudioDevice]
-    let recording: AudioChunk
-    nonisolated(unsafe) static var now = 0.0
-    private(set) var opened: [String] = []
-
-    init(inputs: [AudioDevice], recording: AudioChunk) {
-        self.inputs = inputs
-        self.recording = recording
-    }
-
-    func availableInputs() -> [AudioDevice] { inputs }
-
-    func open(_ device: AudioDevice) throws(AudioError) -> any AudioSource {
-        guard inputs.contains(device) else { throw .deviceUnavailable(name: device.id, reason: "no such device") }
-        opened.append(device.id)
-        return Microphone(system: self, device: device)
-    }
-
-    final class Microphone: AudioSource {
-        unowned let system: FakeAudioSystem
-        let device: AudioDevice
-        var name: String { device.id }
-        let sampleRate = 16_000
-        private var position: Int
-
-        init(system: FakeAudioSystem, device: AudioDevice) {
-            self.system = system
-            self.device = device
-            position = max(0, Int(FakeAudioSystem.now * 16_000))
-        }
-
-        func read(maximum: Int) throws(AudioError) -> AudioChunk? {
-            guard system.inputs.contains(device) else { throw .deviceGone(name: device.id) }
-            let end = min(system.recording.samples.count, Int(FakeAudioSystem.now * 16_000), position + maximum)
-            guard end > position else { return AudioChunk(startTime: FakeAudioSystem.now, samples: []) }
-            defer { position = end }
-            return AudioChunk(startTime: Double(position) / 16_000, samples: Array(system.recording.samples[position..<end]))
-        }
-    }
-}
 
 @Suite struct AudioRouteTests {
     @Test func inputsComingAndGoingAreAnnouncedAndTrackingNeverStops() throws {

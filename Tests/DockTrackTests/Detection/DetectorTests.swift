@@ -5,7 +5,7 @@ import Testing
 /// a person, in pixels from the top-left corner.
 @Suite struct DetectorTests {
     /// Where the one face of each portrait is (its centre, pixels from the top-left).
-    static let portraits = LabelledFaces.portraits
+    static let portraits = try! LabelledFaces(folder: Fixtures.root.appendingPathComponent("samples").path).portraits
 
     func faces(in file: String, detector name: String) throws -> (ImageSize, [Observation]) {
         let image = try Image(contentsOf: Fixtures.sample(file))

@@ -1,5 +1,6 @@
 import CV4L2
-import DockTrack
+import DockTrackCore
+import DockTrackMedia
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -12,42 +13,42 @@ import Glibc
 /// the sensor captured (``capture(_:)``), like a driver: a frame captured with no buffer queued
 /// is lost. It records every request by name, can be unplugged (ENODEV), can fail a request
 /// with an errno, and can interrupt every call a number of times first (EINTR).
-final class FakeCameraDevice: V4L2Device {
-    let name: String
-    let fileDescriptor: Int32 = -1
-    var card = "Fake Camera"
-    var capabilities = UInt32(V4L2_CAP_VIDEO_CAPTURE | V4L2_CAP_STREAMING)
-    var formats: [(FourCC, [ImageSize])]
-    var controls: [UVCControl: ClosedRange<Int32>] = [:]
-    var controlValues: [UInt32: Int32] = [:]
+public final class FakeCameraDevice: V4L2Device {
+    public let name: String
+    public let fileDescriptor: Int32 = -1
+    public var card = "Fake Camera"
+    public var capabilities = UInt32(V4L2_CAP_VIDEO_CAPTURE | V4L2_CAP_STREAMING)
+    public var formats: [(FourCC, [ImageSize])]
+    public var controls: [UVCControl: ClosedRange<Int32>] = [:]
+    public var controlValues: [UInt32: Int32] = [:]
     /// Every S_CTRL that was accepted, in order.
-    private(set) var setCalls: [(id: UInt32, value: Int32)] = []
+    public private(set) var setCalls: [(id: UInt32, value: Int32)] = []
     /// The bytes of the sensor's frame number n, in the format that is set.
-    var frame: (_ sequence: UInt32, _ format: FourCC, _ size: ImageSize) -> [UInt8]
+    public var frame: (_ sequence: UInt32, _ format: FourCC, _ size: ImageSize) -> [UInt8]
     /// A frame is captured whenever the client waits and none is ready.
-    var capturesWhenWaitedFor = true
+    public var capturesWhenWaitedFor = true
     /// Stamp buffers with this monotonic time (seconds) and the MONOTONIC flag; `nil`: no stamp.
-    var timestamp: (() -> Double)?
+    public var timestamp: (() -> Double)?
 
-    var unplugged = false
+    public var unplugged = false
     /// The buffers are gone without a word, as PipeWire's V4L2 emulation does when its source
     /// goes away: QUERYBUF says EINVAL, waiting times out, nothing fails loudly.
-    var buffersDropped = false
-    var failures: [V4L2Request: Int32] = [:]
-    var interruptionsPerCall = 0
-    private(set) var requests: [V4L2Request] = []
-    private(set) var interruptionsGiven = 0
+    public var buffersDropped = false
+    public var failures: [V4L2Request: Int32] = [:]
+    public var interruptionsPerCall = 0
+    public private(set) var requests: [V4L2Request] = []
+    public private(set) var interruptionsGiven = 0
 
-    private(set) var format: (code: FourCC, size: ImageSize)?
-    private(set) var streaming = false
+    public private(set) var format: (code: FourCC, size: ImageSize)?
+    public private(set) var streaming = false
     private var memory: [UnsafeMutableRawPointer] = []
     private var bufferLength = 0
     private var queued: [Int] = []
     private var filled: [(index: Int, bytes: Int, sequence: UInt32, stamp: Double?)] = []
-    private(set) var sequence: UInt32 = 0
-    private(set) var mapped = 0
+    public private(set) var sequence: UInt32 = 0
+    public private(set) var mapped = 0
 
-    init(name: String = "/dev/fake0", formats: [(FourCC, [ImageSize])],
+    public init(name: String = "/dev/fake0", formats: [(FourCC, [ImageSize])],
          frame: @escaping (_ sequence: UInt32, _ format: FourCC, _ size: ImageSize) -> [UInt8]) {
         self.name = name
         self.formats = formats
@@ -57,7 +58,7 @@ final class FakeCameraDevice: V4L2Device {
     deinit { memory.forEach { $0.deallocate() } }
 
     /// A 640x480 YUYV camera of flat gray frames with these pan/tilt/zoom controls.
-    static func ptz(controls: [UVCControl: ClosedRange<Int32>]) -> FakeCameraDevice {
+    public static func ptz(controls: [UVCControl: ClosedRange<Int32>]) -> FakeCameraDevice {
         let device = FakeCameraDevice(formats: [(.yuyv, [ImageSize(width: 640, height: 480)])]) { _, _, size in
             CameraBytes.flatYUYV(size, luma: 128)
         }
@@ -65,10 +66,10 @@ final class FakeCameraDevice: V4L2Device {
         return device
     }
 
-    var queuedCount: Int { queued.count }
+    public var queuedCount: Int { queued.count }
 
     /// The sensor captures `count` frames into queued buffers (lost when none is queued).
-    func capture(_ count: Int = 1) {
+    public func capture(_ count: Int = 1) {
         guard streaming, let format else { return }
         for _ in 0..<count {
             let bytes = frame(sequence, format.code, format.size)
@@ -82,7 +83,7 @@ final class FakeCameraDevice: V4L2Device {
         }
     }
 
-    func ioctl(_ number: UInt, _ arg: UnsafeMutableRawPointer) -> Int32 {
+    public func ioctl(_ number: UInt, _ arg: UnsafeMutableRawPointer) -> Int32 {
         guard let request = V4L2Request(number: number) else { return ENOTTY }
         if interruptionsGiven < interruptionsPerCall {
             interruptionsGiven += 1
@@ -201,16 +202,16 @@ final class FakeCameraDevice: V4L2Device {
         return 0
     }
 
-    func map(length: Int, offset: Int) -> Result<UnsafeMutableRawPointer, V4L2Error> {
+    public func map(length: Int, offset: Int) -> Result<UnsafeMutableRawPointer, V4L2Error> {
         let index = offset / 0x10000
         guard index < memory.count, length <= bufferLength else { return .failure(V4L2Error(call: "mmap", code: EINVAL)) }
         mapped += 1
         return .success(memory[index])
     }
 
-    func unmap(_ address: UnsafeMutableRawPointer, length: Int) { mapped -= 1 }
+    public func unmap(_ address: UnsafeMutableRawPointer, length: Int) { mapped -= 1 }
 
-    func waitReadable(timeout: Double) -> V4L2Readiness {
+    public func waitReadable(timeout: Double) -> V4L2Readiness {
         if unplugged { return .failed(ENODEV) }
         if buffersDropped { return .timedOut }
         if filled.isEmpty && capturesWhenWaitedFor { capture() }
@@ -226,9 +227,9 @@ final class FakeCameraDevice: V4L2Device {
 }
 
 /// Camera bytes made from real pictures.
-enum CameraBytes {
+public enum CameraBytes {
     /// `image` (BGR) as packed YUYV 4:2:2 (BT.601, limited range), as a webcam sends it.
-    static func yuyv(_ image: Image) -> [UInt8] {
+    public static func yuyv(_ image: Image) -> [UInt8] {
         let width = image.width, height = image.height
         var out = [UInt8](repeating: 0, count: width * height * 2)
         func yuv(_ p: [UInt8]) -> (Double, Double, Double) {
@@ -254,7 +255,7 @@ enum CameraBytes {
     }
 
     /// A flat gray YUYV frame of brightness `luma` (to tell frames apart).
-    static func flatYUYV(_ size: ImageSize, luma: UInt8) -> [UInt8] {
+    public static func flatYUYV(_ size: ImageSize, luma: UInt8) -> [UInt8] {
         var out = [UInt8](repeating: 128, count: size.width * size.height * 2)
         for i in stride(from: 0, to: out.count, by: 2) { out[i] = luma }
         return out

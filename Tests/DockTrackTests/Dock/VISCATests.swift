@@ -1,80 +1,12 @@
 import CV4L2
 import DockTrack
+import DockTrackTestKit
 import Foundation
 import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// A fake VISCA-over-IP camera on a UDP port of this machine's loopback: it keeps a pan/tilt
-/// position, answers commands with ACK and completion, inquiries with the position, anything
-/// else with a syntax error, and records every packet it got.
-final class FakeVISCACamera: @unchecked Sendable {
-    let fd: Int32
-    let port: UInt16
-    private let lock = NSLock()
-    private var _packets: [[UInt8]] = []
-    private var pan = 0, tilt = 0
-    private var running = true
-
-    var packets: [[UInt8]] { lock.withLock { _packets } }
-    var position: (pan: Int, tilt: Int) { lock.withLock { (pan, tilt) } }
-
-    init() throws {
-        let socketFD = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socketFD, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socketFD, $0, &length) } }
-        fd = socketFD
-        port = UInt16(bigEndian: address.sin_port)
-        Thread.detachNewThread { [self] in serve() }
-    }
-
-    func stop() {
-        lock.withLock { running = false }
-        close(fd)
-    }
-
-    private func serve() {
-        while lock.withLock({ running }) {
-            var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            guard poll(&pfd, 1, 50) > 0 else { continue }
-            var buffer = [UInt8](repeating: 0, count: 512)
-            var from = sockaddr_in()
-            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-            let n = withUnsafeMutablePointer(to: &from) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { recvfrom(fd, &buffer, buffer.count, 0, $0, &length) } }
-            guard n > 8 else { continue }
-            let packet = Array(buffer[8..<n])
-            lock.withLock { _packets.append(packet) }
-            var replies: [[UInt8]]
-            switch Array(packet.prefix(4)) {
-            case [0x81, 0x01, 0x06, 0x02] where packet.count == 15:
-                lock.withLock {
-                    pan = VISCA.value(ofNibbles: Array(packet[6..<10]))
-                    tilt = VISCA.value(ofNibbles: Array(packet[10..<14]))
-                }
-                replies = [[0x90, 0x41, 0xFF], [0x90, 0x51, 0xFF]]
-            case [0x81, 0x01, 0x06, 0x01] where packet.count == 9:
-                replies = [[0x90, 0x41, 0xFF], [0x90, 0x51, 0xFF]]
-            case [0x81, 0x09, 0x06, 0x12]:
-                let p = position
-                replies = [[0x90, 0x50] + VISCA.nibbles(p.pan) + VISCA.nibbles(p.tilt) + [0xFF]]
-            default:
-                replies = [[0x90, 0x60, 0x02, 0xFF]]
-            }
-            for reply in replies {
-                let datagram: [UInt8] = [0x01, 0x11, 0x00, UInt8(reply.count), 0, 0, 0, 1] + reply
-                _ = withUnsafePointer(to: &from) { p in
-                    p.withMemoryRebound(to: sockaddr.self, capacity: 1) { sendto(fd, datagram, datagram.count, 0, $0, length) }
-                }
-            }
-        }
-    }
-}
 
 @Suite struct VISCATests {
     let units = VISCA.Units()
@@ -120,52 +52,6 @@ final class FakeVISCACamera: @unchecked Sendable {
     }
 }
 
-/// A fake VISCA camera on the master side of a pseudo-terminal: the serial line's other end.
-final class FakeSerialCamera: @unchecked Sendable {
-    let master: Int32
-    let devicePath: String
-    private let lock = NSLock()
-    private var _packets: [[UInt8]] = []
-    private var running = true
-    var packets: [[UInt8]] { lock.withLock { _packets } }
-
-    init() throws {
-        // posix_openpt and friends are not in Swift's Glibc module: the same through /dev/ptmx
-        // and its ioctls (TIOCSPTLCK to unlock, TIOCGPTN for the slave's number).
-        let fd = open("/dev/ptmx", O_RDWR | O_NOCTTY)
-        var unlock: Int32 = 0, number: UInt32 = 0
-        guard fd >= 0, cv4l2_ioctl(fd, 0x4004_5431, &unlock) == 0, cv4l2_ioctl(fd, 0x8004_5430, &number) == 0 else {
-            throw CocoaError(.fileNoSuchFile)
-        }
-        master = fd
-        devicePath = "/dev/pts/\(number)"
-        Thread.detachNewThread { [self] in serve() }
-    }
-
-    func stop() { lock.withLock { running = false } }
-
-    private func serve() {
-        var pending: [UInt8] = []
-        while lock.withLock({ running }) {
-            var pfd = pollfd(fd: master, events: Int16(POLLIN), revents: 0)
-            guard poll(&pfd, 1, 50) > 0 else { continue }
-            var buffer = [UInt8](repeating: 0, count: 64)
-            let n = read(master, &buffer, buffer.count)
-            guard n > 0 else { continue }
-            pending += buffer[0..<n]
-            while let end = pending.firstIndex(of: 0xFF) {
-                let packet = Array(pending[...end])
-                pending.removeSubrange(...end)
-                lock.withLock { _packets.append(packet) }
-                let reply: [UInt8] = packet.starts(with: [0x81, 0x09, 0x06, 0x12])
-                    ? [0x90, 0x50] + VISCA.nibbles(144) + VISCA.nibbles(-72) + [0xFF]
-                    : [0x90, 0x41, 0xFF, 0x90, 0x51, 0xFF]
-                _ = reply.withUnsafeBytes { write(master, $0.baseAddress, $0.count) }
-            }
-        }
-        close(master)
-    }
-}
 
 @Suite struct VISCASerialTests {
     @Test func aCameraOnASerialLineGetsTheBytesAndAnswers() throws {

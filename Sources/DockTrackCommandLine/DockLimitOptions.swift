@@ -1,0 +1,33 @@
+import ArgumentParser
+import DockTrack
+
+/// What the dock can do, as both executables take it on the command line: `docktrack`'s
+/// framing limits and `docksim`'s simulated motors.
+public struct DockLimitOptions: ParsableArguments {
+    @Option(help: "Pan (yaw) maximum speed in degrees per second.")
+    public var maxPanSpeed = 170.0
+
+    @Option(help: "Tilt (pitch) range in degrees either side of level.")
+    public var tiltRange = 30.0
+
+    @Option(help: "Tilt (pitch) maximum speed in degrees per second.")
+    public var maxTiltSpeed = 85.0
+
+    public init() {}
+
+    public func validate() throws {
+        guard maxPanSpeed > 0, maxTiltSpeed > 0, maxPanSpeed.isFinite, maxTiltSpeed.isFinite, tiltRange >= 0, tiltRange <= 90 else {
+            throw ValidationError("speeds must be positive and --tilt-range between 0 and 90 degrees")
+        }
+    }
+
+    /// `base` with these speeds and tilt range (accelerations and the pan range kept).
+    public func limits(from base: DockLimits = .standard) -> DockLimits {
+        var limits = base
+        let degree = Double.pi / 180
+        limits.yaw.maximumSpeed = maxPanSpeed * degree
+        limits.pitch = AxisLimits(range: -tiltRange * degree...tiltRange * degree, maximumSpeed: maxTiltSpeed * degree,
+                                  maximumAcceleration: base.pitch.maximumAcceleration)
+        return limits
+    }
+}

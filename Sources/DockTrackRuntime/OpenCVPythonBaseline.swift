@@ -1,0 +1,103 @@
+import DockTrackCore
+import DockTrackDetection
+import Foundation
+
+/// The loop a user would write instead of DockTrack, the bar `docktrack bench` measures against:
+/// OpenCV-Python from Debian's python3-opencv, the res10 face DNN on whole 300x300 frames. Each
+/// measurement runs a small Python program; `nil` when python3 with cv2 is not there.
+public struct OpenCVPythonBaseline: Sendable {
+    public var prototxt: String
+    public var weights: String
+
+    /// The baseline with res10's model files from `store`.
+    public init(models store: ModelStore) {
+        let res10 = SSDFaceDetector.modelFiles(in: store)
+        prototxt = res10.prototxt
+        weights = res10.weights
+    }
+
+    /// Frames per second of the loop over the first `frames` frames of the video at `input`.
+    public func framesPerSecond(input: String, frames: Int) -> Double? {
+        Self.runPython(Self.speedProgram, [input, prototxt, weights, String(min(frames, 1_000_000))])
+            .flatMap { Double($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+    }
+
+    /// Face recall of the loop on the labelled media of `folder` (``LabelledFaces``), scored as
+    /// ``FaceRecall`` scores DockTrack's detectors.
+    public func faceRecall(folder: String, minimumConfidence threshold: Double) throws -> FaceRecall? {
+        let labels = try LabelledFaces(folder: folder)
+        guard let output = Self.runPython(Self.facesProgram, [prototxt, weights, folder, String(threshold), String(labels.portraits.count)]
+                                          + labels.portraits.map(\.file) + labels.clips) else { return nil }
+        // One line per picture or frame, in the order FaceRecall.measure reads them.
+        var lines = output.split(separator: "\n", omittingEmptySubsequences: true)[...]
+        return try FaceRecall.measure(folder: folder) { file, image in
+            guard let line = lines.popFirst(), line.hasPrefix(file + "\t") else { throw OutOfStep(file: file) }
+            return line.dropFirst(file.count + 1).split(separator: ";").compactMap { box in
+                let v = box.split(separator: ",").compactMap { Double($0) }
+                return v.count == 4 ? UnitRect(PixelRect(x: v[0], y: v[1], width: v[2], height: v[3]), in: image.size) : nil
+            }
+        }
+    }
+
+    /// The Python program's face list does not follow the labelled files.
+    public struct OutOfStep: Error, CustomStringConvertible {
+        public var file: String
+        public var description: String { "the baseline's face list is out of step at \(file)" }
+    }
+
+    /// argv: video, prototxt, weights, frame limit; prints frames per second.
+    static let speedProgram = """
+        import sys, time, cv2
+        net = cv2.dnn.readNetFromCaffe(sys.argv[2], sys.argv[3])
+        cap = cv2.VideoCapture(sys.argv[1])
+        limit = int(sys.argv[4])
+        n = 0; start = time.time()
+        while n < limit:
+            ok, frame = cap.read()
+            if not ok: break
+            net.setInput(cv2.dnn.blobFromImage(frame, 1.0, (300, 300), (104, 177, 123)))
+            detections = net.forward()
+            n += 1
+        print(n / (time.time() - start))
+        """
+
+    /// argv: prototxt, weights, folder, threshold, number of pictures, the pictures, the clips;
+    /// prints "file<TAB>x,y,w,h;..." per picture and per frame of each clip.
+    static let facesProgram = """
+        import sys, cv2
+        net = cv2.dnn.readNetFromCaffe(sys.argv[1], sys.argv[2])
+        folder, threshold, pictures = sys.argv[3], float(sys.argv[4]), int(sys.argv[5])
+        def faces(name, frame):
+            h, w = frame.shape[:2]
+            net.setInput(cv2.dnn.blobFromImage(frame, 1.0, (300, 300), (104, 177, 123)))
+            d = net.forward()[0, 0]
+            boxes = [(x1 * w, y1 * h, (x2 - x1) * w, (y2 - y1) * h) for _, _, c, x1, y1, x2, y2 in d if c >= threshold]
+            print(name + "\\t" + ";".join("%.1f,%.1f,%.1f,%.1f" % b for b in boxes))
+        files = sys.argv[6:]
+        for name in files[:pictures]:
+            faces(name, cv2.imread(folder + "/" + name))
+        for name in files[pictures:]:
+            cap = cv2.VideoCapture(folder + "/" + name)
+            while True:
+                ok, frame = cap.read()
+                if not ok: break
+                faces(name, frame)
+        """
+
+    /// Runs `script` with Debian's python3 (which has cv2); its standard output, or `nil` when
+    /// it cannot run or fails.
+    static func runPython(_ script: String, _ arguments: [String]) -> String? {
+        let process = Process()
+        let debian = FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")
+        process.executableURL = URL(fileURLWithPath: debian ? "/usr/bin/python3" : "/usr/bin/env")
+        process.arguments = (debian ? [] : ["python3"]) + ["-c", script] + arguments
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return nil }
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { return nil }
+        return String(decoding: data, as: UTF8.self)
+    }
+}

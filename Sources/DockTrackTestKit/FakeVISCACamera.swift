@@ -1,0 +1,79 @@
+import CV4L2
+import DockTrackCore
+import DockTrackMedia
+import DockTrackAudio
+import DockTrackDock
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A fake VISCA-over-IP camera on a UDP port of this machine's loopback: it keeps a pan/tilt
+/// position, answers commands with ACK and completion, inquiries with the position, anything
+/// else with a syntax error, and records every packet it got.
+public final class FakeVISCACamera: @unchecked Sendable {
+    public let fd: Int32
+    public let port: UInt16
+    private let lock = NSLock()
+    private var _packets: [[UInt8]] = []
+    private var pan = 0, tilt = 0
+    private var running = true
+
+    public var packets: [[UInt8]] { lock.withLock { _packets } }
+    public var position: (pan: Int, tilt: Int) { lock.withLock { (pan, tilt) } }
+
+    public init() throws {
+        let socketFD = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socketFD, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socketFD, $0, &length) } }
+        fd = socketFD
+        port = UInt16(bigEndian: address.sin_port)
+        Thread.detachNewThread { [self] in serve() }
+    }
+
+    public func stop() {
+        lock.withLock { running = false }
+        close(fd)
+    }
+
+    private func serve() {
+        while lock.withLock({ running }) {
+            var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&pfd, 1, 50) > 0 else { continue }
+            var buffer = [UInt8](repeating: 0, count: 512)
+            var from = sockaddr_in()
+            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            let n = withUnsafeMutablePointer(to: &from) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { recvfrom(fd, &buffer, buffer.count, 0, $0, &length) } }
+            guard n > 8 else { continue }
+            let packet = Array(buffer[8..<n])
+            lock.withLock { _packets.append(packet) }
+            var replies: [[UInt8]]
+            switch Array(packet.prefix(4)) {
+            case [0x81, 0x01, 0x06, 0x02] where packet.count == 15:
+                lock.withLock {
+                    pan = VISCA.value(ofNibbles: Array(packet[6..<10]))
+                    tilt = VISCA.value(ofNibbles: Array(packet[10..<14]))
+                }
+                replies = [[0x90, 0x41, 0xFF], [0x90, 0x51, 0xFF]]
+            case [0x81, 0x01, 0x06, 0x01] where packet.count == 9:
+                replies = [[0x90, 0x41, 0xFF], [0x90, 0x51, 0xFF]]
+            case [0x81, 0x09, 0x06, 0x12]:
+                let p = position
+                replies = [[0x90, 0x50] + VISCA.nibbles(p.pan) + VISCA.nibbles(p.tilt) + [0xFF]]
+            default:
+                replies = [[0x90, 0x60, 0x02, 0xFF]]
+            }
+            for reply in replies {
+                let datagram: [UInt8] = [0x01, 0x11, 0x00, UInt8(reply.count), 0, 0, 0, 1] + reply
+                _ = withUnsafePointer(to: &from) { p in
+                    p.withMemoryRebound(to: sockaddr.self, capacity: 1) { sendto(fd, datagram, datagram.count, 0, $0, length) }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,83 @@
+import DockTrack
+import DockTrackTestKit
+import Foundation
+import Testing
+
+/// Detection schedules on the test kit's scripted detector: exact counts, no models.
+@Suite struct SchedulingTests {
+    static let face = Observation(type: .humanFace, rect: UnitRect(x: 0.4, y: 0.5, width: 0.1, height: 0.15), confidence: 0.9)
+
+    @Test(arguments: [1, 3, 4])
+    func theDetectorRunsOnEveryNthFrameAndTheIdentityHoldsBetween(every: Int) throws {
+        let detector = ScriptedDetector(always: [Self.face])
+        var params = TrackingPipeline.Params()
+        params.detectEvery = every
+        let pipeline = TrackingPipeline(detector: detector, cues: nil, params: params, identifiers: .sequential)
+        var ids = Set<UUID>()
+        var counts: [Int] = []
+        for k in 0..<24 {
+            let subjects = try pipeline.process(try Frame.blank(index: k, time: Double(k) / 30))
+            counts.append(subjects.count)
+            ids.formUnion(subjects.map(\.id))
+        }
+        // A person is reported once confirmed by a few detections, then on every frame.
+        let first = try #require(counts.firstIndex(of: 1), "never reported: \(counts)")
+        #expect(first <= 3 * every)
+        #expect(counts[first...].allSatisfy { $0 == 1 }, "\(counts)")
+        #expect(detector.calls == (24 + every - 1) / every)
+        #expect(pipeline.detections == detector.calls)
+        #expect(ids.count == 1, "one person, one identity")
+    }
+
+    @Test func anIdlePartOfACombinedDetectorWaitsUpToItsLimit() throws {
+        let faces = ScriptedDetector(name: "faces", always: [Self.face])
+        let bodies = ScriptedDetector(name: "bodies", always: [])
+        let combined = CombinedDetector([faces, bodies])
+        let schedule = IdlePartSchedule(combined, maximumInterval: 4)
+        let image = try Frame.blank(index: 0, time: 0).image
+        for _ in 0..<40 { _ = try schedule.detect(in: image, minimumConfidence: 0.5) }
+        #expect(faces.calls == 40, "the part that finds something runs every round")
+        #expect(bodies.calls <= 13 && bodies.calls >= 10, "the idle part runs about one round in four: \(bodies.calls)")
+    }
+
+    @Test func aDetectionThreadTimesDetectionsOnTheClockItIsGiven() throws {
+        let clock = ManualClock(at: 100)
+        let detector = ScriptedDetector { _, _ in
+            clock.advance(by: 0.25)
+            return [Self.face]
+        }
+        let worker = DetectionWorker(detector: detector, minimumConfidence: 0.5, clock: clock.reading)
+        defer { worker.stop() }
+        worker.offer(try Frame.blank(index: 0, time: 0))
+        var results: [DetectionWorker.Result] = []
+        let deadline = Date().addingTimeInterval(10)
+        while results.isEmpty && Date() < deadline {
+            results = try worker.takeResults()
+            if results.isEmpty { Thread.sleep(forTimeInterval: 0.01) }
+        }
+        #expect(results.count == 1)
+        #expect(results.first?.seconds == 0.25)
+    }
+
+    @Test func aFailingDetectorSurfacesItsErrorFromThePipeline() throws {
+        let pipeline = TrackingPipeline(detector: ScriptedDetector(failingCall: 2) { _, _ in [] }, cues: nil)
+        for k in 0..<2 { _ = try pipeline.process(try Frame.blank(index: k, time: Double(k))) }
+        #expect(throws: DetectorError.self) { try pipeline.process(try Frame.blank(index: 2, time: 2)) }
+    }
+
+    @Test func customTrackingGoesThroughThePipelineRankedAndWithStableIdentities() throws {
+        let pipeline = TrackingPipeline(detector: nil, cues: nil, identifiers: .sequential)
+        var ids = Set<UUID>()
+        for k in 0..<20 {
+            let x = 0.2 + Double(k) * 0.005
+            let near = Observation(type: .humanFace, rect: UnitRect(x: x, y: 0.5, width: 0.2, height: 0.3), confidence: 0.9)
+            let far = Observation(type: .humanFace, rect: UnitRect(x: 0.7, y: 0.5, width: 0.05, height: 0.08), confidence: 0.9)
+            let subjects = try pipeline.process(observations: [far, near], at: Double(k) / 20)
+            ids.formUnion(subjects.map(\.id))
+            guard k >= 5 else { continue }  // confirmed by then
+            #expect(subjects.map(\.saliencyRank) == [1, 2])
+            #expect(abs((subjects.first?.faceRect?.width ?? 0) - 0.2) < 0.01, "the big face near the camera ranks first")
+        }
+        #expect(ids.count == 2)
+    }
+}
