@@ -77,7 +77,7 @@ struct DockSim: ParsableCommand {
             dock: SimulatedDock(limits: limits), battery: BatteryState(level: battery, charging: charging), script: events)
         if let backend {
             do {
-                session.hardware = try Self.openBackend(backend)
+                session.hardware = try DockBackend.open(backend)
             } catch {
                 FileHandle.standardError.write(Data("docksim: --backend \(backend): \(error)\n".utf8))
                 throw ExitCode.failure
@@ -93,7 +93,9 @@ struct DockSim: ParsableCommand {
             return handle
         }
         if let socket {
-            var server = SocketServer(path: socket, session: session, trace: traceFile, stateInterval: stateInterval, duration: duration)
+            var server = DockSocketServer(path: socket, session: session, trace: traceFile, stateInterval: stateInterval, duration: duration) {
+                FileHandle.standardError.write(Data("docksim: \($0)\n".utf8))
+            }
             do {
                 try server.serve()
             } catch {
@@ -101,71 +103,12 @@ struct DockSim: ParsableCommand {
                 throw ExitCode.failure
             }
         } else {
-            var server = PipeServer(session: session, trace: traceFile)
-            server.serve()
+            var server = DockPipeServer(session: session, trace: traceFile)
+            let summary = server.serve()
+            let dock = server.session.dock
+            FileHandle.standardError.write(Data(String(format: "docksim: %d requests, %d errors; pan %.1f°, tilt %.1f° at %.2f s%@\n",
+                                                       summary.requests, summary.errors, dock.position.y * 180 / .pi, dock.position.x * 180 / .pi,
+                                                       dock.time, summary.outputClosed ? "; stdout was closed" : "").utf8))
         }
-    }
-}
-
-extension DockSim {
-    /// The device named by a --backend value.
-    static func openBackend(_ spec: String) throws -> any DockHardware {
-        let parts = spec.split(separator: ":", maxSplits: 1).map(String.init)
-        guard parts.count == 2 else { throw DockError.invalidRequest("expected KIND:ADDRESS") }
-        switch parts[0] {
-        case "visca-udp":
-            let hostPort = parts[1].split(separator: ":").map(String.init)
-            guard hostPort.count == 2, let port = UInt16(hostPort[1]) else { throw DockError.invalidRequest("expected visca-udp:HOST:PORT") }
-            return VISCADock(transport: try VISCAOverUDP(host: hostPort[0], port: port))
-        case "visca-serial":
-            let pathBaud = parts[1].split(separator: "@").map(String.init)
-            return VISCADock(transport: try VISCAOverSerial(path: pathBaud[0], baud: pathBaud.count > 1 ? Int(pathBaud[1]) ?? 9600 : 9600))
-        case "uvc":
-            return try UVCDock(path: parts[1])
-        default:
-            throw DockError.invalidRequest("unknown backend '\(parts[0])' (visca-udp, visca-serial, uvc)")
-        }
-    }
-}
-
-/// Writes one trace line for the session's present state.
-func writeTrace(_ trace: FileHandle?, _ session: DockSession) {
-    guard let trace else { return }
-    let d = session.dock
-    trace.write(Data(String(format: "%.3f\t%.5f\t%.5f\t%.5f\t%.5f\t%.4f\n", d.time, d.position.y, d.position.x, d.velocity.y, d.velocity.x, session.battery.level).utf8))
-}
-
-/// stdin → session → stdout, on the requests' own clock. The replies to each request are
-/// written (not buffered) before the next is read, so a program talking to docksim over pipes
-/// gets its answers at once.
-struct PipeServer {
-    var session: DockSession
-    let trace: FileHandle?
-
-    mutating func serve() {
-        signal(SIGPIPE, SIG_IGN)  // a reader that goes away ends the run below, with a message
-        var time = 0.0, requests = 0
-        var output = true
-        for item in LineReader(fileDescriptor: STDIN_FILENO) {
-            let parsed = DockRequest.parse(item)
-            if case .success(let request)? = parsed, let t = request.time { time = max(time, t) }
-            requests += 1
-            let replies = session.handle(parsed, at: time)
-            writeTrace(trace, session)
-            if !replies.isEmpty && !Self.write(replies) {
-                output = false
-                break
-            }
-        }
-        if output { _ = Self.write([session.motionStateLine(), session.battery.jsonLine]) }
-        let p = session.dock.position
-        FileHandle.standardError.write(Data(String(format: "docksim: %d requests, %d errors; pan %.1f°, tilt %.1f° at %.2f s%@\n",
-                                                   requests, session.errorCount, p.y * 180 / .pi, p.x * 180 / .pi, session.dock.time,
-                                                   output ? "" : "; stdout was closed").utf8))
-    }
-
-    /// Writes lines to stdout now; false when stdout is gone.
-    private static func write(_ lines: [String]) -> Bool {
-        (try? Syscall.writeAll(Array((lines.joined(separator: "\n") + "\n").utf8), to: STDOUT_FILENO)) != nil
     }
 }

@@ -1,4 +1,5 @@
-import DockTrack
+import DockTrackCore
+import DockTrackSystem
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -12,22 +13,27 @@ import Glibc
 /// output buffer written as the client reads, a client more than ``maximumPendingOutput``
 /// bytes behind is dropped with a log line, a hung-up client is closed (never a SIGPIPE), and
 /// lines are framed in linear time with a maximum length.
-struct SocketServer {
-    let path: String
-    var session: DockSession
+public struct DockSocketServer {
+    public let path: String
+    public private(set) var session: DockSession
     let trace: FileHandle?
     let stateInterval: Double
     let duration: Double?
+    /// Where the server's log lines go (docksim: stderr).
+    let log: @Sendable (String) -> Void
     /// A client this far behind in reading its replies and motion states is dropped.
-    var maximumPendingOutput = 1 << 20
+    public var maximumPendingOutput = 1 << 20
     /// Connections beyond this many are told so and closed.
-    var maximumClients = 64
+    public var maximumClients = 64
     /// Seconds on the monotonic clock: the simulation's time and the pauses run on it.
     let clock: @Sendable () -> Double
 
-    init(path: String, session: DockSession, trace: FileHandle?, stateInterval: Double, duration: Double?,
-         clock: @escaping @Sendable () -> Double = MonotonicClock.now) {
+    /// Serves `session` at `path`; motion states to the session's owner every `stateInterval`
+    /// seconds; stops after `duration` seconds when given (else on SIGINT or SIGTERM).
+    public init(path: String, session: DockSession, trace: FileHandle?, stateInterval: Double, duration: Double?,
+                clock: @escaping @Sendable () -> Double = MonotonicClock.now, log: @escaping @Sendable (String) -> Void) {
         self.clock = clock
+        self.log = log
         self.path = path
         self.session = session
         self.trace = trace
@@ -50,7 +56,7 @@ struct SocketServer {
         }
     }
 
-    mutating func serve() throws {
+    public mutating func serve() throws(SocketError) {
         // SIGINT and SIGTERM end the loop (and remove the socket) instead of killing the
         // process: blocked here, picked up with sigtimedwait between polls.
         var stopSignals = sigset_t()
@@ -180,7 +186,7 @@ struct SocketServer {
                     let replies = session.handle(parsed, at: now())
                     if owner == nil, session.hasSession { owner = client }
                     for reply in replies { enqueue(reply, to: client) }
-                    writeTrace(trace, session)
+                    session.writeTrace(to: trace)
                 }
             }
             clients.removeAll { $0.gone }
@@ -190,59 +196,4 @@ struct SocketServer {
             close(client.fd)
         }
     }
-
-    private func log(_ message: String) {
-        FileHandle.standardError.write(Data("docksim: \(message)\n".utf8))
-    }
-}
-
-/// The listening Unix socket at a path, made without harming what is there: a path that holds
-/// anything but a socket is refused, a socket that a live server answers on is refused, and a
-/// stale one (nobody listening) is replaced. On the way out the path is removed only if it is
-/// still this server's socket.
-struct ListeningSocket {
-    let fd: Int32
-    let path: String
-    private let device: UInt64
-    private let inode: UInt64
-
-    init(path: String) throws {
-        var info = stat()
-        if lstat(path, &info) == 0 {
-            guard info.st_mode & S_IFMT == S_IFSOCK else {
-                throw SocketError("\(path) exists and is not a socket; not replacing it")
-            }
-            if let live = try? UnixSocket.connect(to: path) {
-                close(live)
-                throw SocketError("\(path): another server is already serving this socket")
-            }
-            unlink(path)  // stale: nobody listens on it
-        }
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue | SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw SocketError("socket failed: \(String(cString: strerror(errno)))") }
-        var address: sockaddr_un
-        do { address = try UnixSocket.address(path) } catch { close(fd); throw SocketError("\(error)") }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard bound == 0 else { close(fd); throw SocketError("\(path): cannot bind: \(String(cString: strerror(errno)))") }
-        guard listen(fd, 16) == 0 else { close(fd); unlink(path); throw SocketError("listen failed: \(String(cString: strerror(errno)))") }
-        guard lstat(path, &info) == 0 else { close(fd); throw SocketError("\(path): vanished after bind") }
-        self.fd = fd
-        self.path = path
-        device = UInt64(info.st_dev)
-        inode = UInt64(info.st_ino)
-    }
-
-    /// Closes the socket and removes its path, if the path is still this socket.
-    func remove() {
-        close(fd)
-        var info = stat()
-        if lstat(path, &info) == 0, UInt64(info.st_dev) == device, UInt64(info.st_ino) == inode { unlink(path) }
-    }
-}
-
-struct SocketError: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
 }

@@ -1,0 +1,57 @@
+import DockTrackCore
+import DockTrackSystem
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// stdin → session → stdout, on the requests' own clock. The replies to each request are
+/// written (not buffered) before the next is read, so a program talking to docksim over pipes
+/// gets its answers at once.
+public struct DockPipeServer {
+    public private(set) var session: DockSession
+    let trace: FileHandle?
+    let input: Int32
+    let output: Int32
+
+    /// What a run did.
+    public struct Summary: Sendable {
+        public var requests: Int
+        public var errors: Int
+        /// Whether the output was closed before the input ended.
+        public var outputClosed: Bool
+    }
+
+    public init(session: DockSession, trace: FileHandle?, input: Int32 = STDIN_FILENO, output: Int32 = STDOUT_FILENO) {
+        self.session = session
+        self.trace = trace
+        self.input = input
+        self.output = output
+    }
+
+    /// Serves until the input ends or the output is closed; the last motion state and battery
+    /// go out at the end.
+    public mutating func serve() -> Summary {
+        signal(SIGPIPE, SIG_IGN)  // a reader that goes away ends the run below, with a message
+        var time = 0.0, requests = 0
+        var output = true
+        for item in LineReader(fileDescriptor: input) {
+            let parsed = DockRequest.parse(item)
+            if case .success(let request)? = parsed, let t = request.time { time = max(time, t) }
+            requests += 1
+            let replies = session.handle(parsed, at: time)
+            session.writeTrace(to: trace)
+            if !replies.isEmpty && !write(replies) {
+                output = false
+                break
+            }
+        }
+        if output { _ = write([session.motionStateLine(), session.battery.jsonLine]) }
+        return Summary(requests: requests, errors: session.errorCount, outputClosed: !output)
+    }
+
+    /// Writes lines to the output now; false when it is gone.
+    private func write(_ lines: [String]) -> Bool {
+        (try? Syscall.writeAll(Array((lines.joined(separator: "\n") + "\n").utf8), to: output)) != nil
+    }
+}

@@ -1,0 +1,57 @@
+import DockTrackCore
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The listening Unix socket at a path, made without harming what is there: a path that holds
+/// anything but a socket is refused, a socket that a live server answers on is refused, and a
+/// stale one (nobody listening) is replaced. On the way out the path is removed only if it is
+/// still this server's socket.
+public struct ListeningSocket {
+    public let fd: Int32
+    public let path: String
+    private let device: UInt64
+    private let inode: UInt64
+
+    public init(path: String) throws(SocketError) {
+        var info = stat()
+        if lstat(path, &info) == 0 {
+            guard info.st_mode & S_IFMT == S_IFSOCK else {
+                throw SocketError("\(path) exists and is not a socket; not replacing it")
+            }
+            if let live = try? UnixSocket.connect(to: path) {
+                close(live)
+                throw SocketError("\(path): another server is already serving this socket")
+            }
+            unlink(path)  // stale: nobody listens on it
+        }
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue | SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw SocketError("socket failed: \(String(cString: strerror(errno)))") }
+        var address: sockaddr_un
+        do { address = try UnixSocket.address(path) } catch { close(fd); throw SocketError("\(error)") }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard bound == 0 else { close(fd); throw SocketError("\(path): cannot bind: \(String(cString: strerror(errno)))") }
+        guard listen(fd, 16) == 0 else { close(fd); unlink(path); throw SocketError("listen failed: \(String(cString: strerror(errno)))") }
+        guard lstat(path, &info) == 0 else { close(fd); throw SocketError("\(path): vanished after bind") }
+        self.fd = fd
+        self.path = path
+        device = UInt64(info.st_dev)
+        inode = UInt64(info.st_ino)
+    }
+
+    /// Closes the socket and removes its path, if the path is still this socket.
+    public func remove() {
+        close(fd)
+        var info = stat()
+        if lstat(path, &info) == 0, UInt64(info.st_dev) == device, UInt64(info.st_ino) == inode { unlink(path) }
+    }
+}
+
+/// Why a socket could not be served, in one line.
+public struct SocketError: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
