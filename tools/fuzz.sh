@@ -11,13 +11,20 @@ seconds=${1:-60}
 shift || true
 targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=(dock-protocol observations)
-S=Sources/DockTrack
+# The pure-Swift sources the targets exercise: all of DockTrackCore, the simulated dock and the
+# protocol session, the framing controller. They are compiled as one module, so their
+# `import DockTrack...` lines are dropped in a copy under .build-fuzz/src.
 sources=(
-  $S/LineFraming.swift $S/Saturating.swift $S/Statistics.swift $S/Geometry.swift $S/Observation.swift $S/JSONLines.swift
-  $S/Dock/DockRequest.swift $S/Dock/DockCommand.swift $S/Dock/SimulatedDock.swift $S/Dock/DockSession.swift
-  $S/Framing/DockGeometry.swift $S/Framing/FramingController.swift $S/Framing/AxisController.swift
-  $S/Tracking/TrackedSubject.swift
+  Sources/DockTrackCore/*.swift
+  Sources/DockTrackDock/Docks/SimulatedDock.swift Sources/DockTrackDock/DockSession.swift
+  Sources/DockTrackFraming/FramingController.swift Sources/DockTrackFraming/AxisController.swift
 )
+rm -rf .build-fuzz/src
+mkdir -p .build-fuzz/src
+for file in "${sources[@]}"; do
+  sed -E '/^import DockTrack[A-Za-z]*$/d' "$file" > ".build-fuzz/src/$(basename "$file")"
+done
+sources=(.build-fuzz/src/*.swift)
 mkdir -p .build-fuzz
 for target in "${targets[@]}"; do
   case $target in
