@@ -1,22 +1,21 @@
-import CV4L2
 import DockTrackCore
-import DockTrackMedia
 import DockTrackAudio
-import DockTrackDock
 import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// A fake audio system behind the same seam as ALSA: inputs come and go as the test says; each
-/// input plays a recording up to the test's clock.
+/// input plays a recording up to the time on `clock`.
 public final class FakeAudioSystem: AudioInputSystem {
     public var inputs: [AudioDevice]
     public let recording: AudioChunk
-    nonisolated(unsafe) public static var now = 0.0
+    /// The time the inputs have played up to.
+    public let clock: ManualClock
     public private(set) var opened: [String] = []
 
-    public init(inputs: [AudioDevice], recording: AudioChunk) {
+    public init(inputs: [AudioDevice], recording: AudioChunk, clock: ManualClock = ManualClock()) {
+        self.clock = clock
         self.inputs = inputs
         self.recording = recording
     }
@@ -39,13 +38,14 @@ public final class FakeAudioSystem: AudioInputSystem {
         init(system: FakeAudioSystem, device: AudioDevice) {
             self.system = system
             self.device = device
-            position = max(0, Int(FakeAudioSystem.now * 16_000))
+            position = max(0, Int(system.clock.now() * 16_000))
         }
 
         public func read(maximum: Int) throws(AudioError) -> AudioChunk? {
             guard system.inputs.contains(device) else { throw .deviceGone(name: device.id) }
-            let end = min(system.recording.samples.count, Int(FakeAudioSystem.now * 16_000), position + maximum)
-            guard end > position else { return AudioChunk(startTime: FakeAudioSystem.now, samples: []) }
+            let now = system.clock.now()
+            let end = min(system.recording.samples.count, Int(now * 16_000), position + maximum)
+            guard end > position else { return AudioChunk(startTime: now, samples: []) }
             defer { position = end }
             return AudioChunk(startTime: Double(position) / 16_000, samples: Array(system.recording.samples[position..<end]))
         }

@@ -1,7 +1,3 @@
-import CV4L2
-import DockTrackCore
-import DockTrackMedia
-import DockTrackAudio
 import DockTrackDock
 import Foundation
 #if canImport(Glibc)

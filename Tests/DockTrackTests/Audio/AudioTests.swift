@@ -157,7 +157,7 @@ import Testing
         var processed = 0, withSpeakingCue = 0
         var inputs: [Int: String?] = [:]
         while let frame = try source.nextFrame() {
-            FakeAudioSystem.now = frame.time
+            system.clock.set(to: frame.time)
             switch frame.index {
             case 48: system.inputs.append(headset)        // a headset is plugged in: the route moves to it
             case 96: system.inputs.removeAll { $0 == headset }   // and pulled out: back to the microphone
