@@ -16,7 +16,7 @@ targets=("$@")
 # `import DockTrack...` lines are dropped in a copy under .build-fuzz/src.
 sources=(
   Sources/DockTrackCore/*.swift
-  Sources/DockTrackDock/Docks/SimulatedDock.swift Sources/DockTrackDock/DockSession.swift
+  Sources/DockTrackDock/Docks/SimulatedDock.swift Sources/DockTrackDock/Session/DockSession.swift
   Sources/DockTrackFraming/FramingController.swift Sources/DockTrackFraming/AxisController.swift
 )
 rm -rf .build-fuzz/src
