@@ -12,4 +12,21 @@ public protocol Dock {
     /// Takes `command`, issued at `time`. A ``DockError`` is the dock refusing the command (out
     /// of its rate, not capable); any other error means the dock can no longer be reached.
     mutating func perform(_ command: DockCommand, at time: Double) throws
+    /// Seconds from a command to the motors answering it, as far as the dock knows (measured
+    /// from its motion states for a device or a dock in another process; 0 for a model).
+    var commandLatency: Double { get }
+}
+
+extension Dock {
+    public var commandLatency: Double { 0 }
+}
+
+/// How the framing controller tells the dock where to point.
+public enum DockCommandKind: String, Sendable, CaseIterable, Codable {
+    /// `setOrientation`: absolute moves to the pose that frames the subject, at most about twice
+    /// a second (as the dock protocol, VISCA and UVC allow).
+    case orientation
+    /// `setAngularVelocity`: continuous motion, a command per frame, driven by the axis
+    /// controllers.
+    case velocity
 }

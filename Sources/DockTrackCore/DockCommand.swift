@@ -14,6 +14,11 @@ public enum DockCommand: Sendable, Equatable {
     /// Narrow the dock's limits.
     case setLimits(DockLimits)
 
+    /// The velocity of a `setAngularVelocity`.
+    public var velocity: AngularVelocity? {
+        if case .setAngularVelocity(let v) = self { v } else { nil }
+    }
+
     /// The command's name on the wire.
     public var name: String {
         switch self {

@@ -6,7 +6,7 @@ import DockTrackCore
 /// no motion, so a subject jittering in place leaves the dock still; once moving, the axis
 /// goes on until the error is below `settleBand`, so it stops close to the target) and a soft
 /// zone (the gain ramps up from 0 at the band to full at the zone's edge, so motion starts
-/// gently). Then PI with anti-windup (the integral only runs near the target, is bounded, and
+/// gently; once moving, the full gain applies down to the settle band). Then PI with anti-windup (the integral only runs near the target, is bounded, and
 /// is frozen while the output saturates), a derivative on the low-pass filtered error, and
 /// limits on velocity and acceleration. After obs-face-tracker's controller.
 public struct AxisController: Sendable, Equatable {
@@ -48,13 +48,14 @@ public struct AxisController: Sendable, Equatable {
         self.params = params
     }
 
-    /// The error after the dead band (or the settle band while moving) and the soft zone.
+    /// The error after the dead band and the soft zone at rest; while moving, less the settle
+    /// band (full gain to the end of a move: a soft zone there would crawl the last few degrees).
     public func shaped(_ error: Double) -> Double {
-        let band = isSettled ? params.deadBand : params.settleBand
         let size = abs(error)
-        guard size > band else { return 0 }
+        guard isSettled else { return size > params.settleBand ? error - (error < 0 ? -1 : 1) * params.settleBand : 0 }
+        guard size > params.deadBand else { return 0 }
         guard size < params.softZone else { return error }
-        return error * (size - band) / (params.softZone - band)
+        return error * (size - params.deadBand) / (params.softZone - params.deadBand)
     }
 
     /// The velocity for an error of `error` radians, `dt` seconds after the last update,

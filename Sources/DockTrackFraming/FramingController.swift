@@ -13,13 +13,17 @@ public enum FramingMode: String, Sendable, CaseIterable, Codable {
     case right
 }
 
-/// Turns ranked subjects into dock motion: picks what to frame, computes where the dock must
-/// point for that, and drives each axis there with an ``AxisController``.
+/// Turns ranked subjects into dock commands: picks what to frame, computes the target
+/// orientation (where the dock must point for that: the pose at capture plus the subject's
+/// angle from the framing target), and sends it as it is (`setOrientation`, at most every
+/// ``Params/orientationInterval``) or drives each axis there with an ``AxisController``
+/// (`setAngularVelocity` every frame), as ``Params/commands`` says.
 ///
 /// Latency compensation: a subject's direction is worked out from where the dock pointed when
-/// the frame was captured, and the error from where it points now, so the motion made since
-/// the capture is not counted twice. When the subject is lost the dock holds, the integrals
-/// fade, and after `homeAfter` seconds it returns to the home pose.
+/// the frame was captured, and the error from where it points when the command takes effect,
+/// so the motion made since the capture is not counted twice. When nobody is in view, a
+/// ``SubjectSearch`` looks for people when ``Params/search`` is set; without it the dock holds,
+/// the integrals fade, and after `homeAfter` seconds it returns to the home pose.
 public struct FramingController: Sendable {
     public struct Params: Sendable, Equatable {
         public var mode = FramingMode.automatic
@@ -39,12 +43,19 @@ public struct FramingController: Sendable {
         /// People ranked up to this are candidates for the group shot.
         public var groupRanks = 4
         public var axis = AxisController.Params()
+        /// Orientation or velocity commands.
+        public var commands = DockCommandKind.velocity
+        /// Seconds between orientation commands (a little over the protocol's 2 per second, so
+        /// a dock on another clock never sees them faster).
+        public var orientationInterval = 0.55
+        /// How to look for people when nobody is in view; `nil`: hold, then home after `homeAfter`.
+        public var search: SubjectSearch.Params?
         public init() {}
     }
 
     /// Why the controller moved as it did in the last update (for traces and tests).
     public enum State: String, Sendable {
-        case tracking, holding, returningHome
+        case tracking, holding, searching, returningHome
     }
 
     public var params: Params
@@ -52,6 +63,11 @@ public struct FramingController: Sendable {
     private var yaw: AxisController
     private var lastUpdate: Double?
     private var lastSeen: Double?
+    /// The last subject's target and how fast it moved in yaw (rad/s), for the search.
+    private var lost: (target: DockOrientation, yawRate: Double)?
+    private var search: SubjectSearch
+    /// The last orientation command: when, and where to.
+    private var lastOrientation: (time: Double, target: DockOrientation)?
     public private(set) var state = State.holding
     /// The pose the controller last aimed for, when it aimed for one.
     public private(set) var target: DockOrientation?
@@ -60,6 +76,7 @@ public struct FramingController: Sendable {
         self.params = params
         pitch = AxisController(params: params.axis)
         yaw = AxisController(params: params.axis)
+        search = SubjectSearch(params: params.search ?? .init())
     }
 
     /// The point of the picture (unit coordinates, lower-left origin) to bring to the framing
@@ -98,40 +115,100 @@ public struct FramingController: Sendable {
         return (subject.rect.midX, subject.rect.midY)
     }
 
-    /// The angular velocity to command at `now`, for the subjects seen in a frame captured at
-    /// `captureTime` while the dock pointed at `poseAtCapture`; the dock points at `pose` now.
+    /// The command for `now` (`nil`: nothing to send this frame), for the subjects seen in a
+    /// frame captured at `captureTime` while the dock pointed at `poseAtCapture`; the dock points
+    /// at `pose` when the command takes effect.
     public mutating func update(subjects: [TrackedSubject], captureTime: Double, poseAtCapture: DockOrientation,
-                                pose: DockOrientation, now: Double) -> AngularVelocity {
+                                pose: DockOrientation, now: Double) -> DockCommand? {
         let dt = lastUpdate.map { max(0, now - $0) } ?? 0
         lastUpdate = now
         if let (subject, framingTarget) = aim(at: subjects) {
-            lastSeen = captureTime
             // Where the subject is in the world, and where the dock must point to put it on the target.
             let subjectDirection = poseAtCapture + params.camera.angles(toward: subject.x, subject.y)
             let wanted = params.limits.clamp(subjectDirection - params.camera.angles(toward: framingTarget.x, framingTarget.y))
+            var yawRate = 0.0
+            if let previous = lost, let seen = lastSeen, captureTime > seen, captureTime - seen < 0.5 {
+                let rate = (wanted.y - previous.target.y) / (captureTime - seen)
+                yawRate = previous.yawRate + min(1, (captureTime - seen) / 0.3) * (rate - previous.yawRate)
+            }
+            lost = (wanted, yawRate)
+            lastSeen = captureTime
+            search.reset()
             target = wanted
             state = .tracking
-            return drive(toward: wanted, from: pose, dt: dt)
+            return move(toward: wanted, from: pose, dt: dt, now: now)
         }
-        if let seen = lastSeen, now - seen < params.homeAfter {
+        if params.search != nil {
+            let goal = search.goal(now: now, pose: pose, lost: lost, limits: params.limits, camera: params.camera, home: params.home)
+            switch goal {
+            case .hold:
+                state = .searching
+                target = nil
+                return hold(pose: pose, dt: dt)
+            case .point(let waypoint, let speed):
+                state = .searching
+                target = waypoint
+                return move(toward: waypoint, from: pose, dt: dt, now: now, speed: speed)
+            case .home:
+                break
+            }
+        } else if let seen = lastSeen, now - seen < params.homeAfter {
             state = .holding
             target = nil
-            return AngularVelocity(x: pitch.hold(dt: dt, limits: params.limits.pitch, position: pose.x),
-                                   y: yaw.hold(dt: dt, limits: params.limits.yaw, position: pose.y), z: 0)
+            return hold(pose: pose, dt: dt)
         }
         state = .returningHome
         target = params.home
-        return drive(toward: params.limits.clamp(params.home), from: pose, dt: dt)
+        return move(toward: params.limits.clamp(params.home), from: pose, dt: dt, now: now)
     }
 
-    private mutating func drive(toward wanted: DockOrientation, from pose: DockOrientation, dt: Double) -> AngularVelocity {
-        AngularVelocity(x: pitch.update(error: wanted.x - pose.x, dt: dt, limits: params.limits.pitch, position: pose.x),
-                        y: yaw.update(error: wanted.y - pose.y, dt: dt, limits: params.limits.yaw, position: pose.y), z: 0)
+    /// Stays put: the velocity ramps down (velocity commands); no orientation command.
+    private mutating func hold(pose: DockOrientation, dt: Double) -> DockCommand? {
+        let velocity = AngularVelocity(x: pitch.hold(dt: dt, limits: params.limits.pitch, position: pose.x),
+                                       y: yaw.hold(dt: dt, limits: params.limits.yaw, position: pose.y), z: 0)
+        return params.commands == .velocity ? .setAngularVelocity(velocity) : nil
+    }
+
+    /// The command that heads for `wanted`, no faster than `speed` (rad/s) when given: a
+    /// velocity from the axis controllers, or an orientation when one is due.
+    private mutating func move(toward wanted: DockOrientation, from pose: DockOrientation, dt: Double, now: Double,
+                               speed: Double? = nil) -> DockCommand? {
+        switch params.commands {
+        case .velocity:
+            var limits = params.limits
+            if let speed {
+                limits.pitch.maximumSpeed = min(limits.pitch.maximumSpeed, speed)
+                limits.yaw.maximumSpeed = min(limits.yaw.maximumSpeed, speed)
+            }
+            return .setAngularVelocity(drive(toward: wanted, from: pose, dt: dt, limits: limits))
+        case .orientation:
+            guard lastOrientation.map({ now - $0.time >= params.orientationInterval }) ?? true else { return nil }
+            var goal = wanted
+            if let speed {
+                // A slow move as steps, one per command: no farther than `speed` allows till the next.
+                let step = speed * params.orientationInterval
+                goal.x = pose.x + min(max(wanted.x - pose.x, -step), step)
+                goal.y = pose.y + min(max(wanted.y - pose.y, -step), step)
+            } else {
+                // Like the axis controllers' dead band: a small error at rest is left alone, a
+                // target that moved on is followed.
+                let away = max(abs(goal.x - pose.x), abs(goal.y - pose.y))
+                let moved = lastOrientation.map { max(abs($0.target.x - goal.x), abs($0.target.y - goal.y)) } ?? .infinity
+                guard away > params.axis.deadBand || (moved > params.axis.settleBand && away > params.axis.settleBand) else { return nil }
+            }
+            lastOrientation = (now, goal)
+            return .setOrientation(goal, duration: 0, relative: false)
+        }
+    }
+
+    private mutating func drive(toward wanted: DockOrientation, from pose: DockOrientation, dt: Double, limits: DockLimits) -> AngularVelocity {
+        AngularVelocity(x: pitch.update(error: wanted.x - pose.x, dt: dt, limits: limits.pitch, position: pose.x),
+                        y: yaw.update(error: wanted.y - pose.y, dt: dt, limits: limits.yaw, position: pose.y), z: 0)
     }
 }
 
-/// The stage between tracking and the dock: turns the ranked subjects of each frame into the
-/// dock's angular velocity. ``FramingController`` is DockTrack's; the frame loop takes any.
+/// The stage between tracking and the dock: turns the ranked subjects of each frame into a
+/// dock command. ``FramingController`` is DockTrack's; the frame loop takes any.
 public protocol Framer {
     /// The pose the dock rests at; a camera that is not on the dock looks from here.
     var home: DockOrientation { get }
@@ -141,10 +218,11 @@ public protocol Framer {
     var target: DockOrientation? { get }
     /// The point of the picture it brings to its framing target, and that target.
     func aim(at subjects: [TrackedSubject]) -> (subject: (x: Double, y: Double), target: (x: Double, y: Double))?
-    /// The angular velocity to command at `now` for the subjects of a frame captured at
-    /// `captureTime` while the camera looked from `poseAtCapture`; the dock points at `pose` now.
+    /// The command for `now` (`nil`: none this frame) for the subjects of a frame captured at
+    /// `captureTime` while the camera looked from `poseAtCapture`; the dock points at `pose`
+    /// when the command takes effect.
     mutating func update(subjects: [TrackedSubject], captureTime: Double, poseAtCapture: DockOrientation,
-                         pose: DockOrientation, now: Double) -> AngularVelocity
+                         pose: DockOrientation, now: Double) -> DockCommand?
 }
 
 extension FramingController: Framer {

@@ -24,12 +24,14 @@ public struct FramingMetrics: Sendable, Equatable {
 
     /// Counts one frame captured at `time` from a camera running at `framesPerSecond`: where
     /// the controller aimed (``FramingController/aim(at:)``), its state and target pose, the
-    /// dock's pose at capture and its pan speed when the command was made.
+    /// dock's pose at capture and its pan speed when the command was made; whether a command
+    /// was sent.
     public mutating func record(time: Double, framesPerSecond: Double, aim: (subject: (x: Double, y: Double), target: (x: Double, y: Double))?,
-                                state: FramingController.State, target: DockOrientation?, pose: DockOrientation, panSpeed: Double) {
+                                state: FramingController.State, target: DockOrientation?, pose: DockOrientation, panSpeed: Double,
+                                commanded: Bool = true) {
         firstTime = firstTime ?? time
         frames += 1
-        commands += 1
+        if commanded { commands += 1 }
         duration = time - firstTime! + 1 / framesPerSecond
         if let aim {
             framesWithSubject += 1

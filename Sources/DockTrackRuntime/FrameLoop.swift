@@ -10,24 +10,31 @@ import Foundation
 /// For each frame: the dock is asked where it pointed when the frame was captured; perception
 /// gets the pose the camera looked from (that pose when the camera sits on the dock, the home
 /// pose for a fixed recording) and returns the ranked subjects; at the command time (`latency`
-/// after the capture) the framing controller turns them into a velocity and the dock takes it.
+/// after the capture, or the clock's present time for a live dock) the framing controller
+/// turns them into a command, against the pose the dock will have when the command takes
+/// effect (the dock's own latency later), and the dock takes it.
 public struct FrameLoop<F: Framer, D: Dock> {
     public var controller: F
     public var dock: D
     /// Whether the camera moves with the dock (a camera on a dock, the virtual camera of
     /// `simulate`); `false` for a recorded video, whose camera stood at the home pose.
     public var cameraOnDock: Bool
-    /// Seconds from a frame's capture to its command reaching the dock.
+    /// Seconds from a frame's capture to its command reaching the dock (a simulated delay).
     public var latency: Double
+    /// The frame clock's present time, for a dock on the real clock (a device, another
+    /// process): commands are issued then, not at the capture time plus `latency`.
+    public var clock: (@Sendable () -> Double)?
     /// Where the controller's trace goes (``ControlTrace``), if anywhere.
     public let trace: LineOutput?
 
     /// Writes the trace's header when there is a trace.
-    public init(controller: F, dock: D, cameraOnDock: Bool, latency: Double = 0, trace: LineOutput? = nil) throws {
+    public init(controller: F, dock: D, cameraOnDock: Bool, latency: Double = 0, clock: (@Sendable () -> Double)? = nil,
+                trace: LineOutput? = nil) throws {
         self.controller = controller
         self.dock = dock
         self.cameraOnDock = cameraOnDock
         self.latency = latency
+        self.clock = clock
         self.trace = trace
         try trace?.write(ControlTrace.header)
     }
@@ -39,13 +46,13 @@ public struct FrameLoop<F: Framer, D: Dock> {
         let atCapture = try dock.motion(at: time)
         let cameraPose = cameraOnDock ? atCapture.position : controller.home
         let subjects = try perceive(cameraPose)
-        let now = time + latency
-        let atCommand = try dock.motion(at: now)
+        let now = max(time + latency, clock?() ?? -.infinity)
+        let atCommand = try dock.motion(at: now + dock.commandLatency)
         let command = controller.update(subjects: subjects, captureTime: time, poseAtCapture: cameraPose,
                                         pose: atCommand.position, now: now)
         var refusal: DockError?
         do {
-            try dock.perform(.setAngularVelocity(command), at: now)
+            if let command { try dock.perform(command, at: now) }
         } catch let error as DockError {
             refusal = error
         }
@@ -65,10 +72,11 @@ public struct FrameStep {
     public var atCapture: MotionState
     /// The pose the camera looked from (see ``FrameLoop/cameraOnDock``).
     public var cameraPose: DockOrientation
-    /// The dock's motion when the command was made (`latency` after the capture).
+    /// The dock's motion when the command takes effect.
     public var atCommand: MotionState
     public var subjects: [TrackedSubject]
-    public var command: AngularVelocity
+    /// What the dock was sent, if anything.
+    public var command: DockCommand?
     /// Why the dock refused the command, when it did.
     public var refusal: DockError?
     public var state: FramingController.State
@@ -84,13 +92,13 @@ public enum ControlTrace {
 
     /// The line of a step: the dock's pose at capture, the target, the command, the state.
     public static func line(_ step: FrameStep) -> String {
-        line(time: step.time, pose: step.atCapture.position, target: step.target, command: step.command, state: step.state)
+        line(time: step.time, pose: step.atCapture.position, target: step.target, command: step.command?.velocity, state: step.state)
     }
 
-    public static func line(time: Double, pose: DockOrientation, target: DockOrientation?, command: AngularVelocity,
+    /// Command columns are empty for frames without a velocity command.
+    public static func line(time: Double, pose: DockOrientation, target: DockOrientation?, command: AngularVelocity?,
                             state: FramingController.State) -> String {
-        let targetPan = target.map { String(format: "%.5f", $0.y) } ?? "", targetTilt = target.map { String(format: "%.5f", $0.x) } ?? ""
-        return String(format: "%.3f\t%.5f\t%.5f\t", time, pose.y, pose.x) + "\(targetPan)\t\(targetTilt)\t"
-            + String(format: "%.5f\t%.5f\t", command.y, command.x) + state.rawValue
+        func columns(_ v: DockVector?) -> String { v.map { String(format: "%.5f\t%.5f\t", $0.y, $0.x) } ?? "\t\t" }
+        return String(format: "%.3f\t%.5f\t%.5f\t", time, pose.y, pose.x) + columns(target) + columns(command) + state.rawValue
     }
 }

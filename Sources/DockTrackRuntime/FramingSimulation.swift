@@ -3,11 +3,15 @@ import DockTrackFraming
 import DockTrackDock
 import Foundation
 
-/// A closed loop on the simulated clock: people at fixed or moving directions in the world, a
-/// camera on a ``SimulatedDock``, a ``FramingController`` turning what the camera sees into
-/// velocity commands that reach the dock `latency` seconds after each capture (the
-/// ``FrameLoop``, with people drawn where the camera would see them instead of detected).
-public struct FramingSimulation: Sendable {
+/// A closed loop with a camera that moves with the dock: people at fixed or moving directions
+/// in the world, a camera on a dock (a ``SimulatedDock`` by default), a ``FramingController``
+/// turning what the camera sees into commands (the ``FrameLoop``, with people drawn where the
+/// camera, at the pose the dock reports, would see them instead of detected). On the
+/// simulated clock (``run(people:duration:present:)``) commands reach the dock `latency`
+/// seconds after each capture; on the real clock (``runLive(people:duration:clock:)``, for a
+/// dock in another process or a device) frames are captured as time passes and commands go
+/// out at once.
+public struct FramingSimulation {
     /// A person in the world: the direction of their face (radians, dock axes) over time, and
     /// the size of the face in the picture.
     public struct Person: Sendable {
@@ -27,6 +31,7 @@ public struct FramingSimulation: Sendable {
     public struct Sample: Sendable {
         public var time: Double
         public var pose: DockOrientation
+        /// The velocity commanded, or the dock's own when no velocity was commanded.
         public var command: AngularVelocity
         public var state: FramingController.State
         /// Where each person appeared in the picture (unit coordinates, lower-left origin).
@@ -34,32 +39,49 @@ public struct FramingSimulation: Sendable {
     }
 
     public var controller: FramingController
-    public var dock: SimulatedDock
+    public var dock: AnyDock
     public var frameRate = 30.0
-    /// Seconds from capture to the command reaching the dock.
+    /// Seconds from capture to the command reaching the dock (simulated clock).
     public var latency = 0.05
 
-    public init(controller: FramingController, dock: SimulatedDock = SimulatedDock()) {
+    public init(controller: FramingController, dock: any Dock = SimulatedDock()) {
         self.controller = controller
-        self.dock = dock
+        self.dock = AnyDock(dock)
     }
 
-    /// Runs from t = 0 to `duration` seconds; `present(t)` says who is in the scene at t (all by default).
+    /// Runs from t = 0 to `duration` seconds on the simulated clock; `present(t)` says who is in
+    /// the scene at t (all by default). For a dock that cannot fail (the simulator).
     public mutating func run(people: [Person], duration: Double, present: @Sendable (Double) -> [UUID]? = { _ in nil }) -> [Sample] {
+        try! run(people: people, duration: duration, clock: nil, present: present)
+    }
+
+    /// Runs for `duration` seconds of `clock` (the dock's frame clock, seconds), a frame every
+    /// 1/`frameRate` seconds as time passes (a late frame is captured when it can be).
+    public mutating func runLive(people: [Person], duration: Double, clock: @escaping @Sendable () -> Double) throws -> [Sample] {
+        try run(people: people, duration: duration, clock: clock, present: { _ in nil })
+    }
+
+    private mutating func run(people: [Person], duration: Double, clock: (@Sendable () -> Double)?,
+                              present: @Sendable (Double) -> [UUID]?) throws -> [Sample] {
         var samples: [Sample] = []
         let camera = controller.params.camera
-        var loop = try! FrameLoop(controller: controller, dock: dock, cameraOnDock: true, latency: latency)
+        var loop = try FrameLoop(controller: controller, dock: dock, cameraOnDock: true, latency: clock == nil ? latency : 0, clock: clock)
         defer { (controller, dock) = (loop.controller, loop.dock) }
+        let start = clock?() ?? 0
         let frames = Int(duration * frameRate)
         for k in 0...frames {
-            let capture = Double(k) / frameRate
-            let inScene = present(capture)
+            var capture = start + Double(k) / frameRate
+            if let clock {
+                let wait = capture - clock()
+                if wait > 0 { Thread.sleep(forTimeInterval: wait) }
+                capture = max(capture, clock())
+            }
+            let inScene = present(capture - start)
             var seen: [UUID: (x: Double, y: Double)] = [:]
-            // The loop's dock is a simulator, and the people are drawn without fail: nothing throws.
-            let step = try! loop.step(capturedAt: capture) { poseAtCapture in
+            let step = try loop.step(capturedAt: capture) { poseAtCapture in
                 var subjects: [TrackedSubject] = []
                 for (rank, person) in people.enumerated() where inScene?.contains(person.id) ?? true {
-                    let p = camera.point(at: person.direction(capture) - poseAtCapture)
+                    let p = camera.point(at: person.direction(capture - start) - poseAtCapture)
                     guard p.x > 0, p.x < 1, p.y > 0, p.y < 1 else { continue }
                     seen[person.id] = p
                     let h = person.faceSize, w = h * 0.75 * camera.horizontalAspectCorrection
@@ -69,7 +91,8 @@ public struct FramingSimulation: Sendable {
                 }
                 return subjects
             }
-            samples.append(Sample(time: capture, pose: step.cameraPose, command: step.command, state: step.state, seen: seen))
+            samples.append(Sample(time: capture - start, pose: step.cameraPose, command: step.command?.velocity ?? step.atCommand.velocity,
+                                  state: step.state, seen: seen))
         }
         return samples
     }

@@ -95,9 +95,11 @@ public enum VISCA {
         Int(Int16(bitPattern: UInt16(n[0] & 0xF) << 12 | UInt16(n[1] & 0xF) << 8 | UInt16(n[2] & 0xF) << 4 | UInt16(n[3] & 0xF)))
     }
 
+    /// The nearest speed code; a speed under half the slowest code's is a stop (a code 1 for a
+    /// speed far below it would run the axis past where the controller wants it to stop).
     static func speedCode(_ speed: Double, maximum: Double, codes: Int) -> Int {
         guard speed > 1e-6, maximum > 0 else { return 0 }
-        return min(codes, max(1, Int(saturating: speed / maximum * Double(codes))))
+        return min(codes, max(0, Int(saturating: speed / maximum * Double(codes))))
     }
 }
 
@@ -159,6 +161,8 @@ public final class VISCADock {
     public var address: UInt8
     private var orientationRate = RateLimiter(maximumPerSecond: 2)
     public private(set) var lastVelocity = AngularVelocity.zero
+    /// The part of the asked speeds the last codes did not carry (see ``apply(_:at:)``).
+    private var remainder = AngularVelocity.zero
 
     public init(transport: any VISCATransport, units: VISCA.Units = .init(), address: UInt8 = 1) {
         self.transport = transport
@@ -172,7 +176,7 @@ public final class VISCADock {
         switch command {
         case .setAngularVelocity(let v):
             guard v.z == 0 else { throw .notCapable("roll") }
-            packet = VISCA.drive(v, units: units, address: address)
+            packet = VISCA.drive(dithered(v), units: units, address: address)
             lastVelocity = v
         case .setOrientation(let o, _, let relative):
             try orientationRate.accept(at: time)
@@ -184,6 +188,25 @@ public final class VISCADock {
         }
         try transport.send(packet)
         try awaitAcknowledgement()
+    }
+
+    /// Speeds on the camera's steps of speed codes: a speed between two steps is dithered across
+    /// commands (what one command's code leaves out is carried to the next), so a slow speed is
+    /// met on average, not rounded to a stop or up to the slowest code. A zero stops at once.
+    private func dithered(_ v: AngularVelocity) -> AngularVelocity {
+        var out = v
+        let steps = [(DockAxis.yaw, units.maximumPanSpeed / Double(units.maximumPanCode)),
+                     (DockAxis.pitch, units.maximumTiltSpeed / Double(units.maximumTiltCode))]
+        for (axis, step) in steps {
+            guard v[axis] != 0, v[axis].isFinite, step > 0 else {
+                remainder[axis] = 0
+                continue
+            }
+            let wanted = v[axis] + remainder[axis]
+            out[axis] = (wanted / step).rounded() * step
+            remainder[axis] = min(max(wanted - out[axis], -step), step)
+        }
+        return out
     }
 
     /// The camera's present pan and tilt, by inquiry.

@@ -99,49 +99,29 @@ public final class DockAccessoryManager: @unchecked Sendable {
     private func readLoop() {
         for item in LineReader(fileDescriptor: fd) {
             guard case .line(let line) = item else { continue }  // a line too long to be the dock's
-            if let object = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] { handle(object) }
+            if let message = DockMessage(line: line) { handle(message) }
         }
         for finish in [stateContinuation.finish, motionContinuation.finish, eventContinuation.finish, batteryContinuation.finish, errorContinuation.finish] { finish() }
     }
 
-    private func handle(_ object: [String: Any]) {
-        switch object["type"] as? String {
-        case "hello":
-            guard let a = object["accessory"] as? [String: Any], let id = UUID(uuidString: a["identifier"] as? String ?? "") else { return }
-            let dock = DockAccessory(name: a["name"] as? String ?? "", category: a["category"] as? String ?? "", identifier: id,
-                                     firmwareVersion: a["firmwareVersion"] as? String ?? "", hardwareModel: a["hardwareModel"] as? String ?? "",
-                                     capabilities: object["capabilities"] as? [String] ?? [])
+    private func handle(_ message: DockMessage) {
+        switch message {
+        case .hello(let dock):
             lock.withLock { accessory = dock }
             stateContinuation.yield(.docked(dock))
-        case "event":
-            if object["event"] as? String == "undocked", let dock = current {
-                stateContinuation.yield(.undocked(dock))
-            } else if object["event"] as? String == "docked" {
-                sayHello()  // re-register; the hello answer reports the dock docked again
-            }
-        case "motionState":
-            func vector(_ key: String) -> DockVector? {
-                guard let v = object[key] as? [String: Double] else { return nil }
-                return DockVector(x: v["x"] ?? 0, y: v["y"] ?? 0, z: v["z"] ?? 0)
-            }
-            guard let position = vector("position"), let velocity = vector("velocity") else { return }
-            motionContinuation.yield(MotionState(time: object["time"] as? Double ?? 0, position: position, velocity: velocity))
-        case "battery":
-            var battery = BatteryState(level: object["level"] as? Double ?? 0)
-            battery.name = object["name"] as? String ?? "internal"
-            battery.chargeState = BatteryState.ChargeState(rawValue: object["chargeState"] as? String ?? "") ?? .discharging
+        case .dockEvent("undocked"):
+            if let dock = current { stateContinuation.yield(.undocked(dock)) }
+        case .dockEvent("docked"):
+            sayHello()  // re-register; the hello answer reports the dock docked again
+        case .motionState(let state):
+            motionContinuation.yield(state)
+        case .battery(let battery):
             batteryContinuation.yield(battery)
-        case "accessoryEvent":
-            switch object["event"] as? String {
-            case "button": eventContinuation.yield(.button(id: object["id"] as? Int ?? 0, pressed: object["pressed"] as? Bool ?? false))
-            case "cameraShutter": eventContinuation.yield(.cameraShutter)
-            case "cameraFlip": eventContinuation.yield(.cameraFlip)
-            case "cameraZoom": eventContinuation.yield(.cameraZoom(factor: object["factor"] as? Double ?? 1))
-            default: break
-            }
-        case "error":
-            errorContinuation.yield((object["code"] as? String ?? "", object["message"] as? String ?? ""))
-        default:
+        case .accessoryEvent(let event):
+            eventContinuation.yield(event)
+        case .error(let code, let message):
+            errorContinuation.yield((code, message))
+        case .dockEvent, .limits:
             break
         }
     }

@@ -1,0 +1,73 @@
+import DockTrackCore
+import Foundation
+
+/// A line a dock sends its client, read once: the one place the client side of the dock
+/// protocol is parsed (the accessory manager and the protocol dock both read these).
+public enum DockMessage: Sendable, Equatable {
+    case hello(DockAccessory)
+    /// `docked` or `undocked`.
+    case dockEvent(String)
+    case motionState(MotionState)
+    case battery(BatteryState)
+    case accessoryEvent(AccessoryEvent)
+    case limits(DockLimits)
+    case error(code: String, message: String)
+
+    /// The message in `line`; `nil` for a line that is none of these.
+    public init?(line: String) {
+        guard let object = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] else { return nil }
+        switch object["type"] as? String {
+        case "hello":
+            guard let a = object["accessory"] as? [String: Any], let id = UUID(uuidString: a["identifier"] as? String ?? "") else { return nil }
+            self = .hello(DockAccessory(name: a["name"] as? String ?? "", category: a["category"] as? String ?? "", identifier: id,
+                                        firmwareVersion: a["firmwareVersion"] as? String ?? "", hardwareModel: a["hardwareModel"] as? String ?? "",
+                                        capabilities: object["capabilities"] as? [String] ?? []))
+        case "event":
+            guard let event = object["event"] as? String else { return nil }
+            self = .dockEvent(event)
+        case "motionState":
+            func vector(_ key: String) -> DockVector? {
+                guard let v = object[key] as? [String: Double] else { return nil }
+                return DockVector(x: v["x"] ?? 0, y: v["y"] ?? 0, z: v["z"] ?? 0)
+            }
+            guard let position = vector("position"), let velocity = vector("velocity") else { return nil }
+            self = .motionState(MotionState(time: object["time"] as? Double ?? 0, position: position, velocity: velocity))
+        case "battery":
+            var battery = BatteryState(level: object["level"] as? Double ?? 0)
+            battery.name = object["name"] as? String ?? "internal"
+            battery.chargeState = BatteryState.ChargeState(rawValue: object["chargeState"] as? String ?? "") ?? .discharging
+            self = .battery(battery)
+        case "accessoryEvent":
+            switch object["event"] as? String {
+            case "button": self = .accessoryEvent(.button(id: object["id"] as? Int ?? 0, pressed: object["pressed"] as? Bool ?? false))
+            case "cameraShutter": self = .accessoryEvent(.cameraShutter)
+            case "cameraFlip": self = .accessoryEvent(.cameraFlip)
+            case "cameraZoom": self = .accessoryEvent(.cameraZoom(factor: object["factor"] as? Double ?? 1))
+            default: return nil
+            }
+        case "limits":
+            struct Line: Decodable { var limits: DockLimits }
+            guard let decoded = try? JSONDecoder().decode(Line.self, from: Data(line.utf8)) else { return nil }
+            self = .limits(decoded.limits)
+        case "error":
+            self = .error(code: object["code"] as? String ?? "", message: object["message"] as? String ?? "")
+        default:
+            return nil
+        }
+    }
+}
+
+extension DockError {
+    /// The error a dock's error reply names (`unknown` codes read as invalid requests).
+    public init(code: String, message: String) {
+        switch code {
+        case "notCapable": self = .notCapable(message)
+        case "invalidated": self = .invalidated
+        case "notConnected": self = .notConnected
+        case "noSubjectFound": self = .noSubjectFound
+        case "rateTooHigh": self = .rateTooHigh(limit: 2)
+        case "rateTooLow": self = .rateTooLow(limit: 10)
+        default: self = .invalidRequest(message)
+        }
+    }
+}

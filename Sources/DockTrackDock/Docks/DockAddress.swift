@@ -1,0 +1,66 @@
+import DockTrackCore
+import Foundation
+
+/// Where the frame loop's dock is, as `--dock` names it: `-` (commands as JSON lines on
+/// stdout, today's pipe), `sim` (the simulator, in this process), `unix:PATH` (the dock
+/// protocol on a socket: docksim's, or anything that speaks it), or a device:
+/// `visca-udp:HOST:PORT`, `visca-serial:DEVICE[@BAUD]`, `uvc:/dev/videoN`.
+public enum DockAddress: Sendable, Equatable {
+    case commandStream
+    case simulator
+    case socket(path: String)
+    case device(String)
+
+    public static let help = "-, sim, unix:PATH, visca-udp:HOST:PORT, visca-serial:DEVICE[@BAUD] or uvc:/dev/videoN"
+
+    public init(_ text: String) throws(DockError) {
+        switch text {
+        case "-": self = .commandStream
+        case "sim": self = .simulator
+        case let t where t.hasPrefix("unix:") && t.count > 5: self = .socket(path: String(t.dropFirst(5)))
+        case let t where ["visca-udp:", "visca-serial:", "uvc:"].contains(where: { t.hasPrefix($0) && t.count > $0.count }):
+            self = .device(t)
+        default: throw .invalidRequest("'\(text)' is not a dock address (\(Self.help))")
+        }
+    }
+
+    /// Whether the dock runs on the real clock and says where it points (another process, a
+    /// device): the frame loop then issues commands at the present time and, for a camera on
+    /// the dock, reads the pose at capture from the dock.
+    public var isLive: Bool {
+        switch self {
+        case .commandStream, .simulator: false
+        case .socket, .device: true
+        }
+    }
+
+    /// Opens the dock. `limits` and `home` are the simulator's and the command stream's model
+    /// (which starts at `time`); `clock` is the frame clock of a live dock; `write` takes the
+    /// command stream's lines.
+    public func open(limits: DockLimits, home: DockOrientation, time: Double = 0, clock: @escaping @Sendable () -> Double,
+                     write: @escaping (String) throws -> Void) throws -> AnyDock {
+        switch self {
+        case .commandStream:
+            return AnyDock(CommandStreamDock(model: SimulatedDock(limits: limits, position: home, time: time), write: write))
+        case .simulator:
+            return AnyDock(SimulatedDock(limits: limits, position: home, time: time))
+        case .socket(let path):
+            return AnyDock(try ProtocolDock(path: path, clock: clock))
+        case .device(let address):
+            return AnyDock(DeviceDock(hardware: try DockBackend.open(address), limits: limits, clock: clock))
+        }
+    }
+}
+
+/// Any dock, for a frame loop whose dock is chosen at run time.
+public struct AnyDock: Dock {
+    public var base: any Dock
+
+    public init(_ base: any Dock) {
+        self.base = base
+    }
+
+    public mutating func motion(at time: Double) throws -> MotionState { try base.motion(at: time) }
+    public mutating func perform(_ command: DockCommand, at time: Double) throws { try base.perform(command, at: time) }
+    public var commandLatency: Double { base.commandLatency }
+}

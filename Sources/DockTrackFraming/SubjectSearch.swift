@@ -1,0 +1,125 @@
+import DockTrackCore
+import Foundation
+
+/// Where the dock looks when nobody is in view: first where the lost subject was heading (or
+/// still, where it was), then a sweep within the dock's limits (pan from end to end, then the
+/// next tilt row, and back), slow enough for detection to see what passes; after
+/// ``Params/giveUpAfter`` seconds with nobody, home. Any subject seen ends the search.
+public struct SubjectSearch: Sendable {
+    public struct Params: Sendable, Equatable {
+        /// Seconds after a loss spent looking where the subject was heading (holding still
+        /// when it stood still).
+        public var lookAhead = 1.5
+        /// How far past the subject's last direction to look, in view widths.
+        public var lookAheadDistance = 0.5
+        /// The subject was heading somewhere when its direction changed faster than this (rad/s).
+        public var headingSpeed = 0.05
+        /// Seconds before the first sweep when nobody has been seen yet (detection's first look).
+        public var startAfter = 1.0
+        /// Sweep speed in view widths per second: a person passes through the view in 2.5 s
+        /// at the default, several detections even when detecting a few times a second.
+        public var sweepSpeed = 0.4
+        /// Half the pan sweep around home when the pan has no ends (360° docks), radians.
+        public var panSpan = Double.pi
+        /// Tilt rows, in view heights from the first row: up, then down.
+        public var rowSpacing = 0.6
+        /// Seconds with nobody in view before giving up and returning home.
+        public var giveUpAfter = 30.0
+        public init() {}
+    }
+
+    /// What the dock should do now.
+    public enum Goal: Sendable, Equatable {
+        /// Stay where it is.
+        case hold
+        /// Head for this pose, no faster than `speed` (rad/s; `nil`: as the controller goes).
+        case point(DockOrientation, speed: Double?)
+        /// The search is over: home.
+        case home
+    }
+
+    enum Phase: Sendable, Equatable {
+        case idle
+        case waiting(until: Double)
+        case lookingAhead(toward: DockOrientation?, until: Double)
+        case sweeping(waypoints: [DockOrientation], index: Int)
+        case gaveUp
+    }
+
+    public var params: Params
+    private(set) var phase = Phase.idle
+    private var since: Double?
+
+    public init(params: Params = Params()) {
+        self.params = params
+    }
+
+    /// Whether the search has given up (the dock went home and stays there).
+    public var hasGivenUp: Bool { phase == .gaveUp }
+
+    /// A subject is in view: the search ends.
+    public mutating func reset() {
+        phase = .idle
+        since = nil
+    }
+
+    /// The goal at `now`, the dock at `pose`. `lost` is the pose that framed the last subject
+    /// and how fast that pose moved in yaw (rad/s), when a subject was seen before.
+    public mutating func goal(now: Double, pose: DockOrientation, lost: (target: DockOrientation, yawRate: Double)?,
+                              limits: DockLimits, camera: CameraModel, home: DockOrientation) -> Goal {
+        if phase == .idle {
+            since = now
+            if let lost {
+                var toward: DockOrientation?
+                if abs(lost.yawRate) > params.headingSpeed {
+                    var ahead = lost.target
+                    ahead.y += (lost.yawRate < 0 ? -1 : 1) * params.lookAheadDistance * camera.horizontalFieldOfView
+                    toward = limits.clamp(ahead)
+                }
+                phase = .lookingAhead(toward: toward, until: now + params.lookAhead)
+            } else {
+                phase = .waiting(until: now + params.startAfter)
+            }
+        }
+        if let since, now - since >= params.giveUpAfter { phase = .gaveUp }
+        switch phase {
+        case .idle, .gaveUp:
+            return .home
+        case .waiting(let until):
+            if now < until { return .hold }
+        case .lookingAhead(let toward, let until):
+            if now < until { return toward.map { .point($0, speed: nil) } ?? .hold }
+        case .sweeping(let waypoints, var index):
+            let speed = params.sweepSpeed * camera.horizontalFieldOfView
+            let reached = abs(waypoints[index].x - pose.x) < 0.02 && abs(waypoints[index].y - pose.y) < 0.02
+            if reached {
+                index = (index + 1) % waypoints.count
+                phase = .sweeping(waypoints: waypoints, index: index)
+            }
+            return .point(waypoints[index], speed: speed)
+        }
+        let waypoints = Self.sweep(from: pose, limits: limits, camera: camera, home: home, params: params)
+        phase = .sweeping(waypoints: waypoints, index: 0)
+        return .point(waypoints[0], speed: params.sweepSpeed * camera.horizontalFieldOfView)
+    }
+
+    /// The sweep's waypoints from `pose`: the nearer pan end, the other, then a tilt row up and
+    /// back, a row down and across again (rows the tilt range does not allow are left out).
+    static func sweep(from pose: DockOrientation, limits: DockLimits, camera: CameraModel, home: DockOrientation,
+                      params: Params) -> [DockOrientation] {
+        let low = max(limits.yaw.range.lowerBound, home.y - params.panSpan)
+        let high = min(limits.yaw.range.upperBound, home.y + params.panSpan)
+        let ends = abs(pose.y - low) <= abs(pose.y - high) ? [low, high] : [high, low]
+        var rows = [limits.pitch.clamp(pose.x)]
+        for offset in [-params.rowSpacing, params.rowSpacing] {
+            let row = limits.pitch.clamp(pose.x + offset * camera.verticalFieldOfView)
+            if rows.allSatisfy({ abs($0 - row) > 0.25 * camera.verticalFieldOfView }) { rows.append(row) }
+        }
+        var waypoints: [DockOrientation] = []
+        for (i, row) in rows.enumerated() {
+            let order = i % 2 == 0 ? ends : ends.reversed()
+            waypoints += order.map { DockOrientation(x: row, y: $0, z: pose.z) }
+        }
+        return waypoints
+    }
+}
