@@ -52,7 +52,11 @@ public struct AxisController: Sendable, Equatable {
     /// band (full gain to the end of a move: a soft zone there would crawl the last few degrees).
     public func shaped(_ error: Double) -> Double {
         let size = abs(error)
-        guard isSettled else { return size > params.settleBand ? error - (error < 0 ? -1 : 1) * params.settleBand : 0 }
+        guard isSettled else {
+            guard size > params.settleBand else { return 0 }
+            let zone = params.settleBand + (params.softZone - params.deadBand)
+            return error * min(1, (size - params.settleBand) / (zone - params.settleBand))
+        }
         guard size > params.deadBand else { return 0 }
         guard size < params.softZone else { return error }
         return error * (size - params.deadBand) / (params.softZone - params.deadBand)

@@ -14,6 +14,8 @@ public struct FramingMetrics: Sendable, Equatable {
     public var overshoot = 0.0
     public var commands = 0
     public var duration = 0.0
+    /// Seconds from the first frame to the first with the primary subject in the target zone.
+    public var firstInZone: Double?
     /// The first frame's time, and the pan error and target of the last frame tracked (for
     /// overshoot).
     private var firstTime: Double?
@@ -36,7 +38,10 @@ public struct FramingMetrics: Sendable, Equatable {
         if let aim {
             framesWithSubject += 1
             errors.append(hypot(aim.subject.x - aim.target.x, aim.subject.y - aim.target.y))
-            if isInTargetZone(aim.subject, target: aim.target) { framesInZone += 1 }
+            if isInTargetZone(aim.subject, target: aim.target) {
+                framesInZone += 1
+                firstInZone = firstInZone ?? time - firstTime!
+            }
         }
         // Overshoot: the pan passing its target while moving, as long as the target itself
         // holds still (a new primary subject is a new target, not an overshoot).

@@ -15,6 +15,11 @@ struct SimulateCommand: ParsableCommand {
             inTargetZone: share of the frames with a primary subject whose anchor (face, or head of \
             the body) is within 1/6 of the view's width and 1/5 of its height of the framing target; \
             errors in units of the view.
+            With --dock unix:PATH (or a device) the dock is in another process: the view follows \
+            the pose that dock reports, the scene plays in real time, and the whole loop (capture, \
+            detection, framing, protocol, motors, motion states, the view that follows) runs across \
+            processes as with hardware. Nobody in view: the dock searches (--no-search: it holds, then \
+            goes home).
             """
     )
 
@@ -23,6 +28,7 @@ struct SimulateCommand: ParsableCommand {
 
     @OptionGroup var detection: DetectorOptions
     @OptionGroup var frames: FrameOptions
+    @OptionGroup(title: "Dock") var dockOptions: DockOptions
 
     @Option(help: "Degrees the whole scene spans horizontally.")
     var sceneFov = 100.0
@@ -30,7 +36,7 @@ struct SimulateCommand: ParsableCommand {
     @Option(help: "Share of the scene's width the camera sees (0.2...1).")
     var zoom = 0.55
 
-    @Option(help: "Seconds from capture to the command reaching the dock.")
+    @Option(help: "Seconds from capture to the command reaching the simulated dock (--dock sim).")
     var latency = 0.05
 
     @Option(help: ArgumentHelp("Framing: automatic, center, left, right.", valueName: "mode"))
@@ -59,8 +65,29 @@ struct SimulateCommand: ParsableCommand {
             params.mode = mode
             params.camera = virtual.camera
             params.limits = virtual.limits()
-            var loop = try FrameLoop(controller: FramingController(params: params), dock: SimulatedDock(limits: params.limits),
-                                 cameraOnDock: true, latency: latency, trace: trace.map { path throws in try LineOutput(path: path) })
+            dockOptions.apply(to: &params, searchByDefault: true)
+            let address = try dockOptions.address(default: "sim")
+            guard address != .commandStream else { throw ToolError("simulate needs a dock that says where it points: sim, unix:PATH or a device") }
+            // A live dock runs on the real clock: the scene plays in real time from `origin`.
+            let origin = MonotonicClock.now()
+            let clock: @Sendable () -> Double = { MonotonicClock.now() - origin }
+            var dock = try address.open(limits: params.limits, home: params.home, clock: clock) { _ in }
+            if address.isLive {
+                // Keep the other dock's view inside the scene: its ranges narrowed to the scene's, its speeds its own.
+                var limits = (dock.base as? ProtocolDock)?.limits ?? params.limits
+                limits.yaw.range = params.limits.yaw.range
+                limits.pitch.range = params.limits.pitch.range
+                limits.roll = AxisLimits(range: 0...0, maximumSpeed: 0, maximumAcceleration: 0)
+                do {
+                    try dock.perform(.setLimits(limits), at: clock())
+                    _ = try dock.motion(at: clock())
+                } catch let error as DockError {
+                    printError("docktrack: the dock did not take the scene's limits (\(error)); the view may leave the scene")
+                }
+            }
+            var loop = try FrameLoop(controller: FramingController(params: params), dock: dock, cameraOnDock: true,
+                                     latency: address.isLive ? 0 : latency, clock: address.isLive ? clock : nil,
+                                     trace: trace.map { path throws in try LineOutput(path: path) })
             let models = ModelStore.locate(models: detection.models, cascades: detection.cascades)
             let pipeline = TrackingPipeline(detector: try detection.makeDetector(),
                                             cues: noFaceCues ? nil : FaceCueEstimator(landmarks: try FaceLandmarkDetector(models: models)))
@@ -71,14 +98,25 @@ struct SimulateCommand: ParsableCommand {
             let framesPerSecond = source.info.framesPerSecond ?? 30
             var progress = ProgressLine(total: source.info.frameCount)
             defer { progress.finish() }
+            var firstTime: Double?
             try frames.selection.forEachFrame(of: &source) { frame in
                 var view: Frame?
-                let step = try loop.step(capturedAt: frame.time) { pose in
+                var captured = frame.time
+                if address.isLive {
+                    // The scene in real time: each frame shown when its time comes (a late one at once).
+                    firstTime = firstTime ?? frame.time
+                    let due = frame.time - firstTime!
+                    let wait = due - clock()
+                    if wait > 0 { Thread.sleep(forTimeInterval: wait) }
+                    captured = max(due, clock())
+                }
+                let step = try loop.step(capturedAt: captured) { pose in
                     view = Frame(index: frame.index, time: frame.time, image: try virtual.view(of: frame.image, at: pose))
                     return try pipeline.process(view!)
                 }
                 metrics.record(time: frame.time, framesPerSecond: framesPerSecond, aim: step.aim, state: step.state,
-                               target: step.target, pose: step.cameraPose, panSpeed: step.atCommand.velocity.y)
+                               target: step.target, pose: step.cameraPose, panSpeed: step.atCommand.velocity.y,
+                               commanded: step.command != nil)
                 if let video, let view {
                     let canvas = try Canvas(copying: view.image)
                     canvas.subjects(step.subjects)
@@ -89,6 +127,8 @@ struct SimulateCommand: ParsableCommand {
                 progress.update(done: metrics.frames)
             }
             printLine(metrics.jsonLine)
+            printError(metrics.firstInZone.map { String(format: "docktrack: first subject in the target zone at %.1f s", $0) }
+                       ?? "docktrack: nobody was framed")
             if let video { printError("docktrack: annotated view written to \(video.path)") }
         }
     }

@@ -7,7 +7,7 @@ struct TrackCommand: ParsableCommand {
         commandName: "track",
         abstract: "Track and rank the people (and chosen objects) in a video and drive a dock to frame them.",
         discussion: """
-            stdout: dock commands, one JSON line per frame, e.g.             {"time":0.4,"command":"setAngularVelocity","velocity":{"x":0.0,"y":0.12,"z":0.0}}             (x pitch, positive tilts down; y yaw, positive pans right; rad/s), for a dock or docksim.             The recorded camera is taken as fixed at the dock's home pose.
+            stdout: dock commands, one JSON line per frame, e.g.             {"time":0.4,"command":"setAngularVelocity","velocity":{"x":0.0,"y":0.12,"z":0.0}}             (x pitch, positive tilts down; y yaw, positive pans right; rad/s), for a dock or docksim;             the recorded camera is taken as fixed at the dock's home pose. With --dock ADDRESS the dock is             driven directly (another process on a socket, a VISCA or UVC device) and a live camera is taken             to sit on it: each frame is seen from where the dock reports it pointed at capture. A file with             such a dock plays in real time.
             With --observations FILE ('-': stdin) no video is read: the caller's observations             (lines in the format of docktrack detect, 10 to 30 per second by their time) are tracked             instead (custom tracking); observations outside that rate are reported on stderr.
             Each line of --states: {"frame":12,"time":0.4,"subjects":[{"identifier":"…UUID…","kind":"person",\
             "rect":{"x":…,"y":…,"width":…,"height":…},"saliencyRank":1,"speakingConfidence":0.8,\
@@ -33,6 +33,10 @@ struct TrackCommand: ParsableCommand {
     var states: String?
 
     @OptionGroup var framing: FramingOptions
+    @OptionGroup(title: "Dock") var dockOptions: DockOptions
+
+    @Flag(help: "With --dock and a camera: the camera does not move with the dock (it stands beside it).")
+    var fixedCamera = false
 
     @Option(help: "Run the detector on every Nth processed frame; subjects move by their motion model between. On a file, decoding and detection run on threads of their own ahead of the tracker (same results). For speed: -d fast --detect-every 5 (see docktrack bench).")
     var detectEvery = 1
@@ -109,7 +113,12 @@ struct TrackCommand: ParsableCommand {
             if cues != nil { pipeline.listener = try listener(for: source) }
             let (statesOutput, commands) = try outputs()
             let framingParams = framing.params(for: source.info.size)
-            var loop = try commandLoop(framingParams, commands: commands)
+            let address = try dockOptions.address(default: "-")
+            // The frame clock of a live dock: a camera's capture clock, or a file played in real time.
+            let origin = (source as? any LiveFrameSource)?.clockOrigin ?? MonotonicClock.now()
+            var loop = try frameLoop(framingParams, address: address, commands: commands, cameraOnDock: liveRun != nil && !fixedCamera,
+                                     clock: { MonotonicClock.now() - origin })
+            let pacedFromFile = address.isLive && liveRun == nil
             let window = preview ? PreviewWindow.open(title: "docktrack") : nil
             let video = try annotate.map { path throws in
                 try AnnotatedOutput(path: path, size: source.info.size, framesPerSecond: (source.info.framesPerSecond ?? 30) / Double(frames.stride))
@@ -124,12 +133,22 @@ struct TrackCommand: ParsableCommand {
                 let seconds = ProgressLine.seconds(ContinuousClock.now - started)
                 printError(String(format: "docktrack: %d frames, %.2f s, %.1f frames per second", count, seconds, Double(count) / max(seconds, 1e-9)))
                 if let liveRun { printError("docktrack: \(liveRun.summary)") }
+                if address.isLive { printError(String(format: "docktrack: the dock's command-to-motion latency: %.0f ms, as measured from its motion states", loop.dock.commandLatency * 1000)) }
                 if let worker = pipeline.worker {
                     printError("docktrack: detection thread: \(worker.detectedFrames) frames detected, \(worker.replacedFrames) passed over for newer ones")
                 }
             }
+            var firstTime: Double?
             func emit(_ frame: Frame, _ perceive: () throws -> [TrackedSubject]) throws {
-                let step = try loop.step(capturedAt: frame.time) { _ in try perceive() }
+                var captured = frame.time
+                if pacedFromFile {
+                    // A file before a live dock plays in real time (a late frame goes at once).
+                    firstTime = firstTime ?? frame.time
+                    let wait = frame.time - firstTime! - (MonotonicClock.now() - origin)
+                    if wait > 0 { Thread.sleep(forTimeInterval: wait) }
+                    captured = MonotonicClock.now() - origin
+                }
+                let step = try loop.step(capturedAt: captured) { _ in try perceive() }
                 try statesOutput?.write(SubjectStatesRecord(frame: frame.index, time: frame.time, subjects: step.subjects).jsonLine)
                 liveRun?.finished(frame)
                 if video != nil || window != nil {
@@ -202,12 +221,16 @@ struct TrackCommand: ParsableCommand {
         }
     }
 
-    /// The frame loop of a recorded or live picture whose camera is not on the dock: commands
-    /// to `commands` (stdout), the dock's pose from a simulator following them, the trace to --trace.
-    private func commandLoop(_ params: FramingController.Params, commands: LineOutput?) throws -> FrameLoop<FramingController, CommandStreamDock> {
-        let dock = CommandStreamDock(model: SimulatedDock(limits: params.limits, position: params.home)) { try commands?.write($0) }
-        return try FrameLoop(controller: FramingController(params: params), dock: dock, cameraOnDock: false,
-                             trace: trace.map { path throws in try LineOutput(path: path) })
+    /// The frame loop: the dock at `address` (commands on `commands` for `-`; the dock's pose
+    /// from a simulator following them), the trace to --trace. `clock` is the frame clock of a
+    /// live dock.
+    private func frameLoop(_ params: FramingController.Params, address: DockAddress, commands: LineOutput?, cameraOnDock: Bool,
+                           clock: @escaping @Sendable () -> Double) throws -> FrameLoop<FramingController, AnyDock> {
+        var params = params
+        dockOptions.apply(to: &params, searchByDefault: address.isLive)
+        let dock = try address.open(limits: params.limits, home: params.home, clock: clock) { try commands?.write($0) }
+        return try FrameLoop(controller: FramingController(params: params), dock: dock, cameraOnDock: address.isLive && cameraOnDock,
+                             clock: address.isLive ? clock : nil, trace: trace.map { path throws in try LineOutput(path: path) })
     }
 
     /// Subject states (when asked for) and commands (on stdout unless the states are).
@@ -229,7 +252,9 @@ struct TrackCommand: ParsableCommand {
         let pipeline = TrackingPipeline(detector: nil, cues: nil, identifiers: sequentialIdentifiers ? .sequential : .random)
         var rate = ObservationRateMonitor()
         let (statesOutput, commands) = try outputs()
-        var loop: FrameLoop<FramingController, CommandStreamDock>?
+        var loop: FrameLoop<FramingController, AnyDock>?
+        let address = try dockOptions.address(default: "-")
+        let origin = MonotonicClock.now()
         var lineNumber = 0
         for item in LineReader(fileDescriptor: input.fileDescriptor) {
             lineNumber += 1
@@ -250,7 +275,10 @@ struct TrackCommand: ParsableCommand {
             } catch {
                 printError("docktrack: observations line \(lineNumber) at time \(record.time): \(error)")
             }
-            if loop == nil { loop = try commandLoop(framing.params(for: record.size), commands: commands) }
+            if loop == nil {
+                loop = try frameLoop(framing.params(for: record.size), address: address, commands: commands, cameraOnDock: false,
+                                     clock: { MonotonicClock.now() - origin })
+            }
             let step = try loop!.step(capturedAt: record.time) { _ in
                 try pipeline.process(observations: record.observations, at: record.time)
             }

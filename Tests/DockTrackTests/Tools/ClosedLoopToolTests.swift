@@ -1,0 +1,84 @@
+import DockTrack
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `simulate` and `track` with a dock: a person the first view does not show, and the loop across
+/// processes with docksim.
+@Suite struct ClosedLoopToolTests {
+    /// A wide scene whose only person starts outside the first view: samples/carphone_pristine.mp4
+    /// (176x144) near the top-left corner of a black 704x576 canvas (at 60,60), 15 fps, the clip
+    /// played six times (24 s). With --zoom 0.4 the first view (the middle 40%) does not show the face,
+    /// and the dock can turn far enough to frame it.
+    static func cornerScene(in folder: URL) throws -> String {
+        let path = folder.appendingPathComponent("corner.avi").path
+        // The writer finishes the file when it goes (at the end of this function).
+        let output = try AnnotatedOutput(path: path, size: ImageSize(width: 704, height: 576), framesPerSecond: 15)
+        defer { withExtendedLifetime(output) {} }
+        for _ in 0..<6 {
+            var source = try MediaFile.open(Fixtures.sample("carphone_pristine.mp4"))
+            var index = 0
+            while let frame = try source.nextFrame() {
+                defer { index += 1 }
+                guard index % 2 == 0 else { continue }
+                try output.write(try frame.image.cropped(to: PixelRect(x: -60, y: -60, width: 704, height: 576), size: ImageSize(width: 704, height: 576)))
+            }
+        }
+        return path
+    }
+
+    static func metrics(_ run: ToolRun) throws -> [String: Double] {
+        let line = try #require(run.lines.last, "\(run.stderr)")
+        return try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Double])
+    }
+
+    @Test func simulateFindsAPersonOutsideTheFirstViewAndFramesThem() throws {
+        let folder = try Fixtures.temporaryFolder()
+        let scene = try Self.cornerScene(in: folder)
+        let trace = folder.appendingPathComponent("trace.tsv").path
+        let run = try ToolRun.docktrack(["simulate", scene, "--zoom", "0.4", "--trace", trace, "--no-face-cues"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let m = try Self.metrics(run)
+        let states = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n").dropFirst().map { $0.split(separator: "\t").last! }
+        #expect(states.first == "searching" || states.prefix(20).contains("searching"), "nobody in the first view: a search")
+        let found = try #require(states.firstIndex(of: "tracking"), "the person was found")
+        // The sweep: pan left and right at face level, then the row above (where the face is).
+        #expect(Double(found) / 15 < 18, "found after \(Double(found) / 15) s")
+        #expect(m["framesWithSubject"]! >= Double(states.count - found) * 0.8, "\(m)")
+        #expect(m["inTargetZone"]! >= 0.8, "\(m); \(run.errorLines.last ?? "")")
+        print("corner scene: \(run.errorLines.last ?? ""), found at \(Double(found) / 15) s; \(run.stdout)")
+
+        // Without the search the dock never turns to them.
+        let still = try ToolRun.docktrack(["simulate", scene, "--zoom", "0.4", "--no-search", "--no-face-cues", "--end", "60"])
+        #expect(try Self.metrics(still)["framesWithSubject"] == 0, "\(still.stdout)")
+    }
+
+    @Test func simulateAcrossProcessesFollowsTheDockDocksimReports() throws {
+        let folder = try Fixtures.temporaryFolder()
+        let socket = "/tmp/docksim-\(UUID().uuidString.prefix(8)).sock"
+        let trace = folder.appendingPathComponent("dock.tsv").path
+        let devNull = open("/dev/null", O_WRONLY)
+        let pid = try ToolRun.spawn(DockSimTests.docksim, ["--socket", socket, "--trace", trace, "--duration", "120"], stdout: devNull, stderr: devNull).get()
+        close(devNull)
+        defer { kill(pid, SIGTERM); _ = ToolRun.wait(for: pid) }
+        let deadline = Date().addingTimeInterval(20)
+        while !FileManager.default.fileExists(atPath: socket) && Date() < deadline { usleep(20_000) }
+        let run = try ToolRun.docktrack(["simulate", Fixtures.sample("vtest.avi"), "--end", "80", "--dock", "unix:\(socket)", "--no-face-cues"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let m = try Self.metrics(run)
+        #expect(m["frames"] == 80 && m["framesWithSubject"]! >= 60, "\(m)")
+        // The dock in the other process turned (its trace: time, pan, tilt, ...), and stayed in the scene's range (±22.5°).
+        let pans = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n").dropFirst().compactMap { Double($0.split(separator: "\t")[1]) }
+        #expect((pans.map(abs).max() ?? 0) > 0.05, "docksim's dock turned: \(pans.suffix(5))")
+        #expect(pans.allSatisfy { abs($0) <= 22.5 * .pi / 180 + 1e-3 }, "the scene's limits reached the other dock")
+    }
+
+    @Test func aBadDockAddressIsAUsageError() throws {
+        let run = try ToolRun.docktrack(["simulate", Fixtures.sample("vtest.avi"), "--dock", "tcp:1.2.3.4"])
+        #expect(run.status == 64 && run.stderr.contains("not a dock address"), "\(run.stderr)")
+        let absent = try ToolRun.docktrack(["track", Fixtures.sample("vtest.avi"), "--dock", "unix:/tmp/no-such-dock.sock", "--end", "3"])
+        #expect(absent.status != 0 && absent.stderr.contains("no dock answers there"), "\(absent.stderr)")
+    }
+}
