@@ -68,12 +68,9 @@ import Testing
 
     /// docksim in another process, over its socket on the real clock.
     static func withDocksim<T>(_ body: (ProtocolDock) throws -> T) throws -> T {
-        let (process, socket) = try startSocketDocksim(script: "")
-        defer { process.terminate(); process.waitUntilExit() }
-        let deadline = Date().addingTimeInterval(20)
-        while !FileManager.default.fileExists(atPath: socket) && Date() < deadline { usleep(20_000) }
-        let dock = try ProtocolDock(path: socket, clock: MonotonicClock.now)
-        return try body(dock)
+        let docksim = try DocksimProcess()
+        let dock = try ProtocolDock(path: docksim.socket, clock: MonotonicClock.now)
+        return try withExtendedLifetime(docksim) { try body(dock) }
     }
 
     @Test(arguments: cases)

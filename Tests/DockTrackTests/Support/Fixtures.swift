@@ -140,3 +140,23 @@ struct ToolRun {
         return status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
     }
 }
+
+/// docksim serving a fresh Unix socket in another process, for as long as the value lives.
+final class DocksimProcess {
+    let socket = "/tmp/docksim-\(UUID().uuidString.prefix(8)).sock"
+    let pid: pid_t
+
+    /// Starts docksim with `arguments` after `--socket PATH` and waits (up to 20 s) for the socket.
+    init(_ arguments: [String] = []) throws {
+        let devNull = open("/dev/null", O_WRONLY)
+        defer { close(devNull) }
+        pid = try ToolRun.spawn(DockSimTests.docksim, ["--socket", socket, "--duration", "300"] + arguments, stdout: devNull, stderr: devNull).get()
+        let deadline = Date().addingTimeInterval(20)
+        while !FileManager.default.fileExists(atPath: socket) && Date() < deadline { usleep(20_000) }
+    }
+
+    deinit {
+        kill(pid, SIGTERM)
+        _ = ToolRun.wait(for: pid)
+    }
+}

@@ -57,14 +57,10 @@ import Glibc
 
     @Test func simulateAcrossProcessesFollowsTheDockDocksimReports() throws {
         let folder = try Fixtures.temporaryFolder()
-        let socket = "/tmp/docksim-\(UUID().uuidString.prefix(8)).sock"
         let trace = folder.appendingPathComponent("dock.tsv").path
-        let devNull = open("/dev/null", O_WRONLY)
-        let pid = try ToolRun.spawn(DockSimTests.docksim, ["--socket", socket, "--trace", trace, "--duration", "120"], stdout: devNull, stderr: devNull).get()
-        close(devNull)
-        defer { kill(pid, SIGTERM); _ = ToolRun.wait(for: pid) }
-        let deadline = Date().addingTimeInterval(20)
-        while !FileManager.default.fileExists(atPath: socket) && Date() < deadline { usleep(20_000) }
+        let docksim = try DocksimProcess(["--trace", trace])
+        defer { withExtendedLifetime(docksim) {} }
+        let socket = docksim.socket
         let run = try ToolRun.docktrack(["simulate", Fixtures.sample("vtest.avi"), "--end", "80", "--dock", "unix:\(socket)", "--no-face-cues"])
         #expect(run.status == 0, "\(run.stderr)")
         let m = try Self.metrics(run)
