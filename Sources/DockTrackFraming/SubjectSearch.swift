@@ -105,7 +105,7 @@ public struct SubjectSearch: Sendable {
 
     /// The sweep's waypoints from `pose`: the nearer pan end, the other, then a tilt row up and
     /// back, a row down and across again (rows the tilt range does not allow are left out).
-    static func sweep(from pose: DockOrientation, limits: DockLimits, camera: CameraModel, home: DockOrientation,
+    public static func sweep(from pose: DockOrientation, limits: DockLimits, camera: CameraModel, home: DockOrientation,
                       params: Params) -> [DockOrientation] {
         let low = max(limits.yaw.range.lowerBound, home.y - params.panSpan)
         let high = min(limits.yaw.range.upperBound, home.y + params.panSpan)

@@ -1,0 +1,91 @@
+import DockTrack
+import DockTrackTestKit
+import Foundation
+import Testing
+
+/// Where a dock pointed, from what it reported; how late it answers; where it looks for people.
+@Suite struct ReportedMotionTests {
+    @Test func positionsAreInterpolatedBetweenReportsAndExtrapolatedALittlePast() throws {
+        var motion = ReportedMotion()
+        #expect(motion.motion(at: 1) == nil, "nothing reported, nothing known")
+        motion.record(MotionState(time: 1, position: DockOrientation(y: 0.1), velocity: AngularVelocity(y: 1)))
+        motion.record(MotionState(time: 1.2, position: DockOrientation(y: 0.3), velocity: AngularVelocity(y: 1)))
+        motion.record(MotionState(time: 1.1, position: DockOrientation(y: 9), velocity: .zero))  // out of order: dropped
+        motion.record(MotionState(time: 1.3, position: DockOrientation(y: .nan), velocity: .zero))  // not a measurement
+        #expect(motion.states.count == 2)
+        #expect(abs(try #require(motion.motion(at: 1.05)).position.y - 0.15) < 1e-9)
+        #expect(try #require(motion.motion(at: 0.5)).position.y == 0.1, "before the first report: the first")
+        #expect(abs(try #require(motion.motion(at: 1.3)).position.y - 0.4) < 1e-9, "on at the last velocity")
+        #expect(abs(try #require(motion.motion(at: 100)).position.y - 0.6) < 1e-9, "for at most 0.3 s")
+        #expect(try #require(motion.motion(at: .infinity)).position.y == 0.3)
+    }
+
+    @Test func pastTheLastReportTheCommandsThatReachedTheMotorsAreFollowed() throws {
+        var motion = ReportedMotion(initialLatency: 0.1)
+        motion.acceleration = DockVector(x: 100, y: 100, z: 100)
+        motion.record(MotionState(time: 0, position: .zero, velocity: .zero))
+        motion.commanded(.setAngularVelocity(AngularVelocity(y: 1)), at: 0)
+        // The command reaches the motors at 0.1 s: still at 0.1, then turning at about 1 rad/s.
+        #expect(abs(try #require(motion.motion(at: 0.1)).position.y) < 1e-9)
+        let later = try #require(motion.motion(at: 0.3))
+        #expect(abs(later.position.y - 0.2) < 0.01 && abs(later.velocity.y - 1) < 1e-9, "\(later)")
+    }
+
+    @Test func theLatencyIsMeasuredFromWhenTheReportsShowMotion() {
+        // A simulated dock that takes each command 120 ms late, reporting every 50 ms.
+        var dock = SimulatedDock()
+        var motion = ReportedMotion()
+        var queued: [(Double, DockCommand)] = []
+        var t = 0.0
+        for k in 0..<200 {
+            t = Double(k) * 0.01
+            if k % 100 == 10 { let c = DockCommand.setAngularVelocity(AngularVelocity(y: 0.8)); motion.commanded(c, at: t); queued.append((t + 0.12, c)) }
+            if k % 100 == 60 { let c = DockCommand.setAngularVelocity(.zero); motion.commanded(c, at: t); queued.append((t + 0.12, c)) }
+            while let (at, c) = queued.first, at <= t { queued.removeFirst(); _ = try? dock.apply(c, at: at) }
+            if k % 5 == 0 { motion.record(dock.motion(at: t)) }
+        }
+        #expect(motion.latency.samples.count == 2, "\(motion.latency.samples)")
+        #expect(abs(motion.latency.estimate - 0.12) < 0.05, "measured \(motion.latency.samples)")
+    }
+
+    @Test func theSearchLooksWhereTheSubjectWasHeadingThenSweepsThenGoesHome() {
+        var search = SubjectSearch()
+        let camera = CameraModel.webcam, limits = DockLimits.standard
+        // Lost while moving right at 0.3 rad/s: look half a view further right first.
+        let first = search.goal(now: 0, pose: .zero, lost: (DockOrientation(y: 0.2), 0.3), limits: limits, camera: camera, home: .zero)
+        guard case .point(let ahead, nil) = first else { Issue.record("\(first)"); return }
+        #expect(abs(ahead.y - (0.2 + 0.5 * camera.horizontalFieldOfView)) < 1e-9)
+        // Then a sweep at the search speed: the nearer pan end first (±π around home on a 360° dock).
+        let sweep = search.goal(now: 2, pose: DockOrientation(y: 0.5), lost: nil, limits: limits, camera: camera, home: .zero)
+        guard case .point(let end, let speed?) = sweep else { Issue.record("\(sweep)"); return }
+        #expect(end.y == .pi && abs(speed - 0.4 * camera.horizontalFieldOfView) < 1e-9)
+        // Reaching it, the other end; after the search time, home.
+        let next = search.goal(now: 8, pose: DockOrientation(y: .pi), lost: nil, limits: limits, camera: camera, home: .zero)
+        #expect(next == .point(DockOrientation(y: -.pi), speed: speed))
+        #expect(search.goal(now: 31, pose: .zero, lost: nil, limits: limits, camera: camera, home: .zero) == .home && search.hasGivenUp)
+        search.reset()
+        #expect(search.goal(now: 40, pose: .zero, lost: nil, limits: limits, camera: camera, home: .zero) == .hold, "nobody seen yet: a moment to look")
+    }
+
+    @Test func sweepRowsStayInTheTiltRange() {
+        var limits = DockLimits.standard
+        limits.yaw.range = -0.4...0.4
+        limits.pitch.range = -0.1...0.1
+        let rows = SubjectSearch.sweep(from: .zero, limits: limits, camera: .webcam, home: .zero, params: .init())
+        #expect(rows.allSatisfy { limits.pitch.range.contains($0.x) && limits.yaw.range.contains($0.y) })
+        #expect(rows.count == 2, "a tilt range the view covers from one row: one row, \(rows)")
+        let standard = SubjectSearch.sweep(from: .zero, limits: .standard, camera: .webcam, home: .zero, params: .init())
+        #expect(Set(standard.map { $0.x }).count == 3 && standard.count == 6, "a row, one above, one below: \(standard)")
+        #expect(standard.allSatisfy { DockLimits.standard.pitch.range.contains($0.x) })
+    }
+
+    @Test func dockAddressesAreReadOrRefusedWithTheList() throws {
+        #expect(try DockAddress("-") == .commandStream && DockAddress("sim") == .simulator)
+        #expect(try DockAddress("unix:/tmp/d.sock") == .socket(path: "/tmp/d.sock"))
+        #expect(try DockAddress("visca-udp:10.0.0.2:52381") == .device("visca-udp:10.0.0.2:52381"))
+        #expect(try DockAddress("uvc:/dev/video2").isLive && !DockAddress("sim").isLive)
+        for bad in ["", "unix:", "tcp:host", "uvc:", "simulator"] {
+            #expect(throws: DockError.self) { try DockAddress(bad) }
+        }
+    }
+}
