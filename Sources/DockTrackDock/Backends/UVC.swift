@@ -78,8 +78,10 @@ public final class UVCDock {
     /// Sets the zoom (the device's own units, clamped to its range).
     public func setZoom(_ value: Int32) throws(DockError) { try set(.zoomAbsolute, value) }
 
-    /// The present pan and tilt from PAN/TILT_ABSOLUTE.
+    /// The present pan and tilt from PAN/TILT_ABSOLUTE; `nil` for a camera without them (speed
+    /// controls only: it cannot say where it points).
     public func orientation() throws(DockError) -> DockOrientation? {
+        guard ranges[.panAbsolute] != nil || ranges[.tiltAbsolute] != nil else { return nil }
         let pan = try get(.panAbsolute) ?? 0, tilt = try get(.tiltAbsolute) ?? 0
         return DockOrientation(x: -Double(tilt) / 3600 * .pi / 180, y: Double(pan) / 3600 * .pi / 180, z: 0)
     }

@@ -6,7 +6,9 @@ import Testing
 /// The closed loop with a camera that moves with the dock: the camera sees the world from the
 /// pose the dock reports (in this process, in docksim over a socket, a VISCA camera), so a
 /// controller that does not know where the dock pointed at capture never frames anyone.
-@Suite struct ClosedLoopTests {
+/// Serialized: the loops on the real clock run one at a time, not all at once beside the rest
+/// of the suite on two cores.
+@Suite(.serialized) struct ClosedLoopTests {
     static let camera = CameraModel.webcam
     /// The tilt that puts a face at the framing height with the dock level.
     static let faceLevel = camera.angles(toward: 0.5, 0.6).x
@@ -126,5 +128,17 @@ import Testing
         #expect(share >= 0.9, "\(commands): in the zone on \(share) of frames")
         let latency = Statistics.percentile(samples, 0.5)
         #expect(!samples.isEmpty && latency > 0.03 && latency < 0.15, "the camera's 60 ms: measured \(samples)")
+    }
+
+    /// A UVC pan/tilt camera (the fake V4L2 device, whose absolute pan and tilt move at once):
+    /// absolute moves, the position read back through PAN/TILT_ABSOLUTE.
+    @Test func aUVCCameraFramesAStillPersonWithOrientationCommands() throws {
+        let device = FakeCameraDevice.ptz(controls: [.panAbsolute: -648000...648000, .tiltAbsolute: -324000...324000])
+        let dock = DeviceDock(hardware: try UVCDock(device: device), clock: MonotonicClock.now)
+        var simulation = FramingSimulation(controller: FramingController(params: Self.params(.center, .orientation)), dock: dock)
+        let outcome = Self.judge(try simulation.runLive(people: [Self.still], duration: 2.5, clock: MonotonicClock.now),
+                                 person: Self.still.id, targetX: 0.5)
+        #expect(outcome.settledAt <= 2 && outcome.overshoot <= 0.05, "\(outcome)")
+        #expect(abs((device.controlValues[UVCControl.panAbsolute.rawValue] ?? 0) - 61875) < 1500, "0.3 rad is 61875 arc-seconds: \(device.controlValues)")
     }
 }
