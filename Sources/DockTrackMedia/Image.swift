@@ -49,6 +49,30 @@ public final class Image: @unchecked Sendable {
         return fill(buffer) ? image : nil
     }
 
+    /// A black BGR image of `size` with `parts` copied in at their places (top-left corners,
+    /// pixels); what falls outside is cut off. Parts must be BGR too.
+    public static func composed(size: ImageSize, placing parts: [(Image, PixelPoint)]) throws(OpenCVError) -> Image {
+        let rowBytes = size.width * 3
+        let made = try filling(size: size, channels: 3) { canvas in
+            canvas.initializeMemory(as: UInt8.self, repeating: 0)
+            for (part, place) in parts {
+                guard part.channels == 3, let source = dcv_image_pixels(part.handle) else { return false }
+                let stride = dcv_image_stride(part.handle)
+                let left = Int(place.x), top = Int(place.y)
+                let x0 = max(0, -left), x1 = min(part.width, size.width - left)
+                guard x1 > x0 else { continue }
+                for row in max(0, -top)..<max(max(0, -top), min(part.height, size.height - top)) {
+                    let from = source + row * stride + x0 * 3
+                    let to = canvas.baseAddress! + (top + row) * rowBytes + (left + x0) * 3
+                    to.copyMemory(from: from, byteCount: (x1 - x0) * 3)
+                }
+            }
+            return true
+        }
+        guard let made else { throw OpenCVError(code: Int32(DCV_ERR_ARGUMENT.rawValue), message: "only BGR images can be composed") }
+        return made
+    }
+
     public var width: Int { Int(dcv_image_width(handle)) }
     public var height: Int { Int(dcv_image_height(handle)) }
     public var channels: Int { Int(dcv_image_channels(handle)) }

@@ -1,0 +1,81 @@
+import ArgumentParser
+import DockTrack
+import Foundation
+
+struct EvalCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "eval",
+        abstract: "Score a detector's faces against faces labelled by hand: recall, precision, time per image.",
+        discussion: """
+            LABELS: dlib's imglab XML files (<image file='a.jpg'><box top='…' left='…' width='…' \
+            height='…'/></image>; files relative to the XML's folder; a box with ignore='1' counts \
+            neither way). A labelled face is found when a face box overlaps it by at least 0.3 \
+            (intersection over union), each box matching one face; a face box on no labelled face is \
+            false. --negative adds pictures or clips with no face at all (every face found on them is \
+            false). --canvas WIDTH also lays all the labelled pictures out on one canvas of that width, \
+            faces unchanged in pixels: small faces in a large frame.
+            stdout: a line per picture (and per negative), then the totals as JSON:
+            {"images":9,"faces":43,"found":41,"falseFaces":1,"recall":0.953,"precision":0.976,"msPerImage":…}
+            (with --canvas, a second JSON line for the canvas).
+            """
+    )
+
+    @Argument(help: "dlib XML label files.")
+    var labels: [String]
+
+    @OptionGroup var detection: DetectorOptions
+
+    @Option(help: ArgumentHelp("A picture or clip with no face in it (every frame counts). Repeatable.", valueName: "file"))
+    var negative: [String] = []
+
+    @Option(help: ArgumentHelp("Also score the labelled pictures laid out on one canvas this many pixels wide.", valueName: "width"))
+    var canvas: Int?
+
+    func validate() throws {
+        guard !labels.isEmpty else { throw ValidationError("give at least one label file") }
+        if let canvas, !(64...16384).contains(canvas) { throw ValidationError("--canvas must be between 64 and 16384 pixels") }
+    }
+
+    func run() throws {
+        try reportingErrors {
+            let detector = try detection.makeDetector()
+            let images = try labels.flatMap { try LabelledImage.read(dlibXML: $0) }
+            var score = DetectionScore()
+            func faces(in image: Image) throws -> ([UnitRect], Double) {
+                let started = ContinuousClock.now
+                let found = try detector.detect(in: image, minimumConfidence: detection.threshold).filter { $0.type == .humanFace }.map(\.rect)
+                return (found, ProgressLine.seconds(ContinuousClock.now - started))
+            }
+            for labelled in images {
+                let image: Image
+                do { image = try Image(contentsOf: labelled.path) } catch { throw ToolError("\(labelled.path): \(error)") }
+                let (found, seconds) = try faces(in: image)
+                var one = DetectionScore()
+                one.add(found: found, labelled: labelled.boxes, ignored: labelled.ignored, size: image.size, seconds: seconds)
+                score.add(found: found, labelled: labelled.boxes, ignored: labelled.ignored, size: image.size, seconds: seconds)
+                printLine(String(format: "%@\t%dx%d\tfound %d/%d\tfalse %d\t%.1f ms", (labelled.path as NSString).lastPathComponent,
+                                 image.width, image.height, one.found, one.faces, one.falseFaces, seconds * 1000))
+            }
+            for path in negative {
+                var source = try MediaFile.open(path)
+                var falseFaces = 0, frames = 0
+                while let frame = try source.nextFrame() {
+                    let (found, seconds) = try faces(in: frame.image)
+                    score.add(found: found, labelled: [], size: frame.image.size, seconds: seconds)
+                    falseFaces += found.count
+                    frames += 1
+                }
+                printLine("\((path as NSString).lastPathComponent)\tnegative, \(frames) frame\(frames == 1 ? "" : "s")\tfalse \(falseFaces)")
+            }
+            printLine(score.jsonLine)
+            if let canvas {
+                let (image, labelled) = try LabelledImage.canvas(of: images, width: canvas)
+                let (found, seconds) = try faces(in: image)
+                var whole = DetectionScore()
+                whole.add(found: found, labelled: labelled.boxes, ignored: labelled.ignored, size: image.size, seconds: seconds)
+                printError("docktrack: canvas \(image.width)x\(image.height) of \(images.count) pictures")
+                printLine(whole.jsonLine)
+            }
+        }
+    }
+}
