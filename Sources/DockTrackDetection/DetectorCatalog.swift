@@ -3,11 +3,12 @@
 public enum DetectorCatalog {
     /// Every name with a one-line description, for `--help` and error messages.
     public static let descriptions: KeyValuePairs<String, String> = [
-        "default": "dnn-face + hog-body: faces and whole people",
+        "default": "dnn-face-verified + hog-body: faces and whole people",
         "dnn-face": "faces, res10 SSD DNN (models/)",
+        "dnn-face-verified": "faces, res10 SSD DNN, each face checked by MTCNN's O-Net (no animal faces)",
         "haar-face": "faces, Haar cascades, frontal and profile (opencv-data)",
         "lbp-face": "faces, LBP cascades, frontal and profile: fastest (opencv-data)",
-        "fast": "dnn-face + hog-body-fast: faces and whole people, about twice as fast as default",
+        "fast": "dnn-face-verified + hog-body-fast: faces and whole people, about twice as fast as default",
         "hog-body": "people, HOG + linear SVM (built into OpenCV)",
         "hog-body-fast": "people, HOG with the Daimler 48x96 window (built into OpenCV), coarser scale steps: about 3 times faster than hog-body",
         "cascade-body": "people, Haar full-body and upper-body cascades (opencv-data)",
@@ -25,13 +26,18 @@ public enum DetectorCatalog {
         return CombinedDetector(detectors)
     }
 
+    private static func verifiedFaces(_ models: ModelStore) throws(DetectorError) -> VerifiedFaceDetector {
+        try VerifiedFaceDetector(SSDFaceDetector(models: models), models: models)
+    }
+
     private static func makeOne(_ name: String, models: ModelStore) throws(DetectorError) -> any Detector {
         switch name {
-        case "default": return CombinedDetector([try SSDFaceDetector(models: models), try HOGPeopleDetector()])
+        case "default": return CombinedDetector([try verifiedFaces(models), try HOGPeopleDetector()])
         case "dnn-face": return try SSDFaceDetector(models: models)
+        case "dnn-face-verified": return try verifiedFaces(models)
         case "haar-face": return try CascadeDetector.haarFaces(models: models)
         case "lbp-face": return try CascadeDetector.lbpFaces(models: models)
-        case "fast": return CombinedDetector([try SSDFaceDetector(models: models), try HOGPeopleDetector(params: .fast)])
+        case "fast": return CombinedDetector([try verifiedFaces(models), try HOGPeopleDetector(params: .fast)])
         case "hog-body": return try HOGPeopleDetector()
         case "hog-body-fast": return try HOGPeopleDetector(params: .fast)
         case "cascade-body": return try CascadeDetector.haarBodies(models: models)

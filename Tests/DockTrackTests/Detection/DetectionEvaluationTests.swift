@@ -54,4 +54,47 @@ import Testing
         let missing = try ToolRun.docktrack(["eval", "/nonexistent/labels.xml"])
         #expect(missing.status == 1 && missing.stderr.contains("/nonexistent/labels.xml"), "\(missing.stderr)")
     }
+
+    /// dogs.jpg panned and zoomed, as a camera sweeping over it would see it: 24 views from the
+    /// whole picture down to a third of it. res10 alone sees a face on a dog; the default
+    /// detector (res10 checked by O-Net) sees none, on any view.
+    @Test func noFaceOnAnyViewOfTheDogs() throws {
+        let dogs = try Image(contentsOf: Fixtures.sample("faces/dogs.jpg"))
+        var views: [Image] = []
+        for k in 0..<24 {
+            let zoom = 1 - Double(k % 8) / 12, w = Double(dogs.width) * zoom, h = Double(dogs.height) * zoom
+            let t = Double(k) / 23
+            let rect = PixelRect(x: (Double(dogs.width) - w) * t, y: (Double(dogs.height) - h) * (1 - t), width: w, height: h)
+            views.append(try dogs.cropped(to: rect, size: ImageSize(width: 640, height: Int(640 * h / w))))
+        }
+        func facesPerView(_ detector: String) throws -> [Int] {
+            let d = try DetectorCatalog.make(detector, models: Fixtures.models)
+            return try views.map { try d.detect(in: $0, minimumConfidence: 0.5).filter { $0.type == .humanFace }.count }
+        }
+        let plain = try facesPerView("dnn-face")
+        #expect(plain.contains { $0 > 0 }, "res10 alone is fooled by a dog on some view: \(plain)")
+        #expect(try facesPerView("default") == Array(repeating: 0, count: 24))
+        #expect(try facesPerView("fast") == Array(repeating: 0, count: 24))
+    }
+
+    /// The verifier costs no real face of the public set, and removes the dog's.
+    @Test func theVerifiedFacesKeepEveryRealFaceAndDropTheDog() throws {
+        let images = try Self.labels.flatMap { try LabelledImage.read(dlibXML: $0) }
+        func score(_ detector: String) throws -> DetectionScore {
+            let d = try DetectorCatalog.make(detector, models: Fixtures.models)
+            var score = DetectionScore()
+            for labelled in images {
+                let image = try Image(contentsOf: labelled.path)
+                score.add(found: try d.detect(in: image, minimumConfidence: 0.5).filter { $0.type == .humanFace }.map(\.rect),
+                          labelled: labelled.boxes, size: image.size, seconds: 0)
+            }
+            let dogs = try Image(contentsOf: Fixtures.sample("faces/dogs.jpg"))
+            score.add(found: try d.detect(in: dogs, minimumConfidence: 0.5).filter { $0.type == .humanFace }.map(\.rect),
+                      labelled: [], size: dogs.size, seconds: 0)
+            return score
+        }
+        let plain = try score("dnn-face"), verified = try score("dnn-face-verified")
+        #expect(verified.found == plain.found && verified.found >= 41, "\(plain.jsonLine) / \(verified.jsonLine)")
+        #expect(plain.falseFaces >= 1 && verified.falseFaces == 0, "\(plain.jsonLine) / \(verified.jsonLine)")
+    }
 }
