@@ -8,6 +8,11 @@
 
 #include "dockcv.h"
 
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <vector>
+
 #include <opencv2/core.hpp>
 #include <opencv2/core/utils/logger.hpp>
 #include <opencv2/dnn.hpp>
@@ -34,6 +39,7 @@ struct dcv_ssd { cv::dnn::Net net; cv::Mat blob; };
 struct dcv_cascade { cv::CascadeClassifier classifier; };
 struct dcv_hog { cv::HOGDescriptor descriptor; };
 struct dcv_onet { cv::dnn::Net net; };
+struct dcv_mtcnn { cv::dnn::Net pnet, rnet, onet; };
 struct dcv_tracker { cv::Ptr<cv::Tracker> tracker; };
 
 namespace {
@@ -576,6 +582,173 @@ int dcv_onet_landmarks(dcv_onet *net, const dcv_image *image, float x, float y, 
         }
         if (face_score) *face_score = outs[1].ptr<float>()[1];
         return 0;
+    });
+}
+
+// ---- MTCNN cascade -------------------------------------------------------------------------
+
+namespace {
+
+struct FaceCandidate {
+    float x1, y1, x2, y2, score;
+    float reg[4];
+};
+
+// The networks' input: RGB, (x - 127.5) / 128, N x W x H x C (the image transposed).
+cv::Mat mtcnn_input(const cv::Mat &bgr_float_rgb) {
+    cv::Mat swapped = bgr_float_rgb.t();
+    int dims[4] = {1, swapped.rows, swapped.cols, 3};
+    return cv::Mat(4, dims, CV_32F, swapped.ptr<float>()).clone();
+}
+
+float iou(const FaceCandidate &a, const FaceCandidate &b, bool over_smaller) {
+    const float w = std::max(0.f, std::min(a.x2, b.x2) - std::max(a.x1, b.x1) + 1);
+    const float h = std::max(0.f, std::min(a.y2, b.y2) - std::max(a.y1, b.y1) + 1);
+    const float inter = w * h;
+    const float area_a = (a.x2 - a.x1 + 1) * (a.y2 - a.y1 + 1), area_b = (b.x2 - b.x1 + 1) * (b.y2 - b.y1 + 1);
+    return inter / (over_smaller ? std::min(area_a, area_b) : area_a + area_b - inter);
+}
+
+std::vector<FaceCandidate> suppress(std::vector<FaceCandidate> boxes, float threshold, bool over_smaller) {
+    std::sort(boxes.begin(), boxes.end(), [](const FaceCandidate &a, const FaceCandidate &b) { return a.score > b.score; });
+    std::vector<FaceCandidate> kept;
+    for (const auto &box : boxes) {
+        bool overlaps = false;
+        for (const auto &k : kept) if (iou(box, k, over_smaller) > threshold) { overlaps = true; break; }
+        if (!overlaps) kept.push_back(box);
+    }
+    return kept;
+}
+
+// Moves each box by its regression (offsets in box widths and heights).
+void refine(std::vector<FaceCandidate> &boxes, bool plus_one) {
+    for (auto &b : boxes) {
+        const float w = b.x2 - b.x1 + (plus_one ? 1 : 0), h = b.y2 - b.y1 + (plus_one ? 1 : 0);
+        b = {b.x1 + b.reg[0] * w, b.y1 + b.reg[1] * h, b.x2 + b.reg[2] * w, b.y2 + b.reg[3] * h, b.score, {0, 0, 0, 0}};
+    }
+}
+
+// Each box made square around its centre (the next network looks at squares).
+void squared(std::vector<FaceCandidate> &boxes) {
+    for (auto &b : boxes) {
+        const float w = b.x2 - b.x1, h = b.y2 - b.y1, side = std::max(w, h);
+        b.x1 = b.x1 + w * 0.5f - side * 0.5f;
+        b.y1 = b.y1 + h * 0.5f - side * 0.5f;
+        b.x2 = b.x1 + side;
+        b.y2 = b.y1 + side;
+    }
+}
+
+// Runs `net` on size x size crops of the boxes; keeps those whose face probability reaches
+// `threshold`, with their regression (output `reg_name`) and probability (`prob_name`).
+std::vector<FaceCandidate> stage(cv::dnn::Net &net, const cv::Mat &rgb, const std::vector<FaceCandidate> &boxes, int size,
+                                 const char *reg_name, const char *prob_name, float threshold) {
+    std::vector<FaceCandidate> kept;
+    if (boxes.empty()) return kept;
+    const int n = (int)boxes.size();
+    int dims[4] = {n, size, size, 3};
+    cv::Mat batch(4, dims, CV_32F);
+    for (int i = 0; i < n; ++i) {
+        const auto &b = boxes[i];
+        const int x = (int)std::floor(b.x1), y = (int)std::floor(b.y1);
+        const int w = std::max(1, (int)std::lround(b.x2 - b.x1 + 1)), h = std::max(1, (int)std::lround(b.y2 - b.y1 + 1));
+        cv::Mat crop = padded_region(rgb, x, y, w, h), small;
+        cv::resize(crop, small, cv::Size(size, size), 0, 0, cv::INTER_AREA);
+        cv::Mat swapped = small.t();
+        std::memcpy(batch.ptr<float>(i), swapped.ptr<float>(), sizeof(float) * size * size * 3);
+    }
+    net.setInput(batch);
+    std::vector<cv::Mat> outs;
+    net.forward(outs, std::vector<cv::String>{reg_name, prob_name});
+    const cv::Mat reg = outs[0].reshape(1, n), prob = outs[1].reshape(1, n);
+    for (int i = 0; i < n; ++i) {
+        const float p = prob.at<float>(i, 1);
+        if (p < threshold) continue;
+        FaceCandidate b = boxes[i];
+        b.score = p;
+        for (int k = 0; k < 4; ++k) b.reg[k] = reg.at<float>(i, k);
+        kept.push_back(b);
+    }
+    return kept;
+}
+
+}  // namespace
+
+dcv_mtcnn *dcv_mtcnn_open(const char *pnet_path, const char *rnet_path, const char *onet_path, dcv_status *status) {
+    quiet_libraries();
+    return guarded<dcv_mtcnn *>(status, nullptr, [&]() -> dcv_mtcnn * {
+        auto *m = new dcv_mtcnn();
+        m->pnet = cv::dnn::readNetFromONNX(pnet_path);
+        m->rnet = cv::dnn::readNetFromONNX(rnet_path);
+        m->onet = cv::dnn::readNetFromONNX(onet_path);
+        if (m->pnet.empty() || m->rnet.empty() || m->onet.empty()) {
+            delete m;
+            set_status(status, DCV_ERR_OPEN, "could not load the MTCNN ONNX models");
+            return nullptr;
+        }
+        return m;
+    });
+}
+
+void dcv_mtcnn_destroy(dcv_mtcnn *net) { delete net; }
+
+int dcv_mtcnn_detect(dcv_mtcnn *net, const dcv_image *image, float min_face, const float *thresholds, dcv_box *out,
+                     int capacity, dcv_status *status) {
+    return guarded<int>(status, -1, [&]() -> int {
+        if (net == nullptr || !usable(image, status) || out == nullptr || thresholds == nullptr || capacity < 0 ||
+            !(min_face >= 12) || image->mat.channels() != 3) {
+            if (status && status->code == DCV_OK) set_status(status, DCV_ERR_ARGUMENT, "bad MTCNN request");
+            return -1;
+        }
+        cv::Mat rgb8, rgb;
+        cv::cvtColor(image->mat, rgb8, cv::COLOR_BGR2RGB);
+        rgb8.convertTo(rgb, CV_32FC3, 0.0078125, -127.5 * 0.0078125);
+        // Proposals: P-Net over the pyramid, a 12-pixel window with stride 2 at each scale.
+        std::vector<FaceCandidate> proposals;
+        const int shortest = std::min(rgb.cols, rgb.rows);
+        for (float scale = 12.f / min_face; shortest * scale >= 12; scale *= 0.709f) {
+            const int w = (int)std::ceil(rgb.cols * scale), h = (int)std::ceil(rgb.rows * scale);
+            cv::Mat scaled;
+            cv::resize(rgb, scaled, cv::Size(w, h), 0, 0, cv::INTER_AREA);
+            net->pnet.setInput(mtcnn_input(scaled));
+            std::vector<cv::Mat> outs;
+            net->pnet.forward(outs, std::vector<cv::String>{"conv2d_4", "softmax"});
+            // Outputs are 1 x W' x H' x C: indexed by the cell's x, then its y.
+            const int cw = outs[1].size[1], ch = outs[1].size[2];
+            const float *reg = outs[0].ptr<float>(), *prob = outs[1].ptr<float>();
+            std::vector<FaceCandidate> at_scale;
+            for (int cx = 0; cx < cw; ++cx) {
+                for (int cy = 0; cy < ch; ++cy) {
+                    const int cell = cx * ch + cy;
+                    const float p = prob[cell * 2 + 1];
+                    if (p < thresholds[0]) continue;
+                    FaceCandidate b{std::trunc((2 * cx + 1) / scale), std::trunc((2 * cy + 1) / scale),
+                                    std::trunc((2 * cx + 12) / scale), std::trunc((2 * cy + 12) / scale), p,
+                                    {reg[cell * 4], reg[cell * 4 + 1], reg[cell * 4 + 2], reg[cell * 4 + 3]}};
+                    at_scale.push_back(b);
+                }
+            }
+            at_scale = suppress(at_scale, 0.5f, false);
+            proposals.insert(proposals.end(), at_scale.begin(), at_scale.end());
+        }
+        proposals = suppress(proposals, 0.7f, false);
+        refine(proposals, false);
+        squared(proposals);
+        // Refinement: R-Net on 24x24 crops.
+        auto refined = stage(net->rnet, rgb, proposals, 24, "dense_2", "softmax_1", thresholds[1]);
+        refined = suppress(refined, 0.7f, false);
+        refine(refined, true);
+        squared(refined);
+        // Output: O-Net on 48x48 crops.
+        auto faces = stage(net->onet, rgb, refined, 48, "dense_5", "softmax_2", thresholds[2]);
+        refine(faces, true);
+        faces = suppress(faces, 0.7f, true);
+        int count = 0;
+        for (const auto &f : faces) {
+            if (count >= capacity) break;
+            out[count++] = dcv_box{f.x1, f.y1, f.x2 - f.x1 + 1, f.y2 - f.y1 + 1, f.score};
+        }
+        return count;
     });
 }
 

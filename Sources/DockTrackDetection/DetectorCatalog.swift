@@ -6,6 +6,7 @@ public enum DetectorCatalog {
         "default": "dnn-face-verified + hog-body: faces and whole people",
         "dnn-face": "faces, res10 SSD DNN (models/)",
         "dnn-face-verified": "faces, res10 SSD DNN, each face checked by MTCNN's O-Net (no animal faces)",
+        "mtcnn-face": "faces, the whole MTCNN cascade from 20 px faces up (models/pnet, rnet, onet): small faces in large frames, slower",
         "haar-face": "faces, Haar cascades, frontal and profile (opencv-data)",
         "lbp-face": "faces, LBP cascades, frontal and profile: fastest (opencv-data)",
         "fast": "dnn-face-verified + hog-body-fast: faces and whole people, about twice as fast as default",
@@ -35,6 +36,7 @@ public enum DetectorCatalog {
         case "default": return CombinedDetector([try verifiedFaces(models), try HOGPeopleDetector()])
         case "dnn-face": return try SSDFaceDetector(models: models)
         case "dnn-face-verified": return try verifiedFaces(models)
+        case "mtcnn-face": return try MTCNNFaceDetector(models: models)
         case "haar-face": return try CascadeDetector.haarFaces(models: models)
         case "lbp-face": return try CascadeDetector.lbpFaces(models: models)
         case "fast": return CombinedDetector([try verifiedFaces(models), try HOGPeopleDetector(params: .fast)])

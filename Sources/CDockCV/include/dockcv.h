@@ -216,6 +216,23 @@ void dcv_onet_destroy(dcv_onet *net);
 int dcv_onet_landmarks(dcv_onet *net, const dcv_image *image, float x, float y, float width,
                        float height, float *points, float *face_score, dcv_status *status);
 
+/* ---- faces with the whole MTCNN cascade (ONNX) ------------------------------------------- */
+
+typedef struct dcv_mtcnn dcv_mtcnn;
+
+/* Loads MTCNN's proposal, refine and output networks (P-Net, R-Net, O-Net, converted from Keras:
+ * RGB scaled to -1...1, laid out N x W x H x C). */
+dcv_mtcnn *dcv_mtcnn_open(const char *pnet_path, const char *rnet_path, const char *onet_path,
+                          dcv_status *status);
+void dcv_mtcnn_destroy(dcv_mtcnn *net);
+/* The MTCNN cascade (Zhang et al. 2016): P-Net over an image pyramid from faces of min_face
+ * pixels up (scale factor 0.709), non-maximum suppression, R-Net on 24x24 crops, O-Net on 48x48
+ * crops, each stage keeping boxes whose face probability reaches its threshold (thresholds[3],
+ * e.g. 0.6, 0.7, 0.7) and refining them by its box regression. Writes up to capacity boxes
+ * (pixels, top-left origin, O-Net's probability as score). Returns the count, or -1. */
+int dcv_mtcnn_detect(dcv_mtcnn *net, const dcv_image *image, float min_face,
+                     const float *thresholds, dcv_box *out, int capacity, dcv_status *status);
+
 /* ---- single-object visual trackers (opencv_contrib tracking module) ---------------------- */
 
 typedef struct dcv_tracker dcv_tracker;

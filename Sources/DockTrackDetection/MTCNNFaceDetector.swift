@@ -1,0 +1,46 @@
+import DockTrackCore
+import DockTrackMedia
+import CDockCV
+
+/// Faces with the whole MTCNN cascade (Zhang et al. 2016; `models/pnet.onnx`, `rnet.onnx`,
+/// `onet.onnx`): a 12-pixel proposal network over an image pyramid from faces of
+/// ``Params/minimumFace`` pixels up, then a refine and an output network on the proposals. Finds
+/// small faces in large frames (the pyramid starts at the frame's own pixels, where res10 first
+/// shrinks the frame to 300 px), at a cost that grows with the frame's area.
+public final class MTCNNFaceDetector: Detector {
+    public struct Params: Sendable, Equatable {
+        /// The smallest face looked for, in pixels (12 at least).
+        public var minimumFace = 20.0
+        /// Face probability each network's boxes must reach (proposal, refine, output).
+        public var thresholds: [Float] = [0.6, 0.7, 0.8]
+        public init() {}
+    }
+
+    public let name = "mtcnn-face"
+    public let params: Params
+    private let net: OpaquePointer
+
+    public init(models: ModelStore, params: Params = Params()) throws(DetectorError) {
+        let files = ["pnet.onnx", "rnet.onnx", "onet.onnx"].map { models.model($0) }
+        for file in files where !ModelStore.fileExists(file) { throw .modelMissing(path: file, hint: models.modelsHint) }
+        net = try loadModel(files[0], hint: models.modelsHint) { dcv_mtcnn_open(files[0], files[1], files[2], $0) }
+        self.params = params
+    }
+
+    deinit { dcv_mtcnn_destroy(net) }
+
+    /// Faces whose output-network probability is at least `minimumConfidence` (and the output threshold).
+    public func detect(in image: Image, minimumConfidence: Double) throws(DetectorError) -> [Observation] {
+        let size = image.size
+        guard min(size.width, size.height) >= 12 else {
+            throw .frameTooSmall(detector: name, size: size, minimum: ImageSize(width: 12, height: 12))
+        }
+        var thresholds = params.thresholds
+        let boxes = try detectBoxes(name) { out, capacity, status in
+            dcv_mtcnn_detect(net, image.handle, Float(params.minimumFace), &thresholds, out, capacity, status)
+        }
+        return boxes.filter { Double($0.score) >= minimumConfidence }
+            .map { Observation(type: .humanFace, rect: $0.unitRect(in: size).clippedToUnit(), confidence: Double($0.score)) }
+            .filter { $0.rect.width > 0 && $0.rect.height > 0 }
+    }
+}
