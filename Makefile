@@ -46,9 +46,13 @@ demo: release
 	@echo "closed-loop metrics:   $$(cat $(OUT)/simulate-metrics.json)"
 
 test: APT_PACKAGES += $(CAMERA_PACKAGES)
+# The tests' failures are printed again at the end, where a log's tail shows them.
 test: deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	@mkdir -p .build; \
+	{ $(SWIFT) test --skip-build 2>&1; echo $$? > .build/test.status; } | tee .build/test.log; status=$$(cat .build/test.status); \
+	if [ $$status -ne 0 ]; then echo "== what failed (from .build/test.log):"; grep -E '✘|recorded an issue|error:' .build/test.log | grep -v '^.*started' | tail -40; fi; \
+	exit $$status
 
 # The test suite under AddressSanitizer, then ThreadSanitizer (the tools the tests run are built
 # with the same sanitizer). Separate build folders; about 3 and 5 times as long as `make test`.

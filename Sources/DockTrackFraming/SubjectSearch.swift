@@ -1,13 +1,16 @@
 import DockTrackCore
 import Foundation
 
-/// Where the dock looks when nobody is in view: first where the lost subject was heading (or
-/// still, where it was), then a sweep within the dock's limits (pan from end to end, then the
+/// Where the dock looks when nobody is in view: after a moment's wait where the subject was lost,
+/// where it was heading (or still, where it was), then a sweep within the dock's limits (pan from end to end, then the
 /// next tilt row, and back), slow enough for detection to see what passes; after
 /// ``Params/giveUpAfter`` seconds with nobody, home. Any subject seen ends the search.
 public struct SubjectSearch: Sendable {
     public struct Params: Sendable, Equatable {
-        /// Seconds after a loss spent looking where the subject was heading (holding still
+        /// Seconds a lost subject is waited for where it was (a face turned away, a missed
+        /// detection or two) before the search moves the dock.
+        public var holdFirst = 0.5
+        /// Seconds after that spent looking where the subject was heading (holding still
         /// when it stood still).
         public var lookAhead = 1.5
         /// How far past the subject's last direction to look, in view widths.
@@ -76,7 +79,7 @@ public struct SubjectSearch: Sendable {
                     ahead.y += (lost.yawRate < 0 ? -1 : 1) * params.lookAheadDistance * camera.horizontalFieldOfView
                     toward = limits.clamp(ahead)
                 }
-                phase = .lookingAhead(toward: toward, until: now + params.lookAhead)
+                phase = .lookingAhead(toward: toward, until: now + params.holdFirst + params.lookAhead)
             } else {
                 phase = .waiting(until: now + params.startAfter)
             }
@@ -88,7 +91,10 @@ public struct SubjectSearch: Sendable {
         case .waiting(let until):
             if now < until { return .hold }
         case .lookingAhead(let toward, let until):
-            if now < until { return toward.map { .point($0, speed: nil) } ?? .hold }
+            if now < until {
+                guard let since, now - since >= params.holdFirst else { return .hold }
+                return toward.map { .point($0, speed: nil) } ?? .hold
+            }
         case .sweeping(let waypoints, var index):
             let speed = params.sweepSpeed * camera.horizontalFieldOfView
             let reached = abs(waypoints[index].x - pose.x) < 0.02 && abs(waypoints[index].y - pose.y) < 0.02

@@ -51,12 +51,14 @@ import Testing
     @Test func theSearchLooksWhereTheSubjectWasHeadingThenSweepsThenGoesHome() {
         var search = SubjectSearch()
         let camera = CameraModel.webcam, limits = DockLimits.standard
-        // Lost while moving right at 0.3 rad/s: look half a view further right first.
-        let first = search.goal(now: 0, pose: .zero, lost: (DockOrientation(y: 0.2), 0.3), limits: limits, camera: camera, home: .zero)
+        // Lost while moving right at 0.3 rad/s: wait a moment where it was lost, then look half a
+        // view further right.
+        #expect(search.goal(now: 0, pose: .zero, lost: (DockOrientation(y: 0.2), 0.3), limits: limits, camera: camera, home: .zero) == .hold)
+        let first = search.goal(now: 0.6, pose: .zero, lost: (DockOrientation(y: 0.2), 0.3), limits: limits, camera: camera, home: .zero)
         guard case .point(let ahead, nil) = first else { Issue.record("\(first)"); return }
         #expect(abs(ahead.y - (0.2 + 0.5 * camera.horizontalFieldOfView)) < 1e-9)
         // Then a sweep at the search speed: the nearer pan end first (±π around home on a 360° dock).
-        let sweep = search.goal(now: 2, pose: DockOrientation(y: 0.5), lost: nil, limits: limits, camera: camera, home: .zero)
+        let sweep = search.goal(now: 2.5, pose: DockOrientation(y: 0.5), lost: nil, limits: limits, camera: camera, home: .zero)
         guard case .point(let end, let speed?) = sweep else { Issue.record("\(sweep)"); return }
         #expect(end.y == .pi && abs(speed - 0.4 * camera.horizontalFieldOfView) < 1e-9)
         // Reaching it, the other end; after the search time, home.
