@@ -556,7 +556,7 @@ dcv_onet *dcv_onet_open(const char *onnx_path, dcv_status *status) {
 void dcv_onet_destroy(dcv_onet *net) { delete net; }
 
 int dcv_onet_landmarks(dcv_onet *net, const dcv_image *image, float x, float y, float width,
-                       float height, float *points, float *face_score, dcv_status *status) {
+                       float height, float *points, float *face_score, float *face_box, dcv_status *status) {
     return guarded<int>(status, -1, [&]() -> int {
         if (net == nullptr || !usable(image, status) || points == nullptr || width < 2 ||
             height < 2 || image->mat.channels() != 3) {
@@ -574,13 +574,21 @@ int dcv_onet_landmarks(dcv_onet *net, const dcv_image *image, float x, float y, 
         cv::Mat blob(4, dims, CV_32F, swapped.ptr<float>());
         net->net.setInput(blob);
         std::vector<cv::Mat> outs;
-        net->net.forward(outs, std::vector<cv::String>{"dense_6", "softmax_2"});
+        net->net.forward(outs, std::vector<cv::String>{"dense_6", "softmax_2", "dense_5"});
         const float *p = outs[0].ptr<float>();
         for (int i = 0; i < 5; ++i) {
             points[i] = p[i] * side + left;
             points[5 + i] = p[5 + i] * side + top;
         }
         if (face_score) *face_score = outs[1].ptr<float>()[1];
+        if (face_box) {
+            // The box regression: offsets of the edges in units of the square's side.
+            const float *reg = outs[2].ptr<float>();
+            face_box[0] = left + reg[0] * side;
+            face_box[1] = top + reg[1] * side;
+            face_box[2] = side * (1 + reg[2] - reg[0]);
+            face_box[3] = side * (1 + reg[3] - reg[1]);
+        }
         return 0;
     });
 }

@@ -15,6 +15,8 @@ public struct TrackedSubject: Sendable, Equatable, Identifiable {
     public var rect: UnitRect
     /// The face of a person, when it is seen.
     public var faceRect: UnitRect?
+    /// The body of a person, when it is seen (for re-detection between detections; not reported).
+    public var bodyRect: UnitRect?
     /// 1 is the most salient subject; `nil` until ranked.
     public var saliencyRank: Int?
     /// How sure it is that this person is speaking, 0...1; `nil` for objects and people whose
@@ -29,11 +31,12 @@ public struct TrackedSubject: Sendable, Equatable, Identifiable {
 
     public init(id: UUID, kind: Kind, rect: UnitRect, faceRect: UnitRect? = nil, saliencyRank: Int? = nil,
                 speakingConfidence: Double? = nil, lookingAtCameraConfidence: Double? = nil,
-                timeInView: Double = 0, isObserved: Bool = true) {
+                timeInView: Double = 0, isObserved: Bool = true, bodyRect: UnitRect? = nil) {
         self.id = id
         self.kind = kind
         self.rect = rect
         self.faceRect = faceRect
+        self.bodyRect = bodyRect
         self.saliencyRank = saliencyRank
         self.speakingConfidence = speakingConfidence
         self.lookingAtCameraConfidence = lookingAtCameraConfidence

@@ -57,19 +57,44 @@ public final class FaceLandmarkDetector {
 
     /// The landmarks of the face in `rect` (unit coordinates, lower-left origin) of `image`.
     public func landmarks(in image: Image, face rect: UnitRect) throws(DetectorError) -> FaceLandmarks {
+        try look(in: image, at: rect).landmarks
+    }
+
+    /// O-Net's look at `rect` (unit coordinates, lower-left origin) of `image`: how sure it is
+    /// that a face is there, and where its box regression puts that face. A face that moved by up
+    /// to about a third of its size from `rect` is found where it went (re-detection between
+    /// full-frame detections).
+    public func face(in image: Image, near rect: UnitRect) throws(DetectorError) -> FaceSighting {
+        let seen = try look(in: image, at: rect)
+        return FaceSighting(rect: seen.box, score: seen.landmarks.faceScore)
+    }
+
+    private func look(in image: Image, at rect: UnitRect) throws(DetectorError) -> (landmarks: FaceLandmarks, box: UnitRect) {
         let box = rect.pixelRect(in: image.size)
         var points = [Float](repeating: 0, count: 10)
+        var found = [Float](repeating: 0, count: 4)
         var score: Float = 0
         var status = dcv_status()
-        let result = points.withUnsafeMutableBufferPointer {
-            dcv_onet_landmarks(net, image.handle, Float(box.x), Float(box.y), Float(box.width), Float(box.height),
-                               $0.baseAddress, &score, &status)
+        let result = points.withUnsafeMutableBufferPointer { points in
+            found.withUnsafeMutableBufferPointer { found in
+                dcv_onet_landmarks(net, image.handle, Float(box.x), Float(box.y), Float(box.width), Float(box.height),
+                                   points.baseAddress, &score, found.baseAddress, &status)
+            }
         }
         if result < 0 { throw .failed(detector: "face landmarks", reason: OpenCVError(status).message) }
         func point(_ i: Int) -> FaceLandmarks.Point { .init(x: Double(points[i]), y: Double(points[5 + i])) }
-        return FaceLandmarks(leftEye: point(0), rightEye: point(1), nose: point(2), mouthLeft: point(3),
-                             mouthRight: point(4), faceScore: Double(score))
+        let landmarks = FaceLandmarks(leftEye: point(0), rightEye: point(1), nose: point(2), mouthLeft: point(3),
+                                      mouthRight: point(4), faceScore: Double(score))
+        let pixels = PixelRect(x: Double(found[0]), y: Double(found[1]), width: Double(found[2]), height: Double(found[3]))
+        return (landmarks, UnitRect(pixels, in: image.size))
     }
+}
+
+/// Where O-Net saw a face near a box it was asked about, and how sure it is (0...1).
+public struct FaceSighting: Sendable, Equatable {
+    /// The face's box (unit coordinates, lower-left origin, clipped to the image).
+    public var rect: UnitRect
+    public var score: Double
 }
 
 extension Image {

@@ -9,12 +9,33 @@ public protocol SubjectTracker {
     /// then move by their motion model. `image` is the frame, for appearance cues (optional).
     /// Returns the subjects to report for this frame.
     mutating func update(time: Double, observations: [Observation]?, image: Image?) -> [TrackedSubject]
+    /// Folds in re-detections of subjects already tracked, made where this tracker predicted
+    /// them for the frame of its last ``update(time:observations:image:)``: a sighting moves its
+    /// subject's parts and counts as seeing it; no subject is added, none counts as missed.
+    /// Returns the subjects to report for that frame, or `nil` when this tracker does not take
+    /// re-detections (then the last update's stand).
+    mutating func refresh(_ sightings: [SubjectSighting]) -> [TrackedSubject]?
     /// An identifier for a new subject from the tracker's own source, for subjects followed
     /// beside it (objects), so that no two subjects share one.
     mutating func newIdentifier() -> UUID
 }
 
+/// A subject found again in a frame, near where its tracker predicted it.
+public struct SubjectSighting: Sendable, Equatable {
+    public var id: UUID
+    public var face: UnitRect?
+    public var body: UnitRect?
+
+    public init(id: UUID, face: UnitRect?, body: UnitRect?) {
+        self.id = id
+        self.face = face
+        self.body = body
+    }
+}
+
 extension SubjectTracker {
+    public mutating func refresh(_ sightings: [SubjectSighting]) -> [TrackedSubject]? { nil }
+
     /// An update without the picture: overlap and motion only.
     public mutating func update(time: Double, observations: [Observation]?) -> [TrackedSubject] {
         update(time: time, observations: observations, image: nil)
@@ -102,15 +123,32 @@ public struct PersonTracker: SubjectTracker {
             }
             associate(people, at: now)
         }
-        let tentativeGrace = stretched(params.tentativeGrace)
-        let reportLostFor = stretched(params.reportLostFor)
+        let tentativeGrace = stretched(params.tentativeGrace), dropAfter = max(params.dropAfter, stretched(params.reportLostFor))
         tracks.removeAll { track in
             let silent = now - track.lastSeen
-            return track.isConfirmed ? silent > max(params.dropAfter, reportLostFor) : silent > tentativeGrace
+            return track.isConfirmed ? silent > dropAfter : silent > tentativeGrace
         }
+        return reported(at: now)
+    }
+
+    public mutating func refresh(_ sightings: [SubjectSighting]) -> [TrackedSubject]? {
+        guard let now = time else { return [] }
+        for sighting in sightings {
+            guard let i = tracks.firstIndex(where: { $0.id == sighting.id }) else { continue }
+            let person = PersonObservation(face: sighting.face, body: sighting.body)
+            guard person.face != nil || person.body != nil else { continue }
+            fold(person, into: &tracks[i], at: now)
+        }
+        return reported(at: now)
+    }
+
+    /// The confirmed tracks seen recently enough to report at `now`.
+    private func reported(at now: Double) -> [TrackedSubject] {
+        let reportLostFor = stretched(params.reportLostFor)
         return tracks.filter { $0.isConfirmed && now - $0.lastSeen <= reportLostFor }.map { track in
             TrackedSubject(id: track.id, kind: .person, rect: track.rect.clippedToUnit(), faceRect: track.face?.rect.clippedToUnit(),
-                           timeInView: now - track.firstSeen, isObserved: track.lastSeen == now)
+                           timeInView: now - track.firstSeen, isObserved: track.lastSeen == now,
+                           bodyRect: track.body?.rect.clippedToUnit())
         }
     }
 

@@ -42,6 +42,14 @@ public final class TrackingPipeline {
     public let cues: FaceCueEstimator?
     /// The sound, fused with the faces' mouth motion into speaking confidence (needs `cues`).
     public var listener: SpeechListener?
+    /// Looks again for the tracked faces where they are predicted, on every frame the detector
+    /// skips (detecting every Nth frame, ahead, or on a worker thread); `nil`: faces move by
+    /// their motion model alone until the next detection. Used on the thread that processes frames.
+    public var redetector: (any Redetector)?
+    /// Subjects found again by `redetector` so far.
+    public private(set) var redetections = 0
+    /// Where `redetector` saw each tracked face on the last frame it was detected in.
+    private var faceReferences: [UUID: FacePlacement] = [:]
     public var ranker: any SubjectRanker
     private var objects: [VisualObjectTracker] = []
     private var processed = 0
@@ -103,7 +111,8 @@ public final class TrackingPipeline {
         if detect { detections += 1 }
         let observations = detect ? try schedule?.detect(in: frame.image, minimumConfidence: params.minimumConfidence) : nil
         lastObservations = observations
-        let subjects = tracker.update(time: frame.time, observations: observations, image: frame.image)
+        var subjects = tracker.update(time: frame.time, observations: observations, image: frame.image)
+        subjects = try observations == nil ? redetected(subjects, in: frame.image) : referenced(subjects, in: frame.image)
         if params.adaptiveDetection && detect {
             let ids = Set(subjects.map(\.id))
             let stable = ids == lastDetectedIDs && subjects.allSatisfy(\.isObserved)
@@ -120,8 +129,47 @@ public final class TrackingPipeline {
         processed += 1
         if observations != nil { detections += 1 }
         lastObservations = observations
-        return try finish(frame.time, image: frame.image,
-                          subjects: tracker.update(time: frame.time, observations: observations, image: frame.image))
+        var subjects = tracker.update(time: frame.time, observations: observations, image: frame.image)
+        subjects = try observations == nil ? redetected(subjects, in: frame.image) : referenced(subjects, in: frame.image)
+        return try finish(frame.time, image: frame.image, subjects: subjects)
+    }
+
+    /// The subjects of a frame the detector ran on, unchanged; with `redetector`, its look at each
+    /// face just detected is kept as the zero for re-detecting that face.
+    private func referenced(_ subjects: [TrackedSubject], in image: Image) throws(DetectorError) -> [TrackedSubject] {
+        let skipsFrames = params.detectEvery > 1 || params.adaptiveDetection || params.asyncDetection
+        guard let redetector, skipsFrames else { return subjects }
+        var references: [UUID: FacePlacement] = [:]
+        for subject in subjects where subject.kind == .person {
+            guard let face = subject.faceRect else { continue }
+            if subject.isObserved, let placement = try redetector.reference(for: face, in: image) {
+                references[subject.id] = placement
+            } else if let kept = faceReferences[subject.id] {
+                references[subject.id] = kept
+            }
+        }
+        faceReferences = references
+        return subjects
+    }
+
+    /// The subjects of a frame no detector ran on, with the faces `redetector` finds again moved
+    /// to where it found them.
+    private func redetected(_ subjects: [TrackedSubject], in image: Image) throws(DetectorError) -> [TrackedSubject] {
+        guard let redetector, !subjects.isEmpty else { return subjects }
+        var sightings: [SubjectSighting] = []
+        for subject in subjects where subject.kind == .person {
+            guard let face = subject.faceRect,
+                  let found = try redetector.redetect(face: face, reference: faceReferences[subject.id], in: image) else { continue }
+            sightings.append(SubjectSighting(id: subject.id, face: found.rect, body: nil))
+        }
+        // Two faces found again on the same spot (one person passing another): neither is sure.
+        let contested = Set(sightings.indices.filter { i in
+            sightings.indices.contains { j in j != i && sightings[i].face!.intersectionOverUnion(sightings[j].face!) > 0.5 }
+        })
+        sightings = sightings.indices.filter { !contested.contains($0) }.map { sightings[$0] }
+        guard !sightings.isEmpty else { return subjects }
+        redetections += sightings.count
+        return tracker.refresh(sightings) ?? subjects
     }
 
     /// Custom tracking: observations made elsewhere (an app's own detector), at `time`, with no

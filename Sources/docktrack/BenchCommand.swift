@@ -54,6 +54,9 @@ struct BenchCommand: ParsableCommand {
     @Option(help: "The detector the pipelines run (see track --detector).")
     var pipelineDetector = "default"
 
+    @Flag(inversion: .prefixedNo, help: "Re-detect the tracked faces on frames the detector skips (see track --redetection).")
+    var redetection = true
+
     @Option(help: ArgumentHelp("Also replay the input as a live camera at this many frames per second (real time) through the pipeline with detection on its own thread (track --detect-async), and measure capture-to-command latency.", valueName: "fps"))
     var live: Double?
 
@@ -191,8 +194,10 @@ struct BenchCommand: ParsableCommand {
         params.adaptiveDetection = detectEvery == 0
         params.asyncDetection = asyncDetection
         params.minimumConfidence = threshold
-        return TrackingPipeline(detector: try DetectorCatalog.make(pipelineDetector, models: store),
-                                cues: FaceCueEstimator(landmarks: try FaceLandmarkDetector(models: store)), params: params)
+        let pipeline = TrackingPipeline(detector: try DetectorCatalog.make(pipelineDetector, models: store),
+                                        cues: FaceCueEstimator(landmarks: try FaceLandmarkDetector(models: store)), params: params)
+        if redetection { pipeline.redetector = try FaceRedetector(models: store) }
+        return pipeline
     }
 
     /// The frame loop as `docktrack track` runs it on a recorded video, its commands made and

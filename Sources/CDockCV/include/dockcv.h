@@ -212,9 +212,13 @@ void dcv_onet_destroy(dcv_onet *net);
  * out N x W x H x C (width and height swapped), which this function builds.
  * Writes 5 landmarks to points[10] as x0..x4, y0..y4 in image pixels: left eye, right eye
  * (as seen in the picture), nose, left and right mouth corner; and the face probability to
- * *face_score. Returns 0, or -1 on error. */
+ * *face_score; when face_box is not NULL, the face box the network's regression puts on the
+ * face (face_box[4]: x, y, width, height in image pixels, top-left origin), which follows a face
+ * that moved up to about a third of its size away from the box asked about. Returns 0, or -1
+ * on error. */
 int dcv_onet_landmarks(dcv_onet *net, const dcv_image *image, float x, float y, float width,
-                       float height, float *points, float *face_score, dcv_status *status);
+                       float height, float *points, float *face_score, float *face_box,
+                       dcv_status *status);
 
 /* ---- faces with the whole MTCNN cascade (ONNX) ------------------------------------------- */
 
