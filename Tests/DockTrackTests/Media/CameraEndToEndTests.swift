@@ -157,8 +157,12 @@ import Glibc
         // person changes, so the final pan must lie within what those people ask for.
         func wanted(_ x: Double) -> Double { atan((x - 0.5) * 2 * tan(35 * Double.pi / 180)) - atan(-1.0 / 6 * 2 * tan(35 * Double.pi / 180)) }
         let range = (primaryX.map(wanted).min()! - 0.05)...(primaryX.map(wanted).max()! + 0.05)
-        // (On a loaded machine the dock may still be on its way: past 0.05 rad it has clearly turned.)
-        #expect(lastPan > 0.05 && range.contains(lastPan), "docksim's pan went to \(lastPan) rad; the people ask for \(range)")
+        // The primary person changes on vtest and a loaded machine slows the loop, so the dock's
+        // path varies: it must have turned clearly (commands reached docksim), and end where the
+        // people ask.
+        let widest = pans.map(abs).max() ?? 0
+        #expect(widest > 0.05, "docksim's dock never turned (at most \(widest) rad)")
+        #expect(range.contains(lastPan), "docksim's pan went to \(lastPan) rad; the people ask for \(range)")
     }
 
     @Test func aMissingCameraIsAClearError() throws {
