@@ -3,13 +3,13 @@
 public enum DetectorCatalog {
     /// Every name with a one-line description, for `--help` and error messages.
     public static let descriptions: KeyValuePairs<String, String> = [
-        "default": "dnn-face-verified + hog-body: faces and whole people",
+        "default": "mtcnn-face + hog-body: faces from 20 px up (no animal faces) and whole people",
         "dnn-face": "faces, res10 SSD DNN (models/)",
         "dnn-face-verified": "faces, res10 SSD DNN, each face checked by MTCNN's O-Net (no animal faces)",
-        "mtcnn-face": "faces, the whole MTCNN cascade from 20 px faces up (models/pnet, rnet, onet): small faces in large frames, slower",
+        "mtcnn-face": "faces, the whole MTCNN cascade from 20 px faces up (models/pnet, rnet, onet): small faces in large frames, no animal faces; 1.2 to 2 times res10's time",
         "haar-face": "faces, Haar cascades, frontal and profile (opencv-data)",
         "lbp-face": "faces, LBP cascades, frontal and profile: fastest (opencv-data)",
-        "fast": "dnn-face-verified + hog-body-fast: faces and whole people, about twice as fast as default",
+        "fast": "dnn-face-verified + hog-body-fast: faces from about a tenth of the frame's height and whole people, 2 to 3 times as fast as default",
         "hog-body": "people, HOG + linear SVM (built into OpenCV)",
         "hog-body-fast": "people, HOG with the Daimler 48x96 window (built into OpenCV), coarser scale steps: about 3 times faster than hog-body",
         "cascade-body": "people, Haar full-body and upper-body cascades (opencv-data)",
@@ -33,7 +33,7 @@ public enum DetectorCatalog {
 
     private static func makeOne(_ name: String, models: ModelStore) throws(DetectorError) -> any Detector {
         switch name {
-        case "default": return CombinedDetector([try verifiedFaces(models), try HOGPeopleDetector()])
+        case "default": return CombinedDetector([try MTCNNFaceDetector(models: models), try HOGPeopleDetector()])
         case "dnn-face": return try SSDFaceDetector(models: models)
         case "dnn-face-verified": return try verifiedFaces(models)
         case "mtcnn-face": return try MTCNNFaceDetector(models: models)

@@ -71,7 +71,10 @@ import Testing
         let run = try ToolRun.docktrack(["detect", Fixtures.sample("messi5.jpg"), "--models", empty.path])
         #expect(run.status == 1)
         #expect(run.errorLines.count == 1)
-        #expect(run.stderr.contains("model file not found: \(empty.path)/res10_300x300_ssd_deploy.prototxt"))
+        #expect(run.stderr.contains("model file not found: \(empty.path)/pnet.onnx"), "the default's first model: \(run.stderr)")
+        let res10 = try ToolRun.docktrack(["detect", Fixtures.sample("messi5.jpg"), "-d", "dnn-face", "--models", empty.path])
+        #expect(res10.status == 1)
+        #expect(res10.stderr.contains("model file not found: \(empty.path)/res10_300x300_ssd_deploy.prototxt"))
     }
 
     @Test func badOptionsAreUsageErrors() throws {

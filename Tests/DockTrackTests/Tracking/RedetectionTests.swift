@@ -7,10 +7,11 @@ import Testing
 @Suite struct RedetectionTests {
     /// grace_hopper_512x512.jpg seen through a 300 px window that swings left and right (1.2 s
     /// period, up to 11 px a frame) and up and down (0.9 s), at 30 frames a second, each view
-    /// 240x240; and where the face is in each view (res10's box on the whole picture, moved).
+    /// 240x240; and where the face is in each view (the default detector's box on the whole
+    /// picture, moved: the same box shape the tracked face has).
     static func sweep(frames count: Int) throws -> (frames: [Frame], faces: [UnitRect]) {
         let picture = try Image(contentsOf: Fixtures.sample("grace_hopper_512x512.jpg"))
-        let found = try DetectorCatalog.make("dnn-face", models: Fixtures.models).detect(in: picture, minimumConfidence: 0.5)
+        let found = try DetectorCatalog.make("default", models: Fixtures.models).detect(in: picture, minimumConfidence: 0.5)
         let face = try #require(found.first { $0.type == .humanFace }).rect.pixelRect(in: picture.size)
         let side = 300.0, out = ImageSize(width: 240, height: 240), factor = Double(out.width) / side
         var frames: [Frame] = [], faces: [UnitRect] = []
