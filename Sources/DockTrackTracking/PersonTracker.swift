@@ -44,7 +44,9 @@ extension SubjectTracker {
 
 /// Tracks people: a face and the body below it are one person; association by overlap and
 /// motion (a constant-velocity Kalman filter per box), optimal assignment between tracks and
-/// detections, a grace period for occlusions and missed detections.
+/// detections, a grace period for occlusions and missed detections. Observations of objects
+/// (an app's own, in custom tracking) are followed the same way as subjects of their own kind,
+/// never joined to a person.
 public struct PersonTracker: SubjectTracker {
     public struct Params: Sendable, Equatable {
         /// Detections a new track needs before it is reported (filters one-frame false hits).
@@ -74,6 +76,7 @@ public struct PersonTracker: SubjectTracker {
     /// One person being followed.
     struct Track {
         let id: UUID
+        var kind = TrackedSubject.Kind.person
         var face: BoxFilter?
         var body: BoxFilter?
         var faceSeen: Double = -.infinity
@@ -118,6 +121,7 @@ public struct PersonTracker: SubjectTracker {
             if let lastDetection { detectionInterval = now - lastDetection }
             lastDetection = now
             var people = PersonObservation.group(observations.filter { $0.type != .object })
+                + observations.filter { $0.type == .object }.map { PersonObservation(face: nil, body: $0.rect, isObject: true) }
             if let image {
                 for i in people.indices { people[i].appearance = people[i].body.flatMap { try? Appearance(of: $0, in: image) } }
             }
@@ -146,7 +150,7 @@ public struct PersonTracker: SubjectTracker {
     private func reported(at now: Double) -> [TrackedSubject] {
         let reportLostFor = stretched(params.reportLostFor)
         return tracks.filter { $0.isConfirmed && now - $0.lastSeen <= reportLostFor }.map { track in
-            TrackedSubject(id: track.id, kind: .person, rect: track.rect.clippedToUnit(), faceRect: track.face?.rect.clippedToUnit(),
+            TrackedSubject(id: track.id, kind: track.kind, rect: track.rect.clippedToUnit(), faceRect: track.face?.rect.clippedToUnit(),
                            timeInView: now - track.firstSeen, isObserved: track.lastSeen == now,
                            bodyRect: track.body?.rect.clippedToUnit())
         }
@@ -177,7 +181,7 @@ public struct PersonTracker: SubjectTracker {
             fold(people[p], into: &tracks[t], at: now)
         }
         for (p, person) in people.enumerated() where !matched.contains(p) {
-            var track = Track(id: identifiers.next(), firstSeen: now, lastSeen: now)
+            var track = Track(id: identifiers.next(), kind: person.isObject ? .object : .person, firstSeen: now, lastSeen: now)
             track.face = person.face.map { BoxFilter($0, params: params.filter) }
             track.body = person.body.map { BoxFilter($0, params: params.filter) }
             if person.face != nil { track.faceSeen = now }
@@ -215,6 +219,7 @@ public struct PersonTracker: SubjectTracker {
     /// The cost of explaining `person` by `track`: 1 - the best overlap of a shared part, plus
     /// the centre distance in units of the track's size; infinite when they cannot be the same.
     func cost(_ track: Track, _ person: PersonObservation, at now: Double) -> Double {
+        guard (track.kind == .object) == person.isObject else { return .infinity }
         var best = Double.infinity
         // Lost tracks may have drifted: the distance allowed grows with the time unseen.
         let slack = 1 + min(2, (now - track.lastSeen) * 2)
@@ -244,6 +249,8 @@ public struct PersonObservation: Sendable, Equatable {
     public var body: UnitRect?
     /// The clothing colours of the body, when the picture was at hand.
     public var appearance: Appearance?
+    /// An object, not a person: its box is in `body`.
+    public var isObject = false
 
     /// Whether `face` is where the head of `body` is: horizontally inside it, in its top part,
     /// and narrower than it.

@@ -94,3 +94,22 @@ import Testing
         #expect(abs(moved.width - 0.22) < 1e-9 && abs(moved.height - 0.22) < 1e-9, "\(moved)")
     }
 }
+
+/// Objects among an app's observations are subjects of their own: never joined to a person.
+@Suite struct ObservedObjectTests {
+    @Test func anObjectBesideAPersonKeepsItsOwnIdentityAndKind() {
+        var tracker = PersonTracker(identifiers: .sequential)
+        let face = Observation(type: .humanFace, rect: UnitRect(x: 0.3, y: 0.5, width: 0.1, height: 0.12), confidence: 0.9)
+        var subjects: [TrackedSubject] = []
+        for k in 0..<10 {
+            // The object sits where the person's face is, then moves right.
+            let object = Observation(type: .object, rect: UnitRect(x: 0.3 + 0.02 * Double(k), y: 0.5, width: 0.1, height: 0.12), confidence: 0.9)
+            subjects = tracker.update(time: Double(k) / 10, observations: [face, object])
+        }
+        #expect(subjects.count == 2)
+        #expect(Set(subjects.map(\.kind)) == [.person, .object])
+        let object = subjects.first { $0.kind == .object }
+        #expect(object?.faceRect == nil && abs((object?.rect.midX ?? 0) - 0.53) < 0.03, "\(String(describing: object))")
+        #expect(Set(subjects.map(\.id)).count == 2)
+    }
+}
