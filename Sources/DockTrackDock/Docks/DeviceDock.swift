@@ -34,11 +34,14 @@ public final class DeviceDock: Dock {
         return state
     }
 
-    /// Sends `command` to the device. The device's refusal is a ``DockError``.
+    /// Sends `command` to the device as the model takes it: speeds and targets within the limits
+    /// in force (a client's `setLimits` narrows them; devices have no limits of their own to set).
+    /// A request the model refuses (out of range numbers, roll without roll) never reaches the
+    /// device; the device's own refusal is a ``DockError`` too.
     public func perform(_ command: DockCommand, at time: Double) throws {
-        reported.commanded(command, at: clock())
-        _ = try? model.apply(command, at: time)
-        try hardware.apply(command, at: time)
+        let accepted = try model.apply(command, at: time)
+        reported.commanded(accepted, at: clock())
+        try hardware.apply(accepted, at: time)
     }
 
     /// The latency measured from the device's positions (0.05 s until measured).

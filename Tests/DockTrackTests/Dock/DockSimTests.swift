@@ -64,13 +64,8 @@ import Glibc
     @Test func theDockEndsUpPointingAtThePerson() throws {
         // Custom tracking: a face right of centre (x 0.7...0.8), fed at 20 per second for 4 s,
         // through docktrack into docksim.
-        let folder = try Fixtures.temporaryFolder()
-        let observations = (0..<80).map { i in
-            DetectionRecord(frame: i, time: Double(i) / 20, size: ImageSize(width: 640, height: 480), observations: [
-                Observation(type: .humanFace, rect: UnitRect(x: 0.7, y: 0.55, width: 0.1, height: 0.13), confidence: 0.9)]).jsonLine
-        }
-        let input = folder.appendingPathComponent("observations.jsonl")
-        try (observations.joined(separator: "\n") + "\n").write(to: input, atomically: true, encoding: .utf8)
+        let input = try Fixtures.observationsFile([
+            Observation(type: .humanFace, rect: UnitRect(x: 0.7, y: 0.55, width: 0.1, height: 0.13), confidence: 0.9)], count: 80)
         let track = try ToolRun.docktrack(["track", "--observations", input.path])
         #expect(track.status == 0)
         let (replies, _) = try pipe(track.lines)

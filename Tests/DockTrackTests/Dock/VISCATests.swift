@@ -43,6 +43,35 @@ import Glibc
         #expect(throws: DockError.notCapable("roll")) { try dock.apply(.setAngularVelocity(AngularVelocity(z: 0.1)), at: 2) }
     }
 
+    /// Limits a client sets reach the device as clamped commands: a VISCA camera limited to
+    /// +-0.3 rad of pan is never sent a position past it, nor a speed past the limit's.
+    @Test func limitsSetOnADeviceDockAreWhatTheCameraIsSent() throws {
+        let camera = try FakeVISCACamera()
+        defer { camera.stop() }
+        let clock = ManualClock(at: 0)
+        let dock = DeviceDock(hardware: VISCADock(transport: try VISCAOverUDP(host: "127.0.0.1", port: camera.port), units: units),
+                              clock: clock.reading)
+        var limits = DockLimits.standard
+        limits.yaw = AxisLimits(range: -0.3...0.3, maximumSpeed: 0.5, maximumAcceleration: 4)
+        try dock.perform(.setLimits(limits), at: 0)
+        try dock.perform(.setOrientation(DockOrientation(x: 0, y: 1.5, z: 0), duration: 1, relative: false), at: 0)
+        // What the camera received (its thread may still be at it when the reply is read).
+        func received(_ count: Int) -> [[UInt8]] {
+            let deadline = MonotonicClock.now() + 5
+            while camera.packets.count < count && MonotonicClock.now() < deadline { usleep(2_000) }
+            return camera.packets
+        }
+        let limit = 0.3 * 180 / .pi * units.panPerDegree
+        #expect(received(1).count == 1)
+        #expect(abs(Double(camera.position.pan) - limit) <= 1, "pan sent \(camera.position.pan) units, the limit is \(limit)")
+        clock.advance(by: 1)
+        try dock.perform(.setAngularVelocity(AngularVelocity(x: 0, y: 3, z: 0)), at: 1)
+        #expect(received(2).last == VISCA.drive(AngularVelocity(x: 0, y: 0.5, z: 0), units: units), "the speed limit reaches the camera")
+        #expect(throws: DockError.self) { try dock.perform(.setAngularVelocity(AngularVelocity(x: 0, y: .nan, z: 0)), at: 1.1) }
+        usleep(50_000)
+        #expect(camera.packets.count == 2, "a refused request is not sent: \(camera.packets)")
+    }
+
     @Test func aSilentCameraIsNotConnected() throws {
         // A UDP port nobody answers on.
         let camera = try FakeVISCACamera()

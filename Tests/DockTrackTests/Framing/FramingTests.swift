@@ -226,14 +226,9 @@ import Testing
     /// An app's own object observations (custom tracking) are followed as objects and framed: the
     /// person tracker once dropped them (no subject, no motion, no error).
     @Test func customTrackingOfObjectsDrivesTheDockTowardTheObject() throws {
-        let folder = try Fixtures.temporaryFolder()
-        let lines = (0..<60).map { i in
-            DetectionRecord(frame: i, time: Double(i) / 20, size: ImageSize(width: 640, height: 480), observations: [
-                Observation(type: .object, rect: UnitRect(x: 0.72, y: 0.4, width: 0.1, height: 0.1), confidence: 0.9)]).jsonLine
-        }
-        let input = folder.appendingPathComponent("objects.jsonl")
-        try (lines.joined(separator: "\n") + "\n").write(to: input, atomically: true, encoding: .utf8)
-        let states = folder.appendingPathComponent("states.jsonl").path
+        let input = try Fixtures.observationsFile([
+            Observation(type: .object, rect: UnitRect(x: 0.72, y: 0.4, width: 0.1, height: 0.1), confidence: 0.9)], count: 60)
+        let states = input.deletingLastPathComponent().appendingPathComponent("states.jsonl").path
         let run = try ToolRun.docktrack(["track", "--observations", input.path, "--states", states, "--sequential-identifiers"])
         #expect(run.status == 0, "\(run.stderr)")
         let yaw = try run.lines.map { line -> Double in

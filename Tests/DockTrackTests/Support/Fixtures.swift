@@ -37,6 +37,17 @@ enum Fixtures {
         return url
     }
 
+    /// Custom-tracking input (`track --observations`): `count` lines of the same `observations`
+    /// in a 640x480 frame, `rate` per second, written to a file in a fresh temporary folder.
+    static func observationsFile(_ observations: [Observation], count: Int, rate: Double = 20) throws -> URL {
+        let lines = (0..<count).map { i in
+            DetectionRecord(frame: i, time: Double(i) / rate, size: ImageSize(width: 640, height: 480), observations: observations).jsonLine
+        }
+        let url = try temporaryFolder().appendingPathComponent("observations.jsonl")
+        try (lines.joined(separator: "\n") + "\n").write(to: url, atomically: true, encoding: .utf8)
+        return url
+    }
+
     /// The first `bytes` bytes of a sample, written to a temporary file: a truncated download.
     static func truncatedCopy(of name: String, bytes: Int, in folder: URL) throws -> String {
         let data = try Data(contentsOf: URL(fileURLWithPath: sample(name)))
