@@ -311,6 +311,29 @@ int dcv_image_patch(const dcv_image *image, float x, float y, float width, float
     });
 }
 
+int dcv_match_template(const float *search, int sw, int sh, const float *templ, int tw, int th,
+                       int *best_x, int *best_y, float *score, dcv_status *status) {
+    return guarded<int>(status, -1, [&]() -> int {
+        if (search == nullptr || templ == nullptr || best_x == nullptr || best_y == nullptr ||
+            score == nullptr || tw <= 0 || th <= 0 || tw > sw || th > sh) {
+            set_status(status, DCV_ERR_ARGUMENT, "bad template match request");
+            return -1;
+        }
+        cv::Mat area(sh, sw, CV_32F, const_cast<float *>(search));
+        cv::Mat pattern(th, tw, CV_32F, const_cast<float *>(templ));
+        cv::Mat result;
+        cv::matchTemplate(area, pattern, result, cv::TM_CCOEFF_NORMED);
+        cv::patchNaNs(result, 0.0);
+        double best = 0;
+        cv::Point at;
+        cv::minMaxLoc(result, nullptr, &best, nullptr, &at);
+        *best_x = at.x;
+        *best_y = at.y;
+        *score = std::isfinite(best) ? (float)best : 0.0f;
+        return 0;
+    });
+}
+
 // ---- video input --------------------------------------------------------------------------
 
 dcv_capture *dcv_capture_open(const char *path, dcv_status *status) {

@@ -42,6 +42,8 @@ public struct PixelRect: Hashable, Sendable {
     }
 
     public var area: Double { max(0, width) * max(0, height) }
+    public var midX: Double { x + width / 2 }
+    public var midY: Double { y + height / 2 }
 
     /// This rectangle in an image `factor` times as large.
     public func scaled(by factor: Double) -> PixelRect {

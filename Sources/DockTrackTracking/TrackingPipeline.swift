@@ -46,10 +46,15 @@ public final class TrackingPipeline {
     /// skips (detecting every Nth frame, ahead, or on a worker thread); `nil`: faces move by
     /// their motion model alone until the next detection. Used on the thread that processes frames.
     public var redetector: (any Redetector)?
-    /// Subjects found again by `redetector` so far.
+    /// Looks again for the tracked bodies where they are predicted, on the frames the detector
+    /// skips, as `redetector` does for faces; `nil`: bodies move by their motion model alone.
+    public var bodyRedetector: (any BodyRedetector)?
+    /// Subjects found again by `redetector` or `bodyRedetector` so far.
     public private(set) var redetections = 0
     /// Where `redetector` saw each tracked face on the last frame it was detected in.
     private var faceReferences: [UUID: FacePlacement] = [:]
+    /// How each tracked body looked on the last frame it was detected in.
+    private var bodyTemplates: [UUID: BodyTemplate] = [:]
     public var ranker: any SubjectRanker
     private var objects: [VisualObjectTracker] = []
     private var processed = 0
@@ -135,38 +140,64 @@ public final class TrackingPipeline {
     }
 
     /// The subjects of a frame the detector ran on, unchanged; with `redetector`, its look at each
-    /// face just detected is kept as the zero for re-detecting that face.
+    /// face just detected is kept as the zero for re-detecting that face, and with
+    /// `bodyRedetector` each body just detected as the template to find it again by.
     private func referenced(_ subjects: [TrackedSubject], in image: Image) throws(DetectorError) -> [TrackedSubject] {
         let skipsFrames = params.detectEvery > 1 || params.adaptiveDetection || params.asyncDetection
-        guard let redetector, skipsFrames else { return subjects }
+        guard redetector != nil || bodyRedetector != nil, skipsFrames else { return subjects }
         var references: [UUID: FacePlacement] = [:]
+        var templates: [UUID: BodyTemplate] = [:]
         for subject in subjects where subject.kind == .person {
-            guard let face = subject.faceRect else { continue }
-            if subject.isObserved, let placement = try redetector.reference(for: face, in: image) {
-                references[subject.id] = placement
-            } else if let kept = faceReferences[subject.id] {
-                references[subject.id] = kept
+            if let redetector, let face = subject.faceRect {
+                if subject.isObserved, let placement = try redetector.reference(for: face, in: image) {
+                    references[subject.id] = placement
+                } else if let kept = faceReferences[subject.id] {
+                    references[subject.id] = kept
+                }
+            }
+            if let bodyRedetector, let body = subject.bodyRect {
+                if subject.isObserved, let template = try bodyRedetector.template(of: body, in: image) {
+                    templates[subject.id] = template
+                } else if let kept = bodyTemplates[subject.id] {
+                    templates[subject.id] = kept
+                }
             }
         }
         faceReferences = references
+        bodyTemplates = templates
         return subjects
     }
 
-    /// The subjects of a frame no detector ran on, with the faces `redetector` finds again moved
-    /// to where it found them.
+    /// The subjects of a frame no detector ran on, with the faces `redetector` and the bodies
+    /// `bodyRedetector` find again moved to where they were found.
     private func redetected(_ subjects: [TrackedSubject], in image: Image) throws(DetectorError) -> [TrackedSubject] {
-        guard let redetector, !subjects.isEmpty else { return subjects }
+        guard redetector != nil || bodyRedetector != nil, !subjects.isEmpty else { return subjects }
         var sightings: [SubjectSighting] = []
         for subject in subjects where subject.kind == .person {
-            guard let face = subject.faceRect,
-                  let found = try redetector.redetect(face: face, reference: faceReferences[subject.id], in: image) else { continue }
-            sightings.append(SubjectSighting(id: subject.id, face: found.rect, body: nil))
+            var face: UnitRect?, body: UnitRect?
+            if let redetector, let predicted = subject.faceRect {
+                face = try redetector.redetect(face: predicted, reference: faceReferences[subject.id], in: image)?.rect
+            }
+            if let bodyRedetector, let predicted = subject.bodyRect, let template = bodyTemplates[subject.id] {
+                body = try bodyRedetector.redetect(body: predicted, template: template, in: image)
+            }
+            if face != nil || body != nil { sightings.append(SubjectSighting(id: subject.id, face: face, body: body)) }
         }
-        // Two faces found again on the same spot (one person passing another): neither is sure.
-        let contested = Set(sightings.indices.filter { i in
-            sightings.indices.contains { j in j != i && sightings[i].face!.intersectionOverUnion(sightings[j].face!) > 0.5 }
-        })
-        sightings = sightings.indices.filter { !contested.contains($0) }.map { sightings[$0] }
+        // Two faces or bodies found again on the same spot (one person passing another): neither is sure.
+        func contested(_ part: KeyPath<SubjectSighting, UnitRect?>) -> Set<Int> {
+            Set(sightings.indices.filter { i in
+                guard let mine = sightings[i][keyPath: part] else { return false }
+                return sightings.indices.contains { j in
+                    j != i && (sightings[j][keyPath: part].map { mine.intersectionOverUnion($0) > 0.5 } ?? false)
+                }
+            })
+        }
+        let contestedFaces = contested(\.face), contestedBodies = contested(\.body)
+        for i in sightings.indices {
+            if contestedFaces.contains(i) { sightings[i].face = nil }
+            if contestedBodies.contains(i) { sightings[i].body = nil }
+        }
+        sightings.removeAll { $0.face == nil && $0.body == nil }
         guard !sightings.isEmpty else { return subjects }
         redetections += sightings.count
         return tracker.refresh(sightings) ?? subjects
@@ -215,6 +246,15 @@ public final class TrackingPipeline {
         subjects.sort { ($0.saliencyRank ?? .max) < ($1.saliencyRank ?? .max) }
         self.subjects = subjects
         return subjects
+    }
+}
+
+extension TrackingPipeline {
+    /// Re-detection on the frames the detector skips: faces by MTCNN's O-Net (``FaceRedetector``),
+    /// bodies by their look on their last detection frame (``TemplateBodyRedetector``).
+    public func redetect(models: ModelStore) throws(DetectorError) {
+        redetector = try FaceRedetector(models: models)
+        bodyRedetector = TemplateBodyRedetector()
     }
 }
 

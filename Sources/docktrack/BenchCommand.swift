@@ -54,7 +54,7 @@ struct BenchCommand: ParsableCommand {
     @Option(help: "The detector the pipelines run (see track --detector).")
     var pipelineDetector = "default"
 
-    @Flag(inversion: .prefixedNo, help: "Re-detect the tracked faces on frames the detector skips (see track --redetection).")
+    @Flag(inversion: .prefixedNo, help: "Re-detect the tracked faces and bodies on frames the detector skips (see track --redetection).")
     var redetection = true
 
     @Option(help: ArgumentHelp("Also replay the input as a live camera at this many frames per second (real time) through the pipeline with detection on its own thread (track --detect-async), and measure capture-to-command latency.", valueName: "fps"))
@@ -196,7 +196,7 @@ struct BenchCommand: ParsableCommand {
         params.minimumConfidence = threshold
         let pipeline = TrackingPipeline(detector: try DetectorCatalog.make(pipelineDetector, models: store),
                                         cues: FaceCueEstimator(landmarks: try FaceLandmarkDetector(models: store)), params: params)
-        if redetection { pipeline.redetector = try FaceRedetector(models: store) }
+        if redetection { try pipeline.redetect(models: store) }
         return pipeline
     }
 

@@ -47,7 +47,7 @@ struct TrackCommand: ParsableCommand {
     @Flag(help: "Adapt the detection interval: it doubles (up to 8 frames) while the tracked subjects stay as they are, and is back to every frame on any change.")
     var adaptiveDetection = false
 
-    @Flag(inversion: .prefixedNo, help: "On frames the detector skips, look for each tracked face again where it is predicted (one O-Net run per face): the box stays on a moving face and is checked every frame.")
+    @Flag(inversion: .prefixedNo, help: "On frames the detector skips, look for each tracked face and body again where it is predicted (one O-Net run per face, a template match per body): boxes stay on moving people and faces are checked every frame.")
     var redetection = true
 
     @Option(parsing: .singleValue, help: ArgumentHelp(
@@ -114,7 +114,7 @@ struct TrackCommand: ParsableCommand {
             let pipeline = TrackingPipeline(detector: detector, cues: cues, params: params,
                                             identifiers: sequentialIdentifiers ? .sequential : .random)
             if cues != nil { pipeline.listener = try listener(for: source) }
-            if redetection { pipeline.redetector = try FaceRedetector(models: models) }
+            if redetection { try pipeline.redetect(models: models) }
             let (statesOutput, commands) = try outputs()
             let framingParams = framing.params(for: source.info.size)
             let address = try dockOptions.address(default: "-")

@@ -119,6 +119,14 @@ int dcv_image_crop(const dcv_image *src, dcv_image *dst, float x, float y, float
 int dcv_image_patch(const dcv_image *image, float x, float y, float width, float height,
                     int out_width, int out_height, int gray, float *out, dcv_status *status);
 
+/* Where `templ` (tw x th floats, row by row) matches best inside `search` (sw x sh floats),
+ * both one gray value per pixel as dcv_image_patch writes them: cv::matchTemplate with
+ * TM_CCOEFF_NORMED. Writes the best match's top-left corner (pixels of `search`) and its
+ * normalized correlation (-1...1; 0 where either is flat). The template must fit inside the
+ * search area. Returns 0, or -1 on error. */
+int dcv_match_template(const float *search, int sw, int sh, const float *templ, int tw, int th,
+                       int *best_x, int *best_y, float *score, dcv_status *status);
+
 /* ---- video input (cv::VideoCapture, FFmpeg back end) ------------------------------------- */
 
 typedef struct dcv_capture dcv_capture;
