@@ -82,6 +82,8 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // The client API as an app uses it (README: the dock protocol; run by the tests against docksim).
+        .executableTarget(name: "dock-client-example", dependencies: ["DockTrack"], path: "Examples/DockClient"),
         .executableTarget(
             name: "docksim",
             dependencies: [

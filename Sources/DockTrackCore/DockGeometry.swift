@@ -110,25 +110,30 @@ public struct DockLimits: Sendable, Equatable, Codable {
             let hardware = self[axis], wanted = asked[axis]
             let numbers = [wanted.range.lowerBound, wanted.range.upperBound, wanted.maximumSpeed, wanted.maximumAcceleration]
             // A missing acceleration (infinity when decoded) is the hardware's.
-            let acceleration = wanted.maximumAcceleration == .infinity ? hardware.maximumAcceleration : wanted.maximumAcceleration
-            guard !numbers.contains(where: \.isNaN), wanted.maximumSpeed.isFinite, acceleration.isFinite else {
+            let askedAcceleration = wanted.maximumAcceleration == .infinity ? hardware.maximumAcceleration : wanted.maximumAcceleration
+            guard !numbers.contains(where: \.isNaN), wanted.maximumSpeed.isFinite, askedAcceleration.isFinite else {
                 throw .invalidRequest("\(axis.rawValue) limits must be finite numbers")
             }
-            let low = wanted.range.lowerBound.isInfinite ? hardware.range.lowerBound : wanted.range.lowerBound
-            let high = wanted.range.upperBound.isInfinite ? hardware.range.upperBound : wanted.range.upperBound
-            if axis == .roll && hardware.maximumSpeed == 0 && (wanted.maximumSpeed > 0 || low < hardware.range.lowerBound || high > hardware.range.upperBound) {
+            // A bound or speed past the hardware's by less than the wire's rounding (4 decimals:
+            // limits read from the dock and sent back) is the hardware's.
+            func snapped(_ value: Double, to bound: Double) -> Double { abs(value - bound) <= 1e-4 ? bound : value }
+            let low = wanted.range.lowerBound.isInfinite ? hardware.range.lowerBound : snapped(wanted.range.lowerBound, to: hardware.range.lowerBound)
+            let high = wanted.range.upperBound.isInfinite ? hardware.range.upperBound : snapped(wanted.range.upperBound, to: hardware.range.upperBound)
+            let speed = snapped(wanted.maximumSpeed, to: hardware.maximumSpeed)
+            let acceleration = snapped(askedAcceleration, to: hardware.maximumAcceleration)
+            if axis == .roll && hardware.maximumSpeed == 0 && (speed > 0 || low < hardware.range.lowerBound || high > hardware.range.upperBound) {
                 throw .notCapable("roll")
             }
-            guard wanted.maximumSpeed >= 0, acceleration >= 0 else {
+            guard speed >= 0, acceleration >= 0 else {
                 throw .invalidRequest("\(axis.rawValue) maximumSpeed and maximumAcceleration must not be negative")
             }
-            guard wanted.maximumSpeed <= hardware.maximumSpeed, acceleration <= hardware.maximumAcceleration else {
+            guard speed <= hardware.maximumSpeed, acceleration <= hardware.maximumAcceleration else {
                 throw .invalidRequest("\(axis.rawValue) speed \(wanted.maximumSpeed) rad/s or acceleration \(acceleration) rad/s² above the dock's \(hardware.maximumSpeed) and \(hardware.maximumAcceleration)")
             }
             guard low >= hardware.range.lowerBound, high <= hardware.range.upperBound, low <= high else {
                 throw .invalidRequest("\(axis.rawValue) range \(low)...\(high) is wider than the dock's \(hardware.range.lowerBound)...\(hardware.range.upperBound)")
             }
-            result[axis] = AxisLimits(range: low...high, maximumSpeed: wanted.maximumSpeed, maximumAcceleration: acceleration)
+            result[axis] = AxisLimits(range: low...high, maximumSpeed: speed, maximumAcceleration: acceleration)
         }
         return result
     }

@@ -1,5 +1,35 @@
 import Foundation
 
+/// A request's `id`, as in JSON-RPC: an integer or a string the client chooses. Every reply and
+/// error that answers the request carries it back, so a client with several requests in flight
+/// knows which one each answer is for.
+public enum RequestID: Sendable, Hashable, CustomStringConvertible {
+    case number(Int)
+    case text(String)
+
+    public var description: String {
+        switch self {
+        case .number(let n): String(n)
+        case .text(let t): JSONLine.quoted(t)
+        }
+    }
+
+    /// `line` (one JSON object) with this id added first: `{"id":7,"type":"error",…}`. The one
+    /// place an id goes on a line, for requests and for their answers.
+    public func tagging(_ line: String) -> String {
+        guard line.hasPrefix("{") else { return line }
+        let rest = line.dropFirst()
+        return "{\"id\":\(description)" + (rest.hasPrefix("}") ? "" : ",") + rest
+    }
+}
+
+extension RequestID: Decodable {
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.singleValueContainer()
+        if let n = try? c.decode(Int.self) { self = .number(n) } else { self = .text(try c.decode(String.self)) }
+    }
+}
+
 /// One request line of the dock protocol, parsed once: what the session answers and what a
 /// server decides on (who may open a session), never the raw text.
 public struct DockRequest: Sendable, Equatable {
@@ -17,20 +47,40 @@ public struct DockRequest: Sendable, Equatable {
     public var kind: Kind
     /// The line's own `"time"` (seconds, the sender's clock), when it has a finite one.
     public var time: Double?
+    /// The request's `"id"`, when it has one: its answers carry it back.
+    public var id: RequestID?
 
-    public init(kind: Kind, time: Double? = nil) {
+    public init(kind: Kind, time: Double? = nil, id: RequestID? = nil) {
         self.kind = kind
         self.time = time
+        self.id = id
+    }
+
+    /// A line that is no request: the error its sender gets back, and the line's id when one
+    /// could be read from it (a command with a bad argument still names its request).
+    public struct Failure: Error, Sendable, Equatable {
+        public var error: DockError
+        public var id: RequestID?
+
+        public init(_ error: DockError, id: RequestID? = nil) {
+            self.error = error
+            self.id = id
+        }
     }
 
     /// One framed item as a request, or the error its sender gets back; nil for a blank line.
-    public static func parse(_ item: LineFramer.Item) -> Result<DockRequest, DockError>? {
+    public static func parse(_ item: LineFramer.Item) -> Result<DockRequest, Failure>? {
         switch item {
         case .tooLong(let bytes):
-            return .failure(.invalidRequest("line of \(bytes) bytes or more; at most \(LineFramer.defaultMaximumLineLength)"))
+            return .failure(Failure(.invalidRequest("line of \(bytes) bytes or more; at most \(LineFramer.defaultMaximumLineLength)")))
         case .line(let text):
             guard text.contains(where: { !$0.isWhitespace }) else { return nil }
-            return Result { () throws(DockError) in try DockRequest(parsing: text) }
+            do {
+                return .success(try DockRequest(parsing: text))
+            } catch {
+                struct IDOnly: Decodable { var id: RequestID? }
+                return .failure(Failure(error, id: (try? JSONDecoder().decode(IDOnly.self, from: Data(text.utf8)))?.id))
+            }
         }
     }
 
@@ -51,12 +101,17 @@ public struct DockRequest: Sendable, Equatable {
 }
 
 extension DockRequest: Decodable {
-    private enum Keys: String, CodingKey { case type, protocols, command, time }
+    private enum Keys: String, CodingKey { case type, protocols, command, time, id }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: Keys.self)
         // A time that is not a finite number is no time (the line may still be a request).
         time = (try? c.decodeIfPresent(Double.self, forKey: .time)).flatMap { $0?.isFinite == true ? $0 : nil }
+        do {
+            id = try c.decodeIfPresent(RequestID.self, forKey: .id)
+        } catch {
+            throw DockError.invalidRequest("id must be an integer or a string")
+        }
         if (try? c.decodeIfPresent(String.self, forKey: .type)) == "hello" {
             kind = .hello(protocols: (try? c.decodeIfPresent([String].self, forKey: .protocols)) ?? [])
             return

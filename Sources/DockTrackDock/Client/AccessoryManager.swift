@@ -19,6 +19,9 @@ public struct DockAccessory: Sendable, Equatable {
 public enum AccessoryStateChange: Sendable, Equatable {
     case docked(DockAccessory)
     case undocked(DockAccessory)
+    /// The connection to the dock ended (it hung up, or ``DockAccessoryManager/disconnect()``):
+    /// the last change; every stream ends after it.
+    case disconnected
 }
 
 /// Buttons and camera controls on the dock.
@@ -49,6 +52,10 @@ public final class DockAccessoryManager: @unchecked Sendable {
     private let eventContinuation: AsyncStream<AccessoryEvent>.Continuation
     private let batteryContinuation: AsyncStream<BatteryState>.Continuation
     private let errorContinuation: AsyncStream<(code: String, message: String)>.Continuation
+    /// Requests sent with an id, waiting for their answer.
+    private var pending: [RequestID: CheckedContinuation<DockMessage, any Error>] = [:]
+    private var nextID = 1
+    private var connected = true
 
     /// Connects to the dock serving `socketPath` and says hello.
     public init(socketPath: String) throws(DockError) {
@@ -71,7 +78,8 @@ public final class DockAccessoryManager: @unchecked Sendable {
     /// The dock, once it has answered the hello.
     public var current: DockAccessory? { lock.withLock { accessory } }
 
-    /// Sends a command (or a query: `getBattery`, `getMotionState`...) to the dock.
+    /// Sends a command (or a query: `getBattery`, `getMotionState`...) to the dock, without
+    /// waiting: the dock's refusal, if any, arrives on ``errors``.
     public func send(_ command: DockCommand, at time: Double = 0) {
         write(command.jsonLine(time: time))
     }
@@ -79,6 +87,53 @@ public final class DockAccessoryManager: @unchecked Sendable {
     /// Sends a query by name.
     public func query(_ name: String) {
         write(#"{"command":"\#(name)"}"#)
+    }
+
+    /// Sends `command` with an id of its own and waits for the dock's answer to it: returns when
+    /// the dock took it; throws the dock's error for this very command (`invalidRequest`,
+    /// `notCapable`, `rateTooHigh`, `invalidated` while undocked...), or `notConnected` when the
+    /// connection ends first.
+    public func perform(_ command: DockCommand, at time: Double = 0) async throws(DockError) {
+        _ = try await request(command.jsonLine(time: time))
+    }
+
+    /// The dock's motion state now, asked for.
+    public func motionState() async throws(DockError) -> MotionState {
+        guard case .motionState(let state) = try await request(#"{"command":"getMotionState"}"#) else { throw .invalidRequest("the dock answered something else") }
+        return state
+    }
+
+    /// The limits in force on the dock, asked for.
+    public func limits() async throws(DockError) -> DockLimits {
+        guard case .limits(let limits) = try await request(#"{"command":"getLimits"}"#) else { throw .invalidRequest("the dock answered something else") }
+        return limits
+    }
+
+    /// Sets the dock's limits and returns them as the dock now holds them.
+    public func setLimits(_ limits: DockLimits) async throws(DockError) -> DockLimits {
+        guard case .limits(let held) = try await request(DockCommand.setLimits(limits).jsonLine(time: 0)) else { throw .invalidRequest("the dock answered something else") }
+        return held
+    }
+
+    /// Sends `line` tagged with a fresh id; the first answer carrying that id (an error throws).
+    private func request(_ line: String) async throws(DockError) -> DockMessage {
+        do {
+            return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<DockMessage, any Error>) in
+                let id: RequestID? = lock.withLock {
+                    guard connected else { return nil }
+                    let id = RequestID.number(nextID)
+                    nextID += 1
+                    pending[id] = continuation
+                    return id
+                }
+                guard let id else { return continuation.resume(throwing: DockError.notConnected) }
+                write(id.tagging(line))
+            }
+        } catch let error as DockError {
+            throw error
+        } catch {
+            throw .notConnected
+        }
     }
 
     /// Closes the connection; the streams finish.
@@ -99,8 +154,25 @@ public final class DockAccessoryManager: @unchecked Sendable {
     private func readLoop() {
         for item in LineReader(fileDescriptor: fd) {
             guard case .line(let line) = item else { continue }  // a line too long to be the dock's
-            if let message = DockMessage(line: line) { handle(message) }
+            guard let reply = DockReply(line: line) else { continue }
+            if let id = reply.id, let waiting = lock.withLock({ pending.removeValue(forKey: id) }) {
+                if case .error(let code, let message) = reply.message {
+                    waiting.resume(throwing: DockError(code: code, message: message))
+                } else {
+                    waiting.resume(returning: reply.message)
+                }
+                // The answer is also what it is (a motion state, limits) for the streams below.
+                if case .error = reply.message { continue }
+            }
+            handle(reply.message)
         }
+        let unanswered = lock.withLock {
+            connected = false
+            defer { pending = [:] }
+            return pending.values
+        }
+        for waiting in unanswered { waiting.resume(throwing: DockError.notConnected) }
+        stateContinuation.yield(.disconnected)
         for finish in [stateContinuation.finish, motionContinuation.finish, eventContinuation.finish, batteryContinuation.finish, errorContinuation.finish] { finish() }
     }
 
@@ -121,7 +193,7 @@ public final class DockAccessoryManager: @unchecked Sendable {
             eventContinuation.yield(event)
         case .error(let code, let message):
             errorContinuation.yield((code, message))
-        case .dockEvent, .limits:
+        case .dockEvent, .limits, .done:
             break
         }
     }

@@ -12,10 +12,16 @@ public enum DockMessage: Sendable, Equatable {
     case accessoryEvent(AccessoryEvent)
     case limits(DockLimits)
     case error(code: String, message: String)
+    /// A command sent with an id was taken (`{"id":…,"type":"done","command":…}`).
+    case done(command: String)
 
     /// The message in `line`; `nil` for a line that is none of these.
     public init?(line: String) {
-        guard let object = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] else { return nil }
+        guard let reply = DockReply(line: line) else { return nil }
+        self = reply.message
+    }
+
+    fileprivate init?(object: [String: Any], line: String) {
         switch object["type"] as? String {
         case "hello":
             guard let a = object["accessory"] as? [String: Any], let id = UUID(uuidString: a["identifier"] as? String ?? "") else { return nil }
@@ -31,7 +37,8 @@ public enum DockMessage: Sendable, Equatable {
                 return DockVector(x: v["x"] ?? 0, y: v["y"] ?? 0, z: v["z"] ?? 0)
             }
             guard let position = vector("position"), let velocity = vector("velocity") else { return nil }
-            self = .motionState(MotionState(time: object["time"] as? Double ?? 0, position: position, velocity: velocity))
+            let error = (object["error"] as? String).map { DockError(code: $0, message: "the last command") }
+            self = .motionState(MotionState(time: object["time"] as? Double ?? 0, position: position, velocity: velocity, error: error))
         case "battery":
             var battery = BatteryState(level: object["level"] as? Double ?? 0)
             battery.name = object["name"] as? String ?? "internal"
@@ -51,8 +58,40 @@ public enum DockMessage: Sendable, Equatable {
             self = .limits(decoded.limits)
         case "error":
             self = .error(code: object["code"] as? String ?? "", message: object["message"] as? String ?? "")
+        case "done":
+            self = .done(command: object["command"] as? String ?? "")
         default:
             return nil
+        }
+    }
+}
+
+/// A line a dock sends, with the id of the request it answers when it names one. (An accessory
+/// event's `id` is its button's, never a request's.)
+public struct DockReply: Sendable, Equatable {
+    public var message: DockMessage
+    public var id: RequestID?
+
+    public init(message: DockMessage, id: RequestID? = nil) {
+        self.message = message
+        self.id = id
+    }
+
+    public init?(line: String) {
+        guard let object = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any],
+              let message = DockMessage(object: object, line: line) else { return nil }
+        self.message = message
+        switch message {
+        case .accessoryEvent, .dockEvent:
+            id = nil
+        default:
+            if let text = object["id"] as? String {
+                id = .text(text)
+            } else if let number = object["id"] as? Int {
+                id = .number(number)
+            } else {
+                id = nil
+            }
         }
     }
 }
@@ -60,14 +99,16 @@ public enum DockMessage: Sendable, Equatable {
 extension DockError {
     /// The error a dock's error reply names (`unknown` codes read as invalid requests).
     public init(code: String, message: String) {
+        // The dock's message is its error's description, which names the code first.
+        func detail(_ prefix: String) -> String { message.hasPrefix(prefix) ? String(message.dropFirst(prefix.count)) : message }
         switch code {
-        case "notCapable": self = .notCapable(message)
+        case "notCapable": self = .notCapable(detail("not capable: "))
         case "invalidated": self = .invalidated
         case "notConnected": self = .notConnected
         case "noSubjectFound": self = .noSubjectFound
         case "rateTooHigh": self = .rateTooHigh(limit: 2)
         case "rateTooLow": self = .rateTooLow(limit: 10)
-        default: self = .invalidRequest(message)
+        default: self = .invalidRequest(detail("invalid request: "))
         }
     }
 }

@@ -177,10 +177,11 @@ public struct DockSocketServer {
                 client.framer.append(bytes[0..<n])
                 while !client.closing, !client.gone, let item = client.framer.next() {
                     let parsed = DockRequest.parse(item)
-                    if let holder = owner, holder !== client, case .success = parsed {
+                    if let holder = owner, holder !== client, case .success(let request)? = parsed {
                         // Decided on the parsed request, however it is spelled.
                         client.closing = true
-                        enqueue(#"{"type":"error","code":"invalidRequest","message":"a session for \#(DockSession.protocolName) is already open on this dock"}"#, to: client)
+                        let refusal = #"{"type":"error","code":"invalidRequest","message":"a session for \#(DockSession.protocolName) is already open on this dock"}"#
+                        enqueue(request.id.map { $0.tagging(refusal) } ?? refusal, to: client)
                         break
                     }
                     let replies = session.handle(parsed, at: now())

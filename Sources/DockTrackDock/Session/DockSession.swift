@@ -87,7 +87,10 @@ public struct ScriptedEvent: Sendable, Equatable, Decodable {
 /// - queries: `{"command":"getMotionState"}`, `getBattery`, `getLimits`, `getAccessory`;
 /// - events: `{"type":"event","event":"docked"|"undocked"}`, `{"type":"motionState",…}`,
 ///   `{"type":"battery",…}`, `{"type":"accessoryEvent","event":"button","id":1,"pressed":true}` …;
-/// - errors: `{"type":"error","code":"invalidRequest","message":…,"line":7}`; the session goes on.
+/// - errors: `{"type":"error","code":"invalidRequest","message":…,"line":7}`; the session goes on;
+/// - request ids: a request may carry `"id"` (an integer or a string); every answer to it carries
+///   the same id first (`{"id":7,"type":"error",…}`), and a command with an id the dock took is
+///   answered `{"id":7,"type":"done","command":"setOrientation"}`.
 public struct DockSession {
     public static let protocolName = "org.docktrack.dock/1"
 
@@ -170,45 +173,59 @@ public struct DockSession {
     }
 
     /// Answers one request (already parsed, or the error its parsing gave; nil for a blank
-    /// line) received at `time`.
-    public mutating func handle(_ parsed: Result<DockRequest, DockError>?, at time: Double) -> [String] {
+    /// line) received at `time`. The answers to a request with an `id` carry it, and a command
+    /// with an `id` that the dock took is answered `{"id":…,"type":"done","command":…}`.
+    public mutating func handle(_ parsed: Result<DockRequest, DockRequest.Failure>?, at time: Double) -> [String] {
         lineNumber += 1
-        var out = advance(to: time)
+        let out = advance(to: time)
         let request: DockRequest
         switch parsed {
         case nil: return out
         case .success(let r)?: request = r
-        case .failure(let failure)?: return out + [error(failure)]
+        case .failure(let failure)?: return out + [failure.id.map { $0.tagging(error(failure.error)) } ?? error(failure.error)]
         }
+        let answers = answer(request, at: time)
+        return out + answers.map { line in request.id.map { $0.tagging(line) } ?? line }
+    }
+
+    /// The answers to one request, without its id.
+    private mutating func answer(_ request: DockRequest, at time: Double) -> [String] {
         switch request.kind {
         case .hello(let offered):
             guard offered.contains(Self.protocolName) else {
-                return out + [error(.notCapable("protocols \(offered); this dock speaks \(Self.protocolName)"))]
+                return [error(.notCapable("protocols \(offered); this dock speaks \(Self.protocolName)"))]
             }
-            guard isDocked else { return out + [error(.invalidated)] }
+            guard isDocked else { return [error(.invalidated)] }
             hasSession = true
-            return out + [hello(), motionStateLine()]
+            return [hello(), motionStateLine()]
         case .query(let name):
-            guard isDocked else { return out + [error(.invalidated)] }
+            guard isDocked else { return [error(.invalidated)] }
             hasSession = true
             switch name {
-            case "getMotionState": return out + [motionStateLine()]
-            case "getBattery": return out + [battery.jsonLine]
-            case "getLimits": return out + [limitsLine()]
-            default: return out + [hello()]
+            case "getMotionState": return [motionStateLine()]
+            case "getBattery": return [battery.jsonLine]
+            case "getLimits": return [limitsLine()]
+            default: return [hello()]
             }
         case .command(let command):
-            guard isDocked else { return out + [error(.invalidated)] }
+            guard isDocked else { return [error(.invalidated)] }
             hasSession = true
             do {
                 // The device gets the command as the simulated motors took it: within the
                 // limits, every number finite.
                 let accepted = try dock.apply(command, at: max(dock.time, time))
                 try hardware?.apply(accepted, at: max(dock.time, time))
+                var out: [String] = []
                 if case .setLimits = command { out.append(limitsLine()) }
+                if request.id != nil {
+                    var done = JSONLine()
+                    done.add("type", "done")
+                    done.add("command", command.name)
+                    out.append(done.text)
+                }
                 return out
             } catch {
-                return out + [self.error(error)]
+                return [self.error(error)]
             }
         }
     }

@@ -1,0 +1,142 @@
+import DockTrack
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Answers tied to their requests: every reply and error carries the id of the request it
+/// answers, on the dock's side (the session) and through the client API against docksim.
+@Suite struct RequestIDTests {
+    static func session() -> DockSession {
+        DockSession(identity: AccessoryIdentity(name: "test dock", identifier: UUID(), firmwareVersion: "1", hardwareModel: "sim"))
+    }
+
+    static func object(_ line: String) -> [String: Any] {
+        (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] ?? [:]
+    }
+
+    @Test func everyAnswerCarriesTheIdOfItsRequest() {
+        var session = Self.session()
+        let hello = session.handle(#"{"type":"hello","protocols":["org.docktrack.dock/1"],"id":"h1"}"#, at: 0)
+        #expect(hello.count == 2 && hello.allSatisfy { $0.hasPrefix(#"{"id":"h1","#) }, "\(hello)")
+        #expect(session.handle(#"{"id":7,"command":"setAngularVelocity","velocity":{"x":0,"y":0.1,"z":0}}"#, at: 0.1)
+                == [#"{"id":7,"type":"done","command":"setAngularVelocity"}"#])
+        // A command the dock refuses, one it cannot read, one it does not know: each error names its request.
+        for (id, line) in [(8, #"{"id":8,"command":"setAngularVelocity","velocity":{"x":0,"y":"fast","z":0}}"#),
+                           (9, #"{"id":9,"command":"fly"}"#),
+                           (10, #"{"id":10,"command":"setAngularVelocity","velocity":{"x":0,"y":0.1,"z":0.5}}"#)] {
+            let answers = session.handle(line, at: 0.2)
+            #expect(answers.count == 1 && Self.object(answers[0])["type"] as? String == "error", "\(answers)")
+            #expect(Self.object(answers.first ?? "")["id"] as? Int == id, "\(answers)")
+        }
+        let query = session.handle(#"{"id":"q","command":"getMotionState"}"#, at: 0.3)
+        #expect(query.count == 1 && query[0].hasPrefix(#"{"id":"q","type":"motionState""#), "\(query)")
+        // Without an id, as before: a command taken is not answered, an error has no id.
+        #expect(session.handle(#"{"command":"setAngularVelocity","velocity":{"x":0,"y":0.2,"z":0}}"#, at: 0.4).isEmpty)
+        let plain = session.handle(#"{"command":"fly"}"#, at: 0.5)
+        #expect(plain.count == 1 && Self.object(plain[0])["id"] == nil)
+        // An id that is neither an integer nor a string is refused, and cannot be answered by it.
+        let badID = session.handle(#"{"id":{"n":1},"command":"getBattery"}"#, at: 0.6)
+        #expect(badID.count == 1 && Self.object(badID[0])["id"] == nil && badID[0].contains("id must be an integer or a string"), "\(badID)")
+        // Illegal limits are refused with invalidRequest, tagged.
+        var limits = DockLimits.standard
+        limits.yaw.maximumSpeed = -1
+        let refused = session.handle(RequestID.number(11).tagging(DockCommand.setLimits(limits).jsonLine(time: 0.7)), at: 0.7)
+        #expect(refused.count == 1 && Self.object(refused[0])["code"] as? String == "invalidRequest" && Self.object(refused[0])["id"] as? Int == 11, "\(refused)")
+    }
+
+    @Test func aButtonsIdIsNotARequestsAndHugeOrOddIdsAreHandled() {
+        #expect(DockReply(line: #"{"type":"accessoryEvent","event":"button","id":1,"pressed":true}"#)?.id == nil)
+        #expect(DockReply(line: #"{"id":3,"type":"done","command":"animate"}"#) == DockReply(message: .done(command: "animate"), id: .number(3)))
+        #expect(RequestID.text("a\"b").tagging(#"{"type":"x"}"#) == #"{"id":"a\"b","type":"x"}"#)
+        #expect(RequestID.number(-5).tagging("{}") == #"{"id":-5}"#)
+        var session = Self.session()
+        for line in [#"{"id":1e300,"command":"getBattery"}"#, #"{"id":null,"command":"getBattery"}"#, #"{"id":"","command":"getBattery"}"#] {
+            let answers = session.handle(line, at: 0)
+            #expect(answers.count == 1, "\(line): \(answers)")
+        }
+    }
+
+    /// A client connected to docksim (another process) on its socket.
+    static func connect(_ docksim: DocksimProcess) async throws -> DockAccessoryManager {
+        var manager: DockAccessoryManager?
+        for _ in 0..<200 where manager == nil {
+            manager = try? DockAccessoryManager(socketPath: docksim.socket)
+            if manager == nil { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        return try #require(manager)
+    }
+
+    /// The error code a call threw, `nil` when it returned.
+    static func code(_ call: () async throws(DockError) -> Void) async -> String? {
+        do { try await call(); return nil } catch { return error.code }
+    }
+
+    @Test func eachCallGetsItsOwnAnswerFromADockInAnotherProcess() async throws {
+        let docksim = try DocksimProcess()
+        let dock = try await Self.connect(docksim)
+        defer { dock.disconnect() }
+        let errors = Collected.from(dock.errors)
+        let own = try await dock.limits()
+        var wide = own
+        wide.yaw.maximumSpeed = own.yaw.maximumSpeed * 10
+        // Three calls in flight at once: each gets its own answer.
+        async let moving = Self.code { () async throws(DockError) in try await dock.perform(.setAngularVelocity(AngularVelocity(x: 0, y: 0.3, z: 0))) }
+        async let rolling = Self.code { () async throws(DockError) in try await dock.perform(.setAngularVelocity(AngularVelocity(x: 0, y: 0, z: 0.3))) }
+        async let widening = Self.code { () async throws(DockError) in _ = try await dock.setLimits(wide) }
+        let (a, b, c) = await (moving, rolling, widening)
+        #expect(a == nil, "a good command returns")
+        #expect(b != nil, "roll on a dock without roll throws at its own call")
+        #expect(c == "invalidRequest", "limits beyond the dock's are refused")
+        // The protocol's 2 orientation commands a second: the third in a row is the one refused.
+        var codes: [String?] = []
+        for _ in 0..<3 {
+            codes.append(await Self.code { () async throws(DockError) in try await dock.perform(.setOrientation(DockOrientation(x: 0, y: 0.2, z: 0), duration: 1, relative: false)) })
+        }
+        #expect(codes.contains("rateTooHigh") && codes.first! == nil, "\(codes)")
+        var narrow = own
+        narrow.yaw = AxisLimits(range: -0.5...0.5, maximumSpeed: 0.4, maximumAcceleration: 2)
+        let held = try await dock.setLimits(narrow)
+        #expect(held.yaw.range == -0.5...0.5 && held.yaw.maximumSpeed == 0.4)
+        #expect(try await dock.limits().yaw.maximumSpeed == 0.4)
+        let state = try await dock.motionState()
+        #expect(state.position.y.isFinite && abs(state.position.y) <= 0.5 + 1e-6, "\(state)")
+        let streamed = await errors.items
+        #expect(streamed.isEmpty, "errors of calls with ids go to their calls, not the error stream: \(streamed)")
+    }
+
+    @Test func aDockThatHangsUpEndsTheCallsAndSaysSo() async throws {
+        var docksim: DocksimProcess? = try DocksimProcess()
+        let dock = try await Self.connect(docksim!)
+        let states = Collected.from(dock.stateChanges)
+        _ = try await dock.motionState()
+        docksim = nil  // SIGTERM, waited for
+        #expect(await Self.code { () async throws(DockError) in try await dock.perform(.setAngularVelocity(.zero)) } == "notConnected")
+        for _ in 0..<200 where await states.items.last != .disconnected { try await Task.sleep(for: .milliseconds(10)) }
+        let changes = await states.items
+        #expect(changes.last == .disconnected, "\(changes)")
+    }
+}
+
+/// The example program of the client API (Examples/DockClient), run as a user would, against
+/// docksim in another process.
+@Suite struct ClientExampleTests {
+    @Test func theExampleDrivesDocksimAndSaysWhatItDid() throws {
+        let example = URL(fileURLWithPath: Fixtures.tool).deletingLastPathComponent().appendingPathComponent("dock-client-example").path
+        let docksim = try DocksimProcess()
+        let run = try ToolRun.run(example, [docksim.socket])
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        let out = run.stdout
+        #expect(out.contains("docked: ") && out.contains("system tracking off") && out.contains("system tracking on"), "\(out)")
+        #expect(out.contains("refused: invalidRequest"), "\(out)")
+        // 0.5 s at 0.3 rad/s, less the ramps (more on a slow machine); then the orientation asked for.
+        let pan = out.split(separator: "\n").first { $0.hasPrefix("panned") }.flatMap { $0.split(separator: " ").dropLast().last }.flatMap { Double($0) }
+        #expect(pan.map { $0 > 0.05 && $0 < 0.4 } == true, "\(out)")
+        #expect(out.contains("moved to pan -0.200, tilt 0.050 rad"), "\(out)")
+        let usage = try ToolRun.run(example, [])
+        #expect(usage.status == 2 && usage.stdout.contains("usage:"))
+        let nobody = try ToolRun.run(example, ["/tmp/no-dock-\(UUID().uuidString.prefix(6)).sock"])
+        #expect(nobody.status == 1 && nobody.stdout.contains("dock-client-example:"), "\(nobody.stdout)")
+    }
+}
