@@ -46,7 +46,7 @@ public struct DockPipeServer {
                 break
             }
         }
-        if output { _ = write([session.motionStateLine(), session.battery.jsonLine]) }
+        if output { _ = write([session.motionStateLine()] + (session.capabilities.contains("battery") ? [session.battery.jsonLine] : [])) }
         return Summary(requests: requests, errors: session.errorCount, outputClosed: !output)
     }
 

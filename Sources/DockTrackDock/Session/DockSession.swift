@@ -95,7 +95,10 @@ public struct DockSession {
     public static let protocolName = "org.docktrack.dock/1"
 
     public var identity: AccessoryIdentity
-    public var capabilities = ["pan", "tilt", "battery", "buttons", "animations", "systemTracking"]
+    /// What the dock can do, as its hello says: the simulated dock's, or with `hardware` what
+    /// that device has (a PTZ camera has no battery, buttons or animations).
+    public var capabilities: [String] { hardware?.capabilities ?? Self.simulatedCapabilities }
+    public static let simulatedCapabilities = ["pan", "tilt", "battery", "buttons", "animations", "systemTracking"]
     public private(set) var dock: SimulatedDock
     public private(set) var battery: BatteryState
     /// A real PTZ device the session drives too (VISCA, UVC): every command the simulated
@@ -203,7 +206,9 @@ public struct DockSession {
             hasSession = true
             switch name {
             case "getMotionState": return [motionStateLine()]
-            case "getBattery": return [battery.jsonLine]
+            case "getBattery":
+                guard capabilities.contains("battery") else { return [error(.notCapable("battery"))] }
+                return [battery.jsonLine]
             case "getLimits": return [limitsLine()]
             default: return [hello()]
             }
@@ -272,6 +277,8 @@ public struct DockSession {
 
 /// A real pan/tilt device behind a dock session.
 public protocol DockHardware: AnyObject {
+    /// What the device has, in the hello's words (`pan`, `tilt`, `systemTracking`...).
+    var capabilities: [String] { get }
     func apply(_ command: DockCommand, at time: Double) throws(DockError)
     /// The device's present orientation, when it can say.
     func orientation() throws(DockError) -> DockOrientation?

@@ -39,6 +39,11 @@ import Glibc
         // An id that is neither an integer nor a string is refused, and cannot be answered by it.
         let badID = session.handle(#"{"id":{"n":1},"command":"getBattery"}"#, at: 0.6)
         #expect(badID.count == 1 && Self.object(badID[0])["id"] == nil && badID[0].contains("id must be an integer or a string"), "\(badID)")
+        // The protocol's 2 orientation commands a second: the third within one is refused, at its id.
+        let orient = DockCommand.setOrientation(DockOrientation(x: 0, y: 0.2, z: 0), duration: 1, relative: false)
+        let answers = (20..<23).map { session.handle(RequestID.number($0).tagging(orient.jsonLine(time: 0.65)), at: 0.65) }
+        #expect(answers[0] == [#"{"id":20,"type":"done","command":"setOrientation"}"#] && answers[1].first?.hasPrefix(#"{"id":21,"type":"done""#) == true, "\(answers)")
+        #expect(answers[2].count == 1 && answers[2][0].hasPrefix(#"{"id":22,"type":"error","code":"rateTooHigh""#), "\(answers)")
         // Illegal limits are refused with invalidRequest, tagged.
         var limits = DockLimits.standard
         limits.yaw.maximumSpeed = -1
@@ -89,12 +94,6 @@ import Glibc
         #expect(a == nil, "a good command returns")
         #expect(b != nil, "roll on a dock without roll throws at its own call")
         #expect(c == "invalidRequest", "limits beyond the dock's are refused")
-        // The protocol's 2 orientation commands a second: the third in a row is the one refused.
-        var codes: [String?] = []
-        for _ in 0..<3 {
-            codes.append(await Self.code { () async throws(DockError) in try await dock.perform(.setOrientation(DockOrientation(x: 0, y: 0.2, z: 0), duration: 1, relative: false)) })
-        }
-        #expect(codes.contains("rateTooHigh") && codes.first! == nil, "\(codes)")
         var narrow = own
         narrow.yaw = AxisLimits(range: -0.5...0.5, maximumSpeed: 0.4, maximumAcceleration: 2)
         let held = try await dock.setLimits(narrow)

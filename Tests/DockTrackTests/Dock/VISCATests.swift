@@ -72,6 +72,23 @@ import Glibc
         #expect(camera.packets.count == 2, "a refused request is not sent: \(camera.packets)")
     }
 
+    /// A session driving a VISCA camera says what the camera has: pan and tilt, no battery,
+    /// buttons or animations; asking for those is `notCapable`.
+    @Test func aSessionOnAVISCACameraClaimsOnlyWhatTheCameraHas() throws {
+        let camera = try FakeVISCACamera()
+        defer { camera.stop() }
+        var session = DockSession(identity: AccessoryIdentity(name: "ptz", identifier: UUID(), firmwareVersion: "1", hardwareModel: "visca"))
+        session.hardware = VISCADock(transport: try VISCAOverUDP(host: "127.0.0.1", port: camera.port), units: units)
+        let hello = session.handle(#"{"type":"hello","protocols":["org.docktrack.dock/1"]}"#, at: 0)
+        let object = (try? JSONSerialization.jsonObject(with: Data((hello.first ?? "").utf8))) as? [String: Any]
+        #expect(object?["capabilities"] as? [String] == ["pan", "tilt", "systemTracking"], "\(hello)")
+        for line in [#"{"command":"getBattery"}"#, #"{"command":"animate","animation":"yes"}"#] {
+            let answer = session.handle(line, at: 0.1)
+            #expect(answer.count == 1 && answer[0].contains(#""code":"notCapable""#), "\(line): \(answer)")
+        }
+        #expect(DockSession(identity: session.identity).capabilities.contains("battery"), "the simulated dock has its battery")
+    }
+
     @Test func aSilentCameraIsNotConnected() throws {
         // A UDP port nobody answers on.
         let camera = try FakeVISCACamera()
