@@ -116,8 +116,7 @@ public final class TrackingPipeline {
         if detect { detections += 1 }
         let observations = detect ? try schedule?.detect(in: frame.image, minimumConfidence: params.minimumConfidence) : nil
         lastObservations = observations
-        var subjects = tracker.update(time: frame.time, observations: observations, image: frame.image)
-        subjects = try observations == nil ? redetected(subjects, in: frame.image) : referenced(subjects, in: frame.image)
+        let subjects = try tracked(frame, observations: observations)
         if params.adaptiveDetection && detect {
             let ids = Set(subjects.map(\.id))
             let stable = ids == lastDetectedIDs && subjects.allSatisfy(\.isObserved)
@@ -134,9 +133,14 @@ public final class TrackingPipeline {
         processed += 1
         if observations != nil { detections += 1 }
         lastObservations = observations
-        var subjects = tracker.update(time: frame.time, observations: observations, image: frame.image)
-        subjects = try observations == nil ? redetected(subjects, in: frame.image) : referenced(subjects, in: frame.image)
-        return try finish(frame.time, image: frame.image, subjects: subjects)
+        return try finish(frame.time, image: frame.image, subjects: try tracked(frame, observations: observations))
+    }
+
+    /// The tracker's subjects for `frame`: moved by `observations` when the detector ran on it,
+    /// else by what the re-detectors find again.
+    private func tracked(_ frame: Frame, observations: [Observation]?) throws(DetectorError) -> [TrackedSubject] {
+        let subjects = tracker.update(time: frame.time, observations: observations, image: frame.image)
+        return try observations == nil ? redetected(subjects, in: frame.image) : referenced(subjects, in: frame.image)
     }
 
     /// The subjects of a frame the detector ran on, unchanged; with `redetector`, its look at each

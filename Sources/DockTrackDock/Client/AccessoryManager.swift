@@ -99,20 +99,23 @@ public final class DockAccessoryManager: @unchecked Sendable {
 
     /// The dock's motion state now, asked for.
     public func motionState() async throws(DockError) -> MotionState {
-        guard case .motionState(let state) = try await request(#"{"command":"getMotionState"}"#) else { throw .invalidRequest("the dock answered something else") }
-        return state
+        try await request(#"{"command":"getMotionState"}"#) { if case .motionState(let state) = $0 { state } else { nil } }
     }
 
     /// The limits in force on the dock, asked for.
     public func limits() async throws(DockError) -> DockLimits {
-        guard case .limits(let limits) = try await request(#"{"command":"getLimits"}"#) else { throw .invalidRequest("the dock answered something else") }
-        return limits
+        try await request(#"{"command":"getLimits"}"#) { if case .limits(let limits) = $0 { limits } else { nil } }
     }
 
     /// Sets the dock's limits and returns them as the dock now holds them.
     public func setLimits(_ limits: DockLimits) async throws(DockError) -> DockLimits {
-        guard case .limits(let held) = try await request(DockCommand.setLimits(limits).jsonLine(time: 0)) else { throw .invalidRequest("the dock answered something else") }
-        return held
+        try await request(DockCommand.setLimits(limits).jsonLine(time: 0)) { if case .limits(let held) = $0 { held } else { nil } }
+    }
+
+    /// `request(_:)`'s answer read by `read`; an answer of another kind is `invalidRequest`.
+    private func request<Answer>(_ line: String, reading read: (DockMessage) -> Answer?) async throws(DockError) -> Answer {
+        guard let answer = read(try await request(line)) else { throw .invalidRequest("the dock answered something else") }
+        return answer
     }
 
     /// Sends `line` tagged with a fresh id; the first answer carrying that id (an error throws).

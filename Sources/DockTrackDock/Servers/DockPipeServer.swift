@@ -46,7 +46,7 @@ public struct DockPipeServer {
                 break
             }
         }
-        if output { _ = write([session.motionStateLine()] + (session.capabilities.contains("battery") ? [session.battery.jsonLine] : [])) }
+        if output { _ = write([session.motionStateLine()] + [session.batteryLine].compactMap { $0 }) }
         return Summary(requests: requests, errors: session.errorCount, outputClosed: !output)
     }
 

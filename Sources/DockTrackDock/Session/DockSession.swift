@@ -185,11 +185,18 @@ public struct DockSession {
         switch parsed {
         case nil: return out
         case .success(let r)?: request = r
-        case .failure(let failure)?: return out + [failure.id.map { $0.tagging(error(failure.error)) } ?? error(failure.error)]
+        case .failure(let failure)?: return out + tagged([error(failure.error)], id: failure.id)
         }
-        let answers = answer(request, at: time)
-        return out + answers.map { line in request.id.map { $0.tagging(line) } ?? line }
+        return out + tagged(answer(request, at: time), id: request.id)
     }
+
+    private func tagged(_ lines: [String], id: RequestID?) -> [String] {
+        guard let id else { return lines }
+        return lines.map(id.tagging)
+    }
+
+    /// The battery's state line, `nil` for a dock without a battery (a PTZ camera).
+    public var batteryLine: String? { capabilities.contains("battery") ? battery.jsonLine : nil }
 
     /// The answers to one request, without its id.
     private mutating func answer(_ request: DockRequest, at time: Double) -> [String] {
@@ -206,9 +213,7 @@ public struct DockSession {
             hasSession = true
             switch name {
             case "getMotionState": return [motionStateLine()]
-            case "getBattery":
-                guard capabilities.contains("battery") else { return [error(.notCapable("battery"))] }
-                return [battery.jsonLine]
+            case "getBattery": return [batteryLine ?? error(.notCapable("battery"))]
             case "getLimits": return [limitsLine()]
             default: return [hello()]
             }
