@@ -17,10 +17,11 @@ public enum UnixSocket {
         return address
     }
 
-    /// A stream socket connected to `path`.
+    /// A stream socket connected to `path`. Close-on-exec: a process the caller starts must not
+    /// hold a copy of the connection, which would keep it open after the caller closes it.
     public static func connect(to path: String) throws(DockError) -> Int32 {
         var address = try address(path)
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw .notConnected }
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }

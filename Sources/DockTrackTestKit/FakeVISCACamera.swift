@@ -47,7 +47,7 @@ public final class FakeVISCACamera: @unchecked Sendable {
         self.units = units
         self.clock = clock
         self.motors = motors.map { SimulatedDock(limits: $0, time: clock()) }
-        let socketFD = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+        let socketFD = socket(AF_INET, Int32(SOCK_DGRAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")

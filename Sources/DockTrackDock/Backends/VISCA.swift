@@ -118,7 +118,7 @@ public final class VISCAOverUDP: VISCATransport {
 
     /// Connects a UDP socket to `host` (an IPv4 address) and `port` (52381 by default on cameras).
     public init(host: String, port: UInt16) throws(DockError) {
-        fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+        fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue | SOCK_CLOEXEC.rawValue), 0)  // never inherited by a child process
         guard fd >= 0 else { throw .notConnected }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)

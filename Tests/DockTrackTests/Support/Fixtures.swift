@@ -88,7 +88,10 @@ struct ToolRun {
     /// children daemonize (tools/emulated-camera.sh start).
     static func run(_ executable: String, _ arguments: [String], environment: [String: String?] = [:]) throws -> ToolRun {
         var outPipe: [Int32] = [0, 0], errPipe: [Int32] = [0, 0]
+        // Close-on-exec: another test's child started meanwhile must not hold a write end, or
+        // this run's output would not end until that child does (the spawned tool gets them as 1, 2).
         guard pipe(&outPipe) == 0, pipe(&errPipe) == 0 else { throw POSIXError(.EMFILE) }
+        for fd in outPipe + errPipe { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
         let spawned = spawn(executable, arguments, environment: environment, stdout: outPipe[1], stderr: errPipe[1],
                             closing: outPipe + errPipe)
         close(outPipe[1])
