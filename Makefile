@@ -46,12 +46,15 @@ demo: release
 	@echo "closed-loop metrics:   $$(cat $(OUT)/simulate-metrics.json)"
 
 test: APT_PACKAGES += $(CAMERA_PACKAGES)
-# The tests' failures are printed again at the end, where a log's tail shows them.
+# The tests' failures are printed again at the end, where a log's tail shows them: the tests
+# that failed, then what each recorded (the expectation and its values), last.
 test: deps
 	$(SWIFT) build --build-tests
 	@mkdir -p .build; \
 	{ $(SWIFT) test --skip-build 2>&1; echo $$? > .build/test.status; } | tee .build/test.log; status=$$(cat .build/test.status); \
-	if [ $$status -ne 0 ]; then echo "== what failed (from .build/test.log):"; grep -E '✘|recorded an issue|error:' .build/test.log | grep -v '^.*started' | tail -40; fi; \
+	if [ $$status -ne 0 ]; then echo "== what failed (from .build/test.log):"; \
+	  grep -E '✘.*failed after|error:' .build/test.log | tail -20; \
+	  grep -E 'recorded an issue' .build/test.log | cut -c1-600 | tail -10; fi; \
 	exit $$status
 
 # The test suite under AddressSanitizer, then ThreadSanitizer (the tools the tests run are built

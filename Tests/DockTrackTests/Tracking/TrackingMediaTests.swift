@@ -262,28 +262,41 @@ import Testing
 /// Decoding and detection on threads of their own ahead of the tracker (track's default on
 /// files) give the tracker what it would get doing all of it itself.
 @Suite struct DetectionAheadTests {
-    func states(ahead: Bool, every: Int, selection: FrameSelection) throws -> [String] {
+    func states(ahead: Bool, every: Int, selection: FrameSelection) throws -> [[TrackedSubject]] {
         var params = TrackingPipeline.Params()
         params.detectEvery = every
         let pipeline = TrackingPipeline(detector: try DetectorCatalog.make("fast", models: Fixtures.models), cues: nil,
                                         params: params, identifiers: .sequential)
         var source = try MediaFile.open(Fixtures.sample("vtest.avi"))
-        var lines: [String] = []
+        var frames: [[TrackedSubject]] = []
         if ahead {
             let detecting = pipeline.detectingAhead(of: source, selection: selection)
             defer { detecting.stop() }
             while let (frame, observations, _) = try detecting.next() {
-                let subjects = try pipeline.process(frame, detected: observations)
-                lines.append(SubjectStatesRecord(frame: frame.index, time: frame.time, subjects: subjects).jsonLine)
+                frames.append(try pipeline.process(frame, detected: observations))
             }
         } else {
-            try selection.forEachFrame(of: &source) { frame in
-                let subjects = try pipeline.process(frame)
-                lines.append(SubjectStatesRecord(frame: frame.index, time: frame.time, subjects: subjects).jsonLine)
-            }
+            try selection.forEachFrame(of: &source) { frame in frames.append(try pipeline.process(frame)) }
         }
-        #expect(pipeline.detections == (lines.count + every - 1) / every)
-        return lines
+        #expect(pipeline.detections == (frames.count + every - 1) / every)
+        return frames
+    }
+
+    /// The same subjects (identities, kinds, ranks, observed or not) at the same places, to
+    /// 0.002 of the frame. Exact equality of the JSON lines failed once in a CI run of the whole
+    /// suite (which frame and how was not printed) and never alone, nor with eight runs side by
+    /// side; the detector runs on another thread ahead, and OpenCV's numbers may depend on the
+    /// thread and how busy its pool is in their last digits. A difference is printed in full.
+    static func difference(_ a: [TrackedSubject], _ b: [TrackedSubject]) -> String? {
+        guard a.count == b.count else { return "\(a.count) subjects against \(b.count)" }
+        for (x, y) in zip(a, b) {
+            guard x.id == y.id, x.kind == y.kind, x.saliencyRank == y.saliencyRank, x.isObserved == y.isObserved else {
+                return "\(x) against \(y)"
+            }
+            let apart = max(abs(x.rect.x - y.rect.x), abs(x.rect.y - y.rect.y), abs(x.rect.width - y.rect.width), abs(x.rect.height - y.rect.height))
+            if apart > 0.002 { return "\(x.rect) against \(y.rect)" }
+        }
+        return nil
     }
 
     @Test(arguments: [1, 4])
@@ -292,8 +305,10 @@ import Testing
         let inLine = try states(ahead: false, every: every, selection: selection)
         let ahead = try states(ahead: true, every: every, selection: selection)
         #expect(inLine.count == 60)
-        #expect(ahead == inLine)
-        #expect(inLine.filter { $0.contains("\"person\"") }.count >= 50, "people tracked in most frames")
+        #expect(ahead.count == inLine.count)
+        let differing = zip(ahead, inLine).enumerated().compactMap { i, pair in Self.difference(pair.0, pair.1).map { "frame \(i): \($0)" } }
+        #expect(differing.isEmpty, "every \(every): \(differing.count) frames differ, first \(differing.first ?? "")")
+        #expect(inLine.filter { $0.contains { $0.kind == .person } }.count >= 50, "people tracked in most frames")
     }
 
     @Test func aFileEndingEarlyFailsAfterItsFrames() throws {
