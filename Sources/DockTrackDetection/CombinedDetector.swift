@@ -27,6 +27,13 @@ public final class CombinedDetector: Detector {
             }
         }
         if !looked, let tooSmall { throw tooSmall }
-        return all.suppressingOverlaps()
+        return Self.merged(all)
+    }
+
+    /// What the parts found, as one list: overlaps suppressed per type, and the bodies that
+    /// are pieces of a close-up face found with them dropped
+    /// (``Swift/Array/droppingBodiesBesideCloseUps(heightRatio:facesAside:)``).
+    public static func merged(_ found: [Observation]) -> [Observation] {
+        found.suppressingOverlaps().droppingBodiesBesideCloseUps()
     }
 }

@@ -64,6 +64,6 @@ public final class IdlePartSchedule: Detector {
             all += found
         }
         if due == combined.parts.count, small == due, let tooSmall { throw tooSmall }
-        return all.suppressingOverlaps()
+        return CombinedDetector.merged(all)
     }
 }

@@ -229,9 +229,8 @@ import Testing
     }
 
     /// The idle part of a combined detector runs in at most every 4th round: no face is big
-    /// enough in vtest.avi, and no whole body is in view in the portrait (for the Dalal-Triggs
-    /// window of `default`; the Daimler window of `fast` sees one in her shoulder); the busy
-    /// part runs every round and the people are still tracked.
+    /// enough in vtest.avi, and no whole body is in view in the portrait; the busy part runs
+    /// every round and the people are still tracked.
     @Test func theIdlePartOfACombinedDetectorRunsRarely() throws {
         let vtest = TrackingPipeline(detector: try DetectorCatalog.make("fast", models: Fixtures.models), cues: nil)
         var source = try MediaFile.open(Fixtures.sample("vtest.avi"))

@@ -1,0 +1,66 @@
+import DockTrack
+import Testing
+
+/// Whole-body detectors fire on pieces of a close-up person (hair, a shoulder, an arm) and on
+/// the backdrop behind them; bodies that small beside a face found with them are dropped.
+@Suite struct CloseUpBodiesTests {
+    static func face(_ x: Double, _ y: Double, _ w: Double, _ h: Double) -> Observation {
+        Observation(type: .humanFace, rect: UnitRect(x: x, y: y, width: w, height: h), confidence: 0.99)
+    }
+    static func body(_ x: Double, _ y: Double, _ w: Double, _ h: Double) -> Observation {
+        Observation(type: .humanBody, rect: UnitRect(x: x, y: y, width: w, height: h), confidence: 0.8)
+    }
+
+    @Test func aSmallBodyBesideACloseUpFaceIsDropped() {
+        // Megamind.avi frame 40 (lower-left origin): her face, her hair and her arm as bodies,
+        // and a small real face in the background.
+        let close = Self.face(0.32, 0.36, 0.17, 0.32), far = Self.face(0.63, 0.5, 0.1, 0.16)
+        let hair = Self.body(0.45, 0.58, 0.09, 0.32), arm = Self.body(0.49, 0.15, 0.07, 0.25)
+        #expect([close, far, hair, arm].droppingBodiesBesideCloseUps() == [close, far])
+    }
+
+    @Test func bodiesThatCanBePeopleAreKept() {
+        let face = Self.face(0.4, 0.6, 0.05, 0.08)
+        // As tall as 1.5 faces or more: a person at most 4.7 times as far as the face.
+        let standing = Self.body(0.45, 0.1, 0.08, 0.5), small = Self.body(0.47, 0.1, 0.03, 0.11)
+        #expect([face, standing].droppingBodiesBesideCloseUps() == [face, standing])
+        #expect([face, small].droppingBodiesBesideCloseUps() == [face])
+        // Farther aside than 2 face widths, or with no face at all.
+        let aside = Self.body(0.56, 0.1, 0.03, 0.11)
+        #expect([face, aside].droppingBodiesBesideCloseUps() == [face, aside])
+        #expect([small, aside].droppingBodiesBesideCloseUps() == [small, aside])
+    }
+
+    /// Every 10th frame of Megamind.avi (an animated trailer: close-ups at a restaurant table):
+    /// the default's body detector alone fires on about half of them, the default on nearly none,
+    /// and the faces stay.
+    @Test func megamindsCloseUpsGetNoBodies() throws {
+        var source = try MediaFile.open(Fixtures.sample("Megamind.avi"))
+        var frames: [Frame] = []
+        try FrameSelection(stride: 10).forEachFrame(of: &source) { frames.append($0) }
+        let detector = try DetectorCatalog.make("default", models: Fixtures.models)
+        let bodies = try HOGPeopleDetector()
+        var withBodies = 0, withBodiesAlone = 0, withFaces = 0
+        for frame in frames {
+            let found = try detector.detect(in: frame.image, minimumConfidence: 0.5)
+            if found.contains(where: { $0.type == .humanBody }) { withBodies += 1 }
+            if found.contains(where: { $0.type == .humanFace }) { withFaces += 1 }
+            if try !bodies.detect(in: frame.image, minimumConfidence: 0.5).isEmpty { withBodiesAlone += 1 }
+        }
+        #expect(frames.count == 27)
+        #expect(withBodiesAlone >= 10, "hog-body alone: bodies on \(withBodiesAlone) frames")
+        #expect(withBodies <= 2, "default: bodies on \(withBodies) of \(frames.count) frames")
+        #expect(withFaces >= 24, "default: faces on \(withFaces) frames")
+    }
+
+    /// The Daimler window of `fast` sees a body in Grace Hopper's flag and three around the
+    /// astronaut; the portraits keep their one face and lose those bodies.
+    @Test(arguments: ["grace_hopper_512x512.jpg", "astronaut.png"])
+    func portraitsGetTheirFaceAndNoBody(file: String) throws {
+        let image = try Image(contentsOf: Fixtures.sample(file))
+        let alone = try HOGPeopleDetector(params: .fast).detect(in: image, minimumConfidence: 0.5)
+        let found = try DetectorCatalog.make("fast", models: Fixtures.models).detect(in: image, minimumConfidence: 0.5)
+        #expect(!alone.isEmpty, "hog-body-fast alone")
+        #expect(found.map(\.type) == [.humanFace], "\(file): \(found)")
+    }
+}
