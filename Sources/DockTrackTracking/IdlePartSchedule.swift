@@ -3,8 +3,9 @@ import DockTrackMedia
 import DockTrackDetection
 
 /// Runs the parts of a combined detector (faces, bodies) only as often as they earn: a part
-/// that found nothing in its last run waits twice as many detection rounds as before, up to
-/// `maximumInterval`; a part that found something runs every round again.
+/// that found nothing in its last run (nothing kept once merged) waits twice as many
+/// detection rounds as before, up to `maximumInterval`; a part that found something runs
+/// every round again.
 ///
 /// Far from the camera no face is big enough for the face detector, and close to it no whole
 /// body fits for the body detector: the idle part then costs a quarter of its time (at the
@@ -40,6 +41,7 @@ public final class IdlePartSchedule: Detector {
         var all: [Observation] = []
         var tooSmall: DetectorError?
         var due = 0, small = 0
+        var ran: [(part: Int, found: [Observation])] = []
         for part in combined.parts.indices {
             guard waited[part] + 1 >= intervals[part] else {
                 waited[part] += 1
@@ -60,10 +62,16 @@ public final class IdlePartSchedule: Detector {
             }
             runs[part] += 1
             waited[part] = 0
-            intervals[part] = found.isEmpty ? min(intervals[part] * 2, maximumInterval) : 1
+            ran.append((part, found))
             all += found
         }
         if due == combined.parts.count, small == due, let tooSmall { throw tooSmall }
-        return CombinedDetector.merged(all)
+        let merged = CombinedDetector.merged(all)
+        // A part found something when any of it is kept: bodies dropped as pieces of a
+        // close-up leave the body part idle.
+        for (part, found) in ran {
+            intervals[part] = found.contains(where: merged.contains) ? 1 : min(intervals[part] * 2, maximumInterval)
+        }
+        return merged
     }
 }

@@ -51,6 +51,11 @@ import Testing
         #expect(withBodiesAlone >= 10, "hog-body alone: bodies on \(withBodiesAlone) frames")
         #expect(withBodies <= 2, "default: bodies on \(withBodies) of \(frames.count) frames")
         #expect(withFaces >= 24, "default: faces on \(withFaces) frames")
+
+        // Scheduled as the pipeline runs it, the body part finds nothing kept and idles.
+        let schedule = IdlePartSchedule(detector)
+        for frame in frames { _ = try schedule.detect(in: frame.image, minimumConfidence: 0.5) }
+        #expect(schedule.runs[0] >= 25 && schedule.runs[1] <= 10, "runs of faces, bodies: \(schedule.runs)")
     }
 
     /// The Daimler window of `fast` sees a body in Grace Hopper's flag and three around the
