@@ -54,7 +54,7 @@ test: deps
 	{ $(SWIFT) test --skip-build 2>&1; echo $$? > .build/test.status; } | tee .build/test.log; status=$$(cat .build/test.status); \
 	if [ $$status -ne 0 ]; then echo "== what failed (from .build/test.log):"; \
 	  grep -E '✘.*failed after|error:' .build/test.log | tail -20; \
-	  grep -E 'recorded an issue' .build/test.log | cut -c1-600 | tail -10; fi; \
+	  grep -E -A3 'recorded an issue' .build/test.log | grep -E 'recorded an issue|^↳' | cut -c1-600 | tail -12; fi; \
 	exit $$status
 
 # The test suite under AddressSanitizer, then ThreadSanitizer (the tools the tests run are built

@@ -113,7 +113,8 @@ public struct LatencyEstimator: Sendable {
     /// A command not seen answered within this long is not timed (refused, or too small).
     public var timeout = 1.5
     public private(set) var samples: [Double] = []
-    private var pending: (time: Double, axis: DockAxis, direction: Double, from: Double)?
+    /// The command being timed; `still`: the last report since it that showed no motion yet.
+    private var pending: (time: Double, axis: DockAxis, direction: Double, from: Double, still: Double)?
 
     public init(initial: Double) {
         self.initial = initial
@@ -138,7 +139,7 @@ public struct LatencyEstimator: Sendable {
         let axis: DockAxis = abs(wanted.y) >= abs(wanted.x) ? .yaw : .pitch
         let threshold = if case .setAngularVelocity = command { 0.05 } else { 0.02 }
         guard abs(wanted[axis]) > threshold, wanted[axis].isFinite else { return }
-        pending = (time, axis, wanted[axis] < 0 ? -1 : 1, last.position[axis])
+        pending = (time, axis, wanted[axis] < 0 ? -1 : 1, last.position[axis], time)
     }
 
     /// A report from the dock.
@@ -150,10 +151,15 @@ public struct LatencyEstimator: Sendable {
         }
         let moved = (state.position[p.axis] - p.from) * p.direction
         let speed = state.velocity[p.axis] * p.direction
-        guard moved > movedBy || speed > restSpeed * 3 else { return }
-        // Traced back from the report along its velocity: the motion began about this long ago.
+        guard moved > movedBy || speed > restSpeed * 3 else {
+            pending?.still = state.time
+            return
+        }
+        // Traced back from the report along its velocity: the motion began about this long ago,
+        // but not before a report that still showed none (a speed read low, from positions far
+        // apart on a busy machine, traces back too far).
         let since = speed > restSpeed ? min(state.time - p.time, max(0, moved) / speed) : 0
-        samples.append(max(0, state.time - since - p.time))
+        samples.append(max(0, state.time - since - p.time, p.still - p.time))
         if samples.count > window { samples.removeFirst(samples.count - window) }
         pending = nil
     }

@@ -48,6 +48,20 @@ import Testing
         #expect(abs(motion.latency.estimate - 0.12) < 0.05, "measured \(motion.latency.samples)")
     }
 
+    /// A busy machine: the reports come late and the speed read from them is low, which traces
+    /// the start of the motion back past reports that still showed none (a CI run measured a
+    /// camera's 60 ms as 0 and 29 ms). The start is never put before such a report.
+    @Test func theMotionNeverBeganBeforeAReportThatShowedNone() {
+        var estimator = LatencyEstimator(initial: 0.1)
+        let rest = MotionState(time: 0, position: .zero, velocity: .zero)
+        estimator.commanded(.setAngularVelocity(AngularVelocity(y: 0.5)), at: 0, last: rest)
+        estimator.observed(MotionState(time: 0.02, position: .zero, velocity: .zero))
+        estimator.observed(MotionState(time: 0.05, position: .zero, velocity: .zero))
+        estimator.observed(MotionState(time: 0.09, position: DockOrientation(y: 0.003), velocity: AngularVelocity(y: 0.02)))
+        #expect(estimator.samples.count == 1)
+        #expect(abs((estimator.samples.first ?? 0) - 0.05) < 1e-9, "\(estimator.samples)")
+    }
+
     @Test func theSearchLooksWhereTheSubjectWasHeadingThenSweepsThenGoesHome() {
         var search = SubjectSearch()
         let camera = CameraModel.webcam, limits = DockLimits.standard
