@@ -42,15 +42,13 @@ extension Array where Element == Observation {
             return a != b ? a < b : $0.confidence > $1.confidence
         }
     }
-}
 
-extension Array where Element == Observation {
     /// The bodies that are pieces of a close-up, dropped. A whole body less than `heightRatio`
     /// times as tall as a face found with it, whose middle lies less than `facesAside` face
     /// widths beside that face, is the close-up person's hair, shoulder or arm, or the backdrop
     /// behind them (a flag, a wall): a standing person is about 7 faces tall, so such a person
     /// would be about 5 times as far away as the face, in the part of the picture the close-up
-    /// person covers. The body detectors fire there: Dalal-Triggs HOG on 12 of 27 sampled
+    /// person covers. The body detectors fire there: Dalal-Triggs HOG on 13 of 27 sampled
     /// frames of Megamind.avi, Daimler HOG on Grace Hopper's flag and around the astronaut.
     public func droppingBodiesBesideCloseUps(heightRatio: Double = 1.5, facesAside: Double = 2) -> [Observation] {
         let faces = filter { $0.type == .humanFace }.map(\.rect)

@@ -38,7 +38,6 @@ public final class IdlePartSchedule: Detector {
             runs[0] += 1
             return try detector.detect(in: image, minimumConfidence: minimumConfidence)
         }
-        var all: [Observation] = []
         var tooSmall: DetectorError?
         var due = 0, small = 0
         var ran: [(part: Int, found: [Observation])] = []
@@ -63,10 +62,9 @@ public final class IdlePartSchedule: Detector {
             runs[part] += 1
             waited[part] = 0
             ran.append((part, found))
-            all += found
         }
         if due == combined.parts.count, small == due, let tooSmall { throw tooSmall }
-        let merged = CombinedDetector.merged(all)
+        let merged = CombinedDetector.merged(ran.flatMap(\.found))
         // A part found something when any of it is kept: bodies dropped as pieces of a
         // close-up leave the body part idle.
         for (part, found) in ran {
