@@ -26,6 +26,8 @@ public final class FakeVISCACamera: @unchecked Sendable {
     private let latency: Double
     private let units: VISCA.Units
     private let clock: @Sendable () -> Double
+    /// Signalled by the serving thread once it has closed the socket.
+    private let served = DispatchSemaphore(value: 0)
 
     public var packets: [[UInt8]] { lock.withLock { _packets } }
     public var position: (pan: Int, tilt: Int) {
@@ -73,12 +75,23 @@ public final class FakeVISCACamera: @unchecked Sendable {
         return dock.position
     }
 
+    /// Ends the serving thread, which closes the socket, and waits for it (up to one poll, 50
+    /// ms). Closing it here instead raced the thread: a socket opened meanwhile (the next test's
+    /// camera) could get the same descriptor number, and the old thread answered its packets
+    /// and recorded them as its own (a limits test saw its packet acknowledged, never received).
     public func stop() {
-        lock.withLock { running = false }
-        close(fd)
+        let wasRunning = lock.withLock {
+            defer { running = false }
+            return running
+        }
+        if wasRunning { served.wait() }
     }
 
     private func serve() {
+        defer {
+            close(fd)
+            served.signal()
+        }
         while lock.withLock({ running }) {
             var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             guard poll(&pfd, 1, 50) > 0 else { continue }
