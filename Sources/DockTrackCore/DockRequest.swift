@@ -40,6 +40,8 @@ public struct DockRequest: Sendable, Equatable {
         case query(String)
         /// A command in the form of ``DockCommand/jsonLine(time:)``.
         case command(DockCommand)
+        /// A request to the tracker (``TrackingRequest``): framing mode, region, selection.
+        case tracking(TrackingRequest)
     }
 
     public static let queries: Set<String> = ["getMotionState", "getBattery", "getLimits", "getAccessory"]
@@ -121,6 +123,16 @@ extension DockRequest: Decodable {
         }
         if Self.queries.contains(name) {
             kind = .query(name)
+            return
+        }
+        if TrackingRequest.names.contains(name) {
+            do {
+                kind = .tracking(try TrackingRequest(from: decoder))
+            } catch let error as DockError {
+                throw error
+            } catch {
+                throw DockError.invalidRequest("bad \(name): \(JSONDecoding.describe(error))")
+            }
             return
         }
         do {

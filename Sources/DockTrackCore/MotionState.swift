@@ -15,3 +15,17 @@ public struct MotionState: Sendable, Equatable {
         self.error = error
     }
 }
+
+extension MotionState {
+    /// `{"type":"motionState","time":…,"position":{…},"velocity":{…}}`, plus `"error"` when the
+    /// last command failed: the dock protocol's motion state line.
+    public var jsonLine: String {
+        var line = JSONLine()
+        line.add("type", "motionState")
+        line.add("time", time, digits: 3)
+        line.add("position", object: position.jsonLine)
+        line.add("velocity", object: velocity.jsonLine)
+        if let error { line.add("error", error.code) }
+        return line.text
+    }
+}

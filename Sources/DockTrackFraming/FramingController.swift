@@ -1,18 +1,6 @@
 import DockTrackCore
 import Foundation
 
-/// Where the subject goes in the picture (DockKit's framing modes).
-public enum FramingMode: String, Sendable, CaseIterable, Codable {
-    /// The primary subject, and the other salient people with it when they fit (a group shot).
-    case automatic
-    /// The primary subject in the middle.
-    case center
-    /// The primary subject on the left third.
-    case left
-    /// The primary subject on the right third.
-    case right
-}
-
 /// Turns ranked subjects into dock commands: picks what to frame, computes the target
 /// orientation (where the dock must point for that: the pose at capture plus the subject's
 /// angle from the framing target), and sends it as it is (`setOrientation`, at most every

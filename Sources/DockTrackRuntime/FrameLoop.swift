@@ -26,6 +26,10 @@ public struct FrameLoop<F: Framer, D: Dock> {
     public var clock: (@Sendable () -> Double)?
     /// Where the controller's trace goes (``ControlTrace``), if anywhere.
     public let trace: LineOutput?
+    /// Whether the framing controller drives the dock (DockKit's system tracking). Off, the
+    /// subjects are still perceived and reported, and the dock moves only as told from outside
+    /// (``TrackControl``).
+    public var systemTracking = true
 
     /// Writes the trace's header when there is a trace.
     public init(controller: F, dock: D, cameraOnDock: Bool, latency: Double = 0, clock: (@Sendable () -> Double)? = nil,
@@ -48,8 +52,8 @@ public struct FrameLoop<F: Framer, D: Dock> {
         let subjects = try perceive(cameraPose)
         let now = max(time + latency, clock?() ?? -.infinity)
         let atCommand = try dock.motion(at: now + dock.commandLatency)
-        let command = controller.update(subjects: subjects, captureTime: time, poseAtCapture: cameraPose,
-                                        pose: atCommand.position, now: now)
+        let command = systemTracking ? controller.update(subjects: subjects, captureTime: time, poseAtCapture: cameraPose,
+                                                         pose: atCommand.position, now: now) : nil
         var refusal: DockError?
         do {
             if let command { try dock.perform(command, at: now) }

@@ -8,7 +8,7 @@ import Glibc
 /// anything but a socket is refused, a socket that a live server answers on is refused, and a
 /// stale one (nobody listening) is replaced. On the way out the path is removed only if it is
 /// still this server's socket.
-public struct ListeningSocket {
+public struct ListeningSocket: Sendable {
     public let fd: Int32
     public let path: String
     private let device: UInt64

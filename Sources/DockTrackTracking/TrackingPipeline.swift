@@ -254,45 +254,37 @@ public final class TrackingPipeline {
 }
 
 extension TrackingPipeline {
+    /// The ranker as one that takes a selection (DockTrack's own); others cannot.
+    private func withSelectableRanker<T>(_ body: (inout SaliencyRanker) throws(DockError) -> T) throws(DockError) -> T {
+        guard var saliency = ranker as? SaliencyRanker else { throw .notCapable("selecting subjects with this ranker") }
+        defer { ranker = saliency }
+        return try body(&saliency)
+    }
+
+    /// These subjects rank first, in this order, while they are in view; `[]`: automatic
+    /// ranking again (DockKit's `selectSubjects`). From the next frame on.
+    public func selectSubjects(_ identifiers: [UUID]) throws(DockError) {
+        try withSelectableRanker { $0.selectSubjects(identifiers) }
+    }
+
+    /// Selects the subject of the last frame at (`x`, `y`) (unit coordinates, origin at the
+    /// upper-left, as a tap on the picture) and returns its identifier; `noSubjectFound` when
+    /// nobody is there.
+    public func selectSubject(atX x: Double, y: Double) throws(DockError) -> UUID {
+        let subjects = self.subjects
+        return try withSelectableRanker { ranker throws(DockError) in
+            do {
+                return try ranker.selectSubject(atX: x, y: y, in: subjects)
+            } catch {
+                throw .noSubjectFound
+            }
+        }
+    }
+
     /// Re-detection on the frames the detector skips: faces by MTCNN's O-Net (``FaceRedetector``),
     /// bodies by their look on their last detection frame (``TemplateBodyRedetector``).
     public func redetect(models: ModelStore) throws(DetectorError) {
         redetector = try FaceRedetector(models: models)
         bodyRedetector = TemplateBodyRedetector()
-    }
-}
-
-/// The subjects of one frame: one line of `docktrack track --states`.
-public struct SubjectStatesRecord: Sendable, Equatable {
-    public var frame: Int
-    public var time: Double
-    public var subjects: [TrackedSubject]
-
-    public init(frame: Int, time: Double, subjects: [TrackedSubject]) {
-        self.frame = frame
-        self.time = time
-        self.subjects = subjects
-    }
-
-    /// `{"frame":12,"time":0.4,"subjects":[{"identifier":"…","kind":"person","rect":{…},"saliencyRank":1,
-    /// "speakingConfidence":0.8,"lookingAtCameraConfidence":0.9,"faceRect":{…}}]}`
-    public var jsonLine: String {
-        var line = JSONLine()
-        line.add("frame", frame)
-        line.add("time", time, digits: 3)
-        line.add("subjects", array: subjects.map { subject in
-            var item = JSONLine()
-            item.add("identifier", subject.id.uuidString)
-            item.add("kind", subject.kind.rawValue)
-            item.add("rect", object: subject.rect.jsonLine)
-            item.add("saliencyRank", subject.saliencyRank)
-            if subject.kind == .person {
-                item.add("speakingConfidence", subject.speakingConfidence, digits: 3)
-                item.add("lookingAtCameraConfidence", subject.lookingAtCameraConfidence, digits: 3)
-                if let face = subject.faceRect { item.add("faceRect", object: face.jsonLine) }
-            }
-            return item
-        })
-        return line.text
     }
 }

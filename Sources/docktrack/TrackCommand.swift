@@ -78,6 +78,9 @@ struct TrackCommand: ParsableCommand {
     @Flag(help: "Show the annotated frames in a window while running (needs a display).")
     var preview = false
 
+    @Option(help: ArgumentHelp("Serve the dock protocol on this Unix socket while tracking, as DockKit's API: another program switches system tracking off and on, drives the dock while it is off, changes the framing mode, region of interest and subject selection, and reads a tracking state per frame (README: Controlling a running track).", valueName: "socket"))
+    var serve: String?
+
     func validate() throws {
         let inputs = [path, live.camera, observations].compactMap { $0 }.count
         guard inputs == 1 else { throw ValidationError("give one input: a video PATH, --camera or --observations") }
@@ -122,6 +125,8 @@ struct TrackCommand: ParsableCommand {
             let origin = (source as? any LiveFrameSource)?.clockOrigin ?? MonotonicClock.now()
             var loop = try frameLoop(framingParams, address: address, commands: commands, cameraOnDock: liveRun != nil && !fixedCamera,
                                      clock: { MonotonicClock.now() - origin })
+            let server = try serving(loop)
+            defer { server?.stop() }
             let pacedFromFile = address.isLive && liveRun == nil
             let window = preview ? PreviewWindow.open(title: "docktrack") : nil
             let video = try annotate.map { path throws in
@@ -152,8 +157,11 @@ struct TrackCommand: ParsableCommand {
                     if wait > 0 { Thread.sleep(forTimeInterval: wait) }
                     captured = MonotonicClock.now() - origin
                 }
+                server?.control.apply(to: &loop, pipeline: pipeline, at: captured)
                 let step = try loop.step(capturedAt: captured) { _ in try perceive() }
-                try statesOutput?.write(SubjectStatesRecord(frame: frame.index, time: frame.time, subjects: step.subjects).jsonLine)
+                let record = SubjectStatesRecord(frame: frame.index, time: frame.time, subjects: step.subjects)
+                server?.control.publish(record, motion: step.atCommand)
+                try statesOutput?.write(record.jsonLine)
                 liveRun?.finished(frame)
                 if video != nil || window != nil {
                     let canvas = try Canvas(copying: frame.image)
@@ -237,6 +245,21 @@ struct TrackCommand: ParsableCommand {
                              clock: address.isLive ? clock : nil, trace: trace.map { path throws in try LineOutput(path: path) })
     }
 
+    /// The control server of --serve, bound before the first frame; `nil` without the option.
+    private func serving(_ loop: FrameLoop<FramingController, AnyDock>) throws -> TrackControlServer? {
+        guard let serve else { return nil }
+        let control = TrackControl(limits: loop.controller.params.limits, home: loop.controller.params.home)
+        let identity = AccessoryIdentity(name: "docktrack track", identifier: UUID(), firmwareVersion: "0.1.0",
+                                         hardwareModel: "tracker")
+        do {
+            let server = try TrackControlServer(path: serve, control: control, identity: identity) { printError("docktrack: serve: \($0)") }
+            printError("docktrack: serving the dock protocol on \(serve)")
+            return server
+        } catch {
+            throw ToolError("--serve \(serve): \(error)")
+        }
+    }
+
     /// Subject states (when asked for) and commands (on stdout unless the states are).
     private func outputs() throws -> (states: LineOutput?, commands: LineOutput?) {
         let statesOutput = try states.map { try LineOutput(path: $0) }
@@ -257,6 +280,8 @@ struct TrackCommand: ParsableCommand {
         var rate = ObservationRateMonitor()
         let (statesOutput, commands) = try outputs()
         var loop: FrameLoop<FramingController, AnyDock>?
+        var server: TrackControlServer?
+        defer { server?.stop() }
         let address = try dockOptions.address(default: "-")
         let origin = MonotonicClock.now()
         var lineNumber = 0
@@ -282,11 +307,15 @@ struct TrackCommand: ParsableCommand {
             if loop == nil {
                 loop = try frameLoop(framing.params(for: record.size), address: address, commands: commands, cameraOnDock: false,
                                      clock: { MonotonicClock.now() - origin })
+                server = try serving(loop!)
             }
+            server?.control.apply(to: &loop!, pipeline: pipeline, at: record.time)
             let step = try loop!.step(capturedAt: record.time) { _ in
                 try pipeline.process(observations: record.observations, at: record.time)
             }
-            try statesOutput?.write(SubjectStatesRecord(frame: record.frame, time: record.time, subjects: step.subjects).jsonLine)
+            let states = SubjectStatesRecord(frame: record.frame, time: record.time, subjects: step.subjects)
+            server?.control.publish(states, motion: step.atCommand)
+            try statesOutput?.write(states.jsonLine)
         }
     }
 

@@ -43,6 +43,10 @@ public final class DockAccessoryManager: @unchecked Sendable {
     public let batteryStates: AsyncStream<BatteryState>
     /// Errors the dock answered with (code and message).
     public let errors: AsyncStream<(code: String, message: String)>
+    /// The tracked subjects of every frame, ranked, from a tracker serving the protocol
+    /// (`docktrack track --serve`; a dock alone sends none). The newest 64 are kept for a
+    /// reader that falls behind.
+    public let trackingStates: AsyncStream<SubjectStatesRecord>
 
     private let fd: Int32
     private let lock = NSLock()
@@ -52,6 +56,7 @@ public final class DockAccessoryManager: @unchecked Sendable {
     private let eventContinuation: AsyncStream<AccessoryEvent>.Continuation
     private let batteryContinuation: AsyncStream<BatteryState>.Continuation
     private let errorContinuation: AsyncStream<(code: String, message: String)>.Continuation
+    private let trackingContinuation: AsyncStream<SubjectStatesRecord>.Continuation
     /// Requests sent with an id, waiting for their answer.
     private var pending: [RequestID: CheckedContinuation<DockMessage, any Error>] = [:]
     private var nextID = 1
@@ -66,6 +71,7 @@ public final class DockAccessoryManager: @unchecked Sendable {
         (accessoryEvents, eventContinuation) = AsyncStream.makeStream()
         (batteryStates, batteryContinuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(16))
         (errors, errorContinuation) = AsyncStream.makeStream()
+        (trackingStates, trackingContinuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(64))
         Thread.detachNewThread { [self] in readLoop() }
         sayHello()
     }
@@ -110,6 +116,33 @@ public final class DockAccessoryManager: @unchecked Sendable {
     /// Sets the dock's limits and returns them as the dock now holds them.
     public func setLimits(_ limits: DockLimits) async throws(DockError) -> DockLimits {
         try await request(DockCommand.setLimits(limits).jsonLine(time: 0)) { if case .limits(let held) = $0 { held } else { nil } }
+    }
+
+    /// Switches system tracking on or off (DockKit's `setSystemTrackingEnabled`): off, the
+    /// tracker stops driving the dock and motion commands are taken; on, it frames again.
+    public func setSystemTracking(_ enabled: Bool) async throws(DockError) {
+        try await perform(.setSystemTracking(enabled))
+    }
+
+    /// Where the tracker puts the primary subject: automatic, center, left or right third.
+    public func setFramingMode(_ mode: FramingMode) async throws(DockError) {
+        _ = try await request(TrackingRequest.setFramingMode(mode).jsonLine)
+    }
+
+    /// The part of the picture the tracker frames in (unit coordinates, lower-left origin).
+    public func setRegionOfInterest(_ rect: UnitRect) async throws(DockError) {
+        _ = try await request(TrackingRequest.setRegionOfInterest(rect).jsonLine)
+    }
+
+    /// These subjects rank first, in this order, while in view; `[]`: automatic ranking.
+    public func selectSubjects(_ identifiers: [UUID]) async throws(DockError) {
+        _ = try await request(TrackingRequest.selectSubjects(identifiers).jsonLine)
+    }
+
+    /// Selects the subject at a point of the picture (unit coordinates, upper-left origin, as a
+    /// tap) and returns its identifier; throws `noSubjectFound` when nobody is there.
+    public func selectSubject(atX x: Double, y: Double) async throws(DockError) -> UUID {
+        try await request(TrackingRequest.selectSubject(x: x, y: y).jsonLine) { if case .selected(let id) = $0 { id } else { nil } }
     }
 
     /// `request(_:)`'s answer read by `read`; an answer of another kind is `invalidRequest`.
@@ -176,7 +209,8 @@ public final class DockAccessoryManager: @unchecked Sendable {
         }
         for waiting in unanswered { waiting.resume(throwing: DockError.notConnected) }
         stateContinuation.yield(.disconnected)
-        for finish in [stateContinuation.finish, motionContinuation.finish, eventContinuation.finish, batteryContinuation.finish, errorContinuation.finish] { finish() }
+        for finish in [stateContinuation.finish, motionContinuation.finish, eventContinuation.finish, batteryContinuation.finish,
+                       errorContinuation.finish, trackingContinuation.finish] { finish() }
     }
 
     private func handle(_ message: DockMessage) {
@@ -196,7 +230,9 @@ public final class DockAccessoryManager: @unchecked Sendable {
             eventContinuation.yield(event)
         case .error(let code, let message):
             errorContinuation.yield((code, message))
-        case .dockEvent, .limits, .done:
+        case .trackingState(let record):
+            trackingContinuation.yield(record)
+        case .dockEvent, .limits, .done, .selected:
             break
         }
     }

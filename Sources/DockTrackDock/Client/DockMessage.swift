@@ -14,6 +14,10 @@ public enum DockMessage: Sendable, Equatable {
     case error(code: String, message: String)
     /// A command sent with an id was taken (`{"id":…,"type":"done","command":…}`).
     case done(command: String)
+    /// The subjects of a frame, from a tracker serving the protocol (`track --serve`).
+    case trackingState(SubjectStatesRecord)
+    /// The subject a `selectSubject` request chose.
+    case selected(UUID)
 
     /// The message in `line`; `nil` for a line that is none of these.
     public init?(line: String) {
@@ -60,6 +64,12 @@ public enum DockMessage: Sendable, Equatable {
             self = .error(code: object["code"] as? String ?? "", message: object["message"] as? String ?? "")
         case "done":
             self = .done(command: object["command"] as? String ?? "")
+        case "trackingState":
+            guard let record = try? JSONDecoder().decode(SubjectStatesRecord.self, from: Data(line.utf8)) else { return nil }
+            self = .trackingState(record)
+        case "selected":
+            guard let id = UUID(uuidString: object["identifier"] as? String ?? "") else { return nil }
+            self = .selected(id)
         default:
             return nil
         }

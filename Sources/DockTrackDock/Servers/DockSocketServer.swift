@@ -5,7 +5,8 @@ import Foundation
 import Glibc
 #endif
 
-/// Serves the dock protocol on a Unix socket with poll(2), on the real (monotonic) clock.
+/// Serves the dock protocol on a Unix socket with poll(2), on the real (monotonic) clock, for
+/// an endpoint: a dock (``DockSession``) or a tracker in front of one (``DockEndpoint``).
 /// One client holds the session at a time (one session per protocol per dock); another
 /// client's request is refused with an error and its connection closed.
 ///
@@ -13,9 +14,9 @@ import Glibc
 /// output buffer written as the client reads, a client more than ``maximumPendingOutput``
 /// bytes behind is dropped with a log line, a hung-up client is closed (never a SIGPIPE), and
 /// lines are framed in linear time with a maximum length.
-public struct DockSocketServer {
+public struct DockSocketServer<Endpoint: DockEndpoint> {
     public let path: String
-    public private(set) var session: DockSession
+    public private(set) var session: Endpoint
     let trace: FileHandle?
     let stateInterval: Double
     let duration: Double?
@@ -28,10 +29,20 @@ public struct DockSocketServer {
     /// Seconds on the monotonic clock: the simulation's time and the pauses run on it.
     let clock: @Sendable () -> Double
 
+    /// Whether SIGINT and SIGTERM stop the server (docksim: yes; a server on a thread of a
+    /// bigger program: no, it stops when `stopped` says so).
+    let handlesSignals: Bool
+    /// Asked between polls: `true` ends the server.
+    let stopped: @Sendable () -> Bool
+
     /// Serves `session` at `path`; motion states to the session's owner every `stateInterval`
-    /// seconds; stops after `duration` seconds when given (else on SIGINT or SIGTERM).
-    public init(path: String, session: DockSession, trace: FileHandle?, stateInterval: Double, duration: Double?,
+    /// seconds; stops after `duration` seconds when given, when `stopped` says so, or (with
+    /// `handlesSignals`) on SIGINT or SIGTERM.
+    public init(path: String, session: Endpoint, trace: FileHandle?, stateInterval: Double, duration: Double?,
+                handlesSignals: Bool = true, stopped: @escaping @Sendable () -> Bool = { false },
                 clock: @escaping @Sendable () -> Double = MonotonicClock.now, log: @escaping @Sendable (String) -> Void) {
+        self.handlesSignals = handlesSignals
+        self.stopped = stopped
         self.clock = clock
         self.log = log
         self.path = path
@@ -57,18 +68,23 @@ public struct DockSocketServer {
     }
 
     public mutating func serve() throws(SocketError) {
+        try serve(on: try ListeningSocket(path: path))
+    }
+
+    /// Serves on a socket bound already (a program that must know at once whether the path can
+    /// be served: `track --serve`); removes it at the end.
+    public mutating func serve(on listening: ListeningSocket) throws(SocketError) {
         // SIGINT and SIGTERM end the loop (and remove the socket) instead of killing the
         // process: blocked here, picked up with sigtimedwait between polls.
         var stopSignals = sigset_t()
         sigemptyset(&stopSignals)
         sigaddset(&stopSignals, SIGINT)
         sigaddset(&stopSignals, SIGTERM)
-        pthread_sigmask(SIG_BLOCK, &stopSignals, nil)
+        if handlesSignals { pthread_sigmask(SIG_BLOCK, &stopSignals, nil) }
         signal(SIGPIPE, SIG_IGN)
 
-        let listening = try ListeningSocket(path: path)
         defer { listening.remove() }
-        log("serving \(DockSession.protocolName) on \(path)")
+        log("serving \(DockSession.protocolName) on \(listening.path)")
         // The simulation's clock (and the script's) starts when the first client connects, so
         // scripted events are not played to nobody; --duration counts from the start.
         let launched = clock()
@@ -87,8 +103,7 @@ public struct DockSocketServer {
             if let why { log("client \(client.number) \(why)") }
             if owner === client {
                 owner = nil
-                _ = session.handle(.success(DockRequest(kind: .command(.setAngularVelocity(.zero)))), at: now())
-                log("session closed; dock stopped")
+                log(session.sessionEnded(at: now()))
             }
         }
         func flush(_ client: Client) {
@@ -118,10 +133,11 @@ public struct DockSocketServer {
 
         while duration.map({ clock() - launched < $0 }) ?? true {
             var timeout = timespec(tv_sec: 0, tv_nsec: 0)
-            if sigtimedwait(&stopSignals, nil, &timeout) > 0 {
+            if handlesSignals && sigtimedwait(&stopSignals, nil, &timeout) > 0 {
                 log("stopping on a signal")
                 break
             }
+            if stopped() { break }
             let listenerPaused = acceptPausedUntil.map { clock() < $0 } ?? false
             var fds = [pollfd(fd: listening.fd, events: listenerPaused ? 0 : Int16(POLLIN), revents: 0)]
             fds += clients.map { pollfd(fd: $0.fd, events: Int16(POLLIN) | ($0.output.isEmpty ? 0 : Int16(POLLOUT)), revents: 0) }
@@ -141,6 +157,8 @@ public struct DockSocketServer {
                 enqueue(session.motionStateLine(), to: holder)
                 nextState = t + stateInterval
             }
+            let pending = session.pendingLines()
+            if let holder = owner { for line in pending { enqueue(line, to: holder) } }
             if ready > 0 && fds[0].revents & Int16(POLLIN) != 0 {
                 let fd = accept(listening.fd, nil, nil)
                 if fd >= 0 {

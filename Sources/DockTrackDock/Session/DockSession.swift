@@ -164,17 +164,6 @@ public struct DockSession {
         return [line.text]
     }
 
-    /// Answers one request line received at `time`. Every line gets its answers here; a
-    /// malformed one gets an error naming its line number.
-    public mutating func handle(_ text: String, at time: Double) -> [String] {
-        handle(DockRequest.parse(.line(text)), at: time)
-    }
-
-    /// Answers one framed item of the byte stream: a line, or one too long to read.
-    public mutating func handle(_ item: LineFramer.Item, at time: Double) -> [String] {
-        handle(DockRequest.parse(item), at: time)
-    }
-
     /// Answers one request (already parsed, or the error its parsing gave; nil for a blank
     /// line) received at `time`. The answers to a request with an `id` carry it, and a command
     /// with an `id` that the dock took is answered `{"id":…,"type":"done","command":…}`.
@@ -217,6 +206,10 @@ public struct DockSession {
             case "getLimits": return [limitsLine()]
             default: return [hello()]
             }
+        case .tracking(let tracking):
+            guard isDocked else { return [error(.invalidated)] }
+            hasSession = true
+            return [error(.notCapable("\(tracking.name): a dock alone does not track (docktrack track --serve does)"))]
         case .command(let command):
             guard isDocked else { return [error(.invalidated)] }
             hasSession = true
@@ -227,12 +220,7 @@ public struct DockSession {
                 try hardware?.apply(accepted, at: max(dock.time, time))
                 var out: [String] = []
                 if case .setLimits = command { out.append(limitsLine()) }
-                if request.id != nil {
-                    var done = JSONLine()
-                    done.add("type", "done")
-                    done.add("command", command.name)
-                    out.append(done.text)
-                }
+                if request.id != nil { out.append(Self.doneLine(command.name)) }
                 return out
             } catch {
                 return [self.error(error)]
@@ -243,40 +231,54 @@ public struct DockSession {
     /// `{"type":"motionState","time":…,"position":{…},"velocity":{…}}`, plus `"error"` when the
     /// last command failed.
     public func motionStateLine() -> String {
-        var line = JSONLine()
-        line.add("type", "motionState")
-        line.add("time", dock.time, digits: 3)
         let position = (try? hardware?.orientation()) ?? dock.position
-        line.add("position", object: position.jsonLine)
-        line.add("velocity", object: dock.velocity.jsonLine)
-        if let e = dock.lastError { line.add("error", e.code) }
-        return line.text
+        return MotionState(time: dock.time, position: position, velocity: dock.velocity, error: dock.lastError).jsonLine
     }
 
-    private func hello() -> String {
+    private func hello() -> String { Self.helloLine(identity, capabilities: capabilities, docked: isDocked) }
+
+    /// `{"type":"hello","protocol":…,"accessory":{…},"capabilities":[…],"docked":true}`
+    public static func helloLine(_ identity: AccessoryIdentity, capabilities: [String], docked: Bool) -> String {
         var line = JSONLine()
         line.add("type", "hello")
-        line.add("protocol", Self.protocolName)
+        line.add("protocol", protocolName)
         line.add("accessory", object: identity.jsonLine)
         line.add("capabilities", strings: capabilities)
-        line.add("docked", isDocked)
+        line.add("docked", docked)
         return line.text
     }
 
-    private func limitsLine() -> String {
+    private func limitsLine() -> String { Self.limitsLine(dock.limits, time: dock.time) }
+
+    /// `{"type":"limits","time":…,"limits":{…}}`: the limits in force.
+    public static func limitsLine(_ limits: DockLimits, time: Double) -> String {
         // The setLimits command's own encoding carries the limits object.
-        let encoded = DockCommand.setLimits(dock.limits).jsonLine(time: dock.time)
+        let encoded = DockCommand.setLimits(limits).jsonLine(time: time)
         return encoded.replacingOccurrences(of: "\"command\":\"setLimits\"", with: "\"type\":\"limits\"")
     }
 
     private mutating func error(_ error: DockError) -> String {
         errorCount += 1
+        return Self.errorLine(error, line: lineNumber)
+    }
+
+    /// `{"type":"error","code":…,"message":…,"line":7}`: the error answering request line
+    /// `line` of the session (without its id: ``RequestID/tagging(_:)`` adds it).
+    public static func errorLine(_ error: DockError, line number: Int) -> String {
         var line = JSONLine()
         line.add("type", "error")
         line.add("code", error.code)
         line.add("message", error.description)
-        line.add("line", lineNumber)
+        line.add("line", number)
         return line.text
+    }
+
+    /// `{"type":"done","command":…}`: a command with an id was taken.
+    public static func doneLine(_ command: String) -> String {
+        var done = JSONLine()
+        done.add("type", "done")
+        done.add("command", command)
+        return done.text
     }
 }
 

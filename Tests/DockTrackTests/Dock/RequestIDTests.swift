@@ -80,6 +80,7 @@ import Glibc
 
     @Test func eachCallGetsItsOwnAnswerFromADockInAnotherProcess() async throws {
         let docksim = try DocksimProcess()
+        defer { withExtendedLifetime(docksim) {} }  // alive to the end, not to its last use
         let dock = try await Self.connect(docksim)
         defer { dock.disconnect() }
         let errors = Collected.from(dock.errors)
@@ -124,6 +125,7 @@ import Glibc
     @Test func theExampleDrivesDocksimAndSaysWhatItDid() throws {
         let example = URL(fileURLWithPath: Fixtures.tool).deletingLastPathComponent().appendingPathComponent("dock-client-example").path
         let docksim = try DocksimProcess()
+        defer { withExtendedLifetime(docksim) {} }  // alive to the end, not to its last use
         let run = try ToolRun.run(example, [docksim.socket])
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         let out = run.stdout

@@ -71,6 +71,7 @@ import Testing
     /// docksim in another process, over its socket on the real clock.
     static func withDocksim<T>(_ body: (ProtocolDock) throws -> T) throws -> T {
         let docksim = try DocksimProcess()
+        defer { withExtendedLifetime(docksim) {} }  // alive to the end, not to its last use
         let dock = try ProtocolDock(path: docksim.socket, clock: MonotonicClock.now)
         return try withExtendedLifetime(docksim) { try body(dock) }
     }

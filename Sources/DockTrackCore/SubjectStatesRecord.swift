@@ -1,0 +1,69 @@
+import Foundation
+
+/// The subjects of one frame: one line of `docktrack track --states`, and (as
+/// `{"type":"trackingState",…}`) what `track --serve` streams to its client, DockKit's
+/// tracking state.
+public struct SubjectStatesRecord: Sendable, Equatable {
+    public var frame: Int
+    public var time: Double
+    public var subjects: [TrackedSubject]
+
+    public init(frame: Int, time: Double, subjects: [TrackedSubject]) {
+        self.frame = frame
+        self.time = time
+        self.subjects = subjects
+    }
+
+    /// `{"frame":12,"time":0.4,"subjects":[{"identifier":"…","kind":"person","rect":{…},"saliencyRank":1,
+    /// "speakingConfidence":0.8,"lookingAtCameraConfidence":0.9,"faceRect":{…}}]}`
+    public var jsonLine: String { line(type: nil).text }
+
+    /// The same with `"type":"trackingState"` first: a line of the dock protocol.
+    public var trackingStateLine: String { line(type: "trackingState").text }
+
+    private func line(type: String?) -> JSONLine {
+        var line = JSONLine()
+        if let type { line.add("type", type) }
+        line.add("frame", frame)
+        line.add("time", time, digits: 3)
+        line.add("subjects", array: subjects.map { subject in
+            var item = JSONLine()
+            item.add("identifier", subject.id.uuidString)
+            item.add("kind", subject.kind.rawValue)
+            item.add("rect", object: subject.rect.jsonLine)
+            item.add("saliencyRank", subject.saliencyRank)
+            if subject.kind == .person {
+                item.add("speakingConfidence", subject.speakingConfidence, digits: 3)
+                item.add("lookingAtCameraConfidence", subject.lookingAtCameraConfidence, digits: 3)
+                if let face = subject.faceRect { item.add("faceRect", object: face.jsonLine) }
+            }
+            return item
+        })
+        return line
+    }
+}
+
+extension SubjectStatesRecord: Decodable {
+    private enum Keys: String, CodingKey { case frame, time, subjects }
+    private struct Subject: Decodable {
+        var identifier: UUID
+        var kind: TrackedSubject.Kind
+        var rect: UnitRect
+        var saliencyRank: Int?
+        var speakingConfidence: Double?
+        var lookingAtCameraConfidence: Double?
+        var faceRect: UnitRect?
+    }
+
+    /// Reads a line of either form back (the subjects' time in view and observed flag are not
+    /// on the line: 0 and observed).
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: Keys.self)
+        frame = try c.decode(Int.self, forKey: .frame)
+        time = try c.decode(Double.self, forKey: .time)
+        subjects = try c.decode([Subject].self, forKey: .subjects).map {
+            TrackedSubject(id: $0.identifier, kind: $0.kind, rect: $0.rect, faceRect: $0.faceRect, saliencyRank: $0.saliencyRank,
+                           speakingConfidence: $0.speakingConfidence, lookingAtCameraConfidence: $0.lookingAtCameraConfidence)
+        }
+    }
+}

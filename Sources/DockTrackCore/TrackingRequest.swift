@@ -1,0 +1,102 @@
+import Foundation
+
+/// Where the subject goes in the picture (DockKit's framing modes).
+public enum FramingMode: String, Sendable, CaseIterable, Codable {
+    /// The primary subject, and the other salient people with it when they fit (a group shot).
+    case automatic
+    /// The primary subject in the middle.
+    case center
+    /// The primary subject on the left third.
+    case left
+    /// The primary subject on the right third.
+    case right
+}
+
+/// A request to the tracker rather than to the motors (DockKit's system-tracking calls),
+/// served by `docktrack track --serve`; a dock alone (docksim) answers them `notCapable`.
+///
+/// On the wire (`{"command":…}` lines of the dock protocol, with an optional `"id"`):
+/// - `{"command":"setFramingMode","mode":"left"}`: automatic, center, left or right;
+/// - `{"command":"setRegionOfInterest","rect":{"x":0.5,"y":0,"width":0.5,"height":1}}`: unit
+///   coordinates, origin at the lower-left, as every rect of the protocol;
+/// - `{"command":"selectSubjects","identifiers":["…UUID…"]}`: these subjects first, in this
+///   order, while they are in view; an empty list is back to automatic ranking;
+/// - `{"command":"selectSubject","point":{"x":0.3,"y":0.4}}`: the subject at this point (unit
+///   coordinates, origin at the upper-left, as a tap on the picture), answered
+///   `{"type":"selected","identifier":"…"}`, or `noSubjectFound`.
+/// System tracking on and off is the dock command `setSystemTracking`.
+public enum TrackingRequest: Sendable, Equatable {
+    case setFramingMode(FramingMode)
+    case setRegionOfInterest(UnitRect)
+    case selectSubjects([UUID])
+    case selectSubject(x: Double, y: Double)
+
+    public static let names: Set<String> = ["setFramingMode", "setRegionOfInterest", "selectSubjects", "selectSubject"]
+
+    public var name: String {
+        switch self {
+        case .setFramingMode: "setFramingMode"
+        case .setRegionOfInterest: "setRegionOfInterest"
+        case .selectSubjects: "selectSubjects"
+        case .selectSubject: "selectSubject"
+        }
+    }
+
+    /// The request line (without an id).
+    public var jsonLine: String {
+        var line = JSONLine()
+        line.add("command", name)
+        switch self {
+        case .setFramingMode(let mode): line.add("mode", mode.rawValue)
+        case .setRegionOfInterest(let rect): line.add("rect", object: rect.jsonLine)
+        case .selectSubjects(let ids): line.add("identifiers", strings: ids.map(\.uuidString))
+        case .selectSubject(let x, let y):
+            var point = JSONLine()
+            point.add("x", x, digits: 4)
+            point.add("y", y, digits: 4)
+            line.add("point", object: point)
+        }
+        return line.text
+    }
+}
+
+extension TrackingRequest: Decodable {
+    private enum Keys: String, CodingKey { case command, mode, rect, identifiers, point }
+    private struct Point: Decodable { var x: Double; var y: Double }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: Keys.self)
+        let name = try c.decode(String.self, forKey: .command)
+        switch name {
+        case "setFramingMode":
+            let text = try c.decode(String.self, forKey: .mode)
+            guard let mode = FramingMode(rawValue: text) else {
+                throw DockError.invalidRequest("mode must be one of \(FramingMode.allCases.map(\.rawValue).joined(separator: ", ")), not \(text)")
+            }
+            self = .setFramingMode(mode)
+        case "setRegionOfInterest":
+            let rect = try c.decode(UnitRect.self, forKey: .rect)
+            guard [rect.x, rect.y, rect.width, rect.height].allSatisfy(\.isFinite), rect.width > 0, rect.height > 0,
+                  rect.minX >= -1e-4, rect.minY >= -1e-4, rect.maxX <= 1 + 1e-4, rect.maxY <= 1 + 1e-4 else {
+                throw DockError.invalidRequest("rect must lie within the unit square and have a size")
+            }
+            self = .setRegionOfInterest(rect)
+        case "selectSubjects":
+            let texts = try c.decode([String].self, forKey: .identifiers)
+            var ids: [UUID] = []
+            for text in texts {
+                guard let id = UUID(uuidString: text) else { throw DockError.invalidRequest("not an identifier: \(text)") }
+                ids.append(id)
+            }
+            self = .selectSubjects(ids)
+        case "selectSubject":
+            let point = try c.decode(Point.self, forKey: .point)
+            guard point.x.isFinite, point.y.isFinite, (0...1).contains(point.x), (0...1).contains(point.y) else {
+                throw DockError.invalidRequest("point must be in 0...1")
+            }
+            self = .selectSubject(x: point.x, y: point.y)
+        default:
+            throw DockError.invalidRequest("not a tracking request: \(name)")
+        }
+    }
+}

@@ -1,0 +1,283 @@
+import DockTrackCore
+import DockTrackDock
+import DockTrackFraming
+import DockTrackTracking
+import Foundation
+import Synchronization
+import DockTrackSystem
+
+/// What the client of `docktrack track --serve` asks of the running tracker, and what the
+/// tracker tells it: shared by the server's thread (``TrackControlSession``) and the frame loop
+/// (``apply(to:pipeline:at:)`` before each frame, ``publish(_:motion:)`` after), under a lock.
+///
+/// Requests take effect at the next frame, in the order they came. Those that can only be
+/// answered there (a motion command, `selectSubject`, `setLimits`) are answered then, with
+/// their request's id.
+public final class TrackControl: @unchecked Sendable {
+    /// A request waiting for the next frame.
+    enum Change {
+        case systemTracking(Bool)
+        case tracking(TrackingRequest)
+        case command(DockCommand)
+    }
+
+    private struct Waiting {
+        var change: Change
+        var id: RequestID?
+        /// The request's line number in the session, for its error.
+        var line: Int
+    }
+
+    private let lock = NSLock()
+    private var waiting: [Waiting] = []
+    private var outbox: [String] = []
+    private var motion: MotionState
+    private var limits: DockLimits
+    /// Whether a client holds the session: tracking states are kept for it only.
+    private var listening = false
+    /// Lines kept for the client at most: a client slow to read loses the oldest tracking
+    /// states, never an answer.
+    public let maximumPending = 256
+
+    /// Before the first frame: the dock at rest at `home` with `limits`.
+    public init(limits: DockLimits, home: DockOrientation) {
+        self.limits = limits
+        motion = MotionState(time: 0, position: home, velocity: .zero)
+    }
+
+    // MARK: The server's side
+
+    func enqueue(_ change: Change, id: RequestID?, line: Int) {
+        lock.withLock { waiting.append(Waiting(change: change, id: id, line: line)) }
+    }
+
+    /// The lines that came up for the client since the last call.
+    func takePending() -> [String] {
+        lock.withLock {
+            defer { outbox = [] }
+            return outbox
+        }
+    }
+
+    /// A client holds the session (`true`) or let it go.
+    func setListening(_ on: Bool) {
+        lock.withLock {
+            listening = on
+            if !on { outbox = [] }
+        }
+    }
+
+    /// The dock's motion as of the last frame.
+    var motionLine: String { lock.withLock { motion.jsonLine } }
+    var limitsLine: String { lock.withLock { DockSession.limitsLine(limits, time: motion.time) } }
+
+    // MARK: The frame loop's side
+
+    /// Carries out the requests that came since the last frame, at `time` on the loop's
+    /// clock: system tracking on or off (off stops the dock), framing mode and region on the
+    /// controller, selection on the pipeline's ranker, motion commands and limits on the dock.
+    public func apply(to loop: inout FrameLoop<FramingController, AnyDock>, pipeline: TrackingPipeline, at time: Double) {
+        let requests = lock.withLock {
+            defer { waiting = [] }
+            return waiting
+        }
+        for request in requests {
+            let answers: [String]
+            do {
+                answers = try carryOut(request.change, loop: &loop, pipeline: pipeline, at: time)
+            } catch let error as DockError {
+                answers = [DockSession.errorLine(error, line: request.line)]
+            } catch {
+                answers = [DockSession.errorLine(.invalidRequest("\(error)"), line: request.line)]
+            }
+            // Only a request with an id is answered once done; an error always is.
+            let sent = request.id == nil ? answers.filter { $0.hasPrefix(#"{"type":"error""#) } : answers
+            answer(sent.map { line in request.id.map { $0.tagging(line) } ?? line })
+        }
+    }
+
+    private func carryOut(_ change: Change, loop: inout FrameLoop<FramingController, AnyDock>, pipeline: TrackingPipeline,
+                          at time: Double) throws -> [String] {
+        switch change {
+        case .systemTracking(let on):
+            loop.systemTracking = on
+            if !on { try loop.dock.perform(.setAngularVelocity(.zero), at: time) }
+            return []
+        case .tracking(.setFramingMode(let mode)):
+            loop.controller.params.mode = mode
+            return []
+        case .tracking(.setRegionOfInterest(let rect)):
+            loop.controller.params.regionOfInterest = rect
+            return []
+        case .tracking(.selectSubjects(let identifiers)):
+            try pipeline.selectSubjects(identifiers)
+            return []
+        case .tracking(.selectSubject(let x, let y)):
+            let id = try pipeline.selectSubject(atX: x, y: y)
+            var line = JSONLine()
+            line.add("type", "selected")
+            line.add("identifier", id.uuidString)
+            return [line.text]
+        case .command(let command):
+            try loop.dock.perform(command, at: time)
+            if case .setLimits(let new) = command {
+                loop.controller.params.limits = new
+                lock.withLock { limits = new }
+                return [DockSession.limitsLine(new, time: time), DockSession.doneLine(command.name)]
+            }
+            return [DockSession.doneLine(command.name)]
+        }
+    }
+
+    /// After a frame: its subjects go to the client as a tracking state, and the dock's
+    /// motion is what queries read until the next frame.
+    public func publish(_ record: SubjectStatesRecord, motion: MotionState) {
+        lock.withLock {
+            self.motion = motion
+            guard listening else { return }
+            outbox.append(record.trackingStateLine)
+            // Too far behind: the oldest tracking states go (answers stay).
+            while outbox.count > maximumPending,
+                  let old = outbox.firstIndex(where: { $0.hasPrefix(#"{"type":"trackingState""#) }) {
+                outbox.remove(at: old)
+            }
+        }
+    }
+
+    private func answer(_ lines: [String]) {
+        guard !lines.isEmpty else { return }
+        lock.withLock { if listening { outbox += lines } }
+    }
+}
+
+/// The dock protocol as `docktrack track --serve` speaks it (``DockEndpoint``): DockKit's
+/// system-tracking calls (`setSystemTracking`, ``TrackingRequest``), motion commands while
+/// system tracking is off, limits, queries, and a tracking state for every frame.
+///
+/// - `hello` → the hello (capabilities: ``capabilities``), then the motion state;
+/// - `setSystemTracking`, `setFramingMode`, `setRegionOfInterest`, `selectSubjects`: answered
+///   `done` at once (with an id), in effect from the next frame;
+/// - `selectSubject`: `{"type":"selected","identifier":…}` or `noSubjectFound`, at the next frame;
+/// - `setAngularVelocity`, `setOrientation`, `animate`: refused with `invalidRequest` while
+///   system tracking is on (as DockKit: the app turns it off first), else done by the dock at
+///   the next frame and answered then (`done`, or the dock's error);
+/// - `setLimits`: at the next frame, answered with the limits in force;
+/// - `{"type":"trackingState","frame":…,"time":…,"subjects":[…]}` for every frame, to the client
+///   holding the session; motion states on the server's interval.
+/// The client hanging up turns system tracking back on.
+public struct TrackControlSession: DockEndpoint, Sendable {
+    public let control: TrackControl
+    public let identity: AccessoryIdentity
+    public static let capabilities = ["pan", "tilt", "systemTracking", "framing", "trackingStates"]
+    public private(set) var hasSession = false
+    public var isDocked: Bool { true }
+    /// System tracking as the client last set it (the loop follows at its next frame).
+    public private(set) var systemTracking = true
+    private var lineNumber = 0
+
+    public init(control: TrackControl, identity: AccessoryIdentity) {
+        self.control = control
+        self.identity = identity
+    }
+
+    public mutating func handle(_ parsed: Result<DockRequest, DockRequest.Failure>?, at time: Double) -> [String] {
+        lineNumber += 1
+        switch parsed {
+        case nil:
+            return []
+        case .failure(let failure)?:
+            return tagged([DockSession.errorLine(failure.error, line: lineNumber)], failure.id)
+        case .success(let request)?:
+            return tagged(answer(request), request.id)
+        }
+    }
+
+    private func tagged(_ lines: [String], _ id: RequestID?) -> [String] {
+        id.map { id in lines.map(id.tagging) } ?? lines
+    }
+
+    private mutating func answer(_ request: DockRequest) -> [String] {
+        func error(_ e: DockError) -> [String] { [DockSession.errorLine(e, line: lineNumber)] }
+        let done = { (name: String) in request.id == nil ? [] : [DockSession.doneLine(name)] }
+        if case .hello(let offered) = request.kind, !offered.contains(DockSession.protocolName) {
+            return error(.notCapable("protocols \(offered); this dock speaks \(DockSession.protocolName)"))
+        }
+        if !hasSession {
+            hasSession = true
+            control.setListening(true)
+        }
+        switch request.kind {
+        case .hello:
+            return [hello, control.motionLine]
+        case .query("getMotionState"):
+            return [control.motionLine]
+        case .query("getLimits"):
+            return [control.limitsLine]
+        case .query("getBattery"):
+            return error(.notCapable("battery: the tracker does not know the dock's"))
+        case .query:
+            return [hello]
+        case .tracking(let tracking):
+            control.enqueue(.tracking(tracking), id: request.id, line: lineNumber)
+            if case .selectSubject = tracking { return [] }  // answered at the next frame
+            return done(tracking.name)
+        case .command(.setSystemTracking(let on)):
+            systemTracking = on
+            control.enqueue(.systemTracking(on), id: nil, line: lineNumber)
+            return done("setSystemTracking")
+        case .command(let command):
+            if case .setLimits = command {} else if systemTracking {
+                return error(.invalidRequest("\(command.name) while system tracking is on; turn it off first (setSystemTracking false)"))
+            }
+            control.enqueue(.command(command), id: request.id, line: lineNumber)
+            return []
+        }
+    }
+
+    private var hello: String { DockSession.helloLine(identity, capabilities: Self.capabilities, docked: true) }
+
+    public func advance(to time: Double) -> [String] { [] }
+    public func motionStateLine() -> String { control.motionLine }
+    public mutating func pendingLines() -> [String] { control.takePending() }
+
+    public mutating func sessionEnded(at time: Double) -> String {
+        hasSession = false
+        control.setListening(false)
+        guard !systemTracking else { return "session closed" }
+        systemTracking = true
+        control.enqueue(.systemTracking(true), id: nil, line: lineNumber)
+        return "session closed; system tracking back on"
+    }
+
+    public func writeTrace(to trace: FileHandle?) {}
+}
+
+/// ``TrackControlSession`` served on a Unix socket from a thread of its own while the frame
+/// loop runs: `docktrack track --serve PATH`.
+public final class TrackControlServer: Sendable {
+    public let control: TrackControl
+    private let stopping = Atomic<Bool>(false)
+    private let finished = DispatchSemaphore(value: 0)
+
+    /// Binds `path` at once (a path in use is an error here, before any frame) and serves it
+    /// until ``stop()``; `log` gets the server's lines (clients dropped, sessions closed).
+    public init(path: String, control: TrackControl, identity: AccessoryIdentity,
+                log: @escaping @Sendable (String) -> Void) throws(SocketError) {
+        self.control = control
+        let listening = try ListeningSocket(path: path)
+        let session = TrackControlSession(control: control, identity: identity)
+        // The thread holds the server until stop().
+        Thread.detachNewThread { [self] in
+            var server = DockSocketServer(path: path, session: session, trace: nil, stateInterval: 0.1, duration: nil,
+                                          handlesSignals: false, stopped: { self.stopping.load(ordering: .relaxed) }, log: log)
+            do { try server.serve(on: listening) } catch { log("\(error)") }
+            finished.signal()
+        }
+    }
+
+    /// Ends the server (its clients are closed, the socket removed) and waits for it.
+    public func stop() {
+        guard !stopping.exchange(true, ordering: .relaxed) else { return }
+        finished.wait()
+    }
+}

@@ -1,0 +1,149 @@
+import DockTrack
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `track --serve`: the dock protocol as DockKit's system-tracking API, answered by the tracker
+/// while it runs. First the session and the frame loop's side in one process on a simulated
+/// dock, then a `track` process driving docksim, with a client on its socket.
+@Suite struct TrackServeTests {
+    /// A frame loop on a simulated dock, a pipeline tracking given observations, and the
+    /// session and control a server would hold.
+    struct Rig {
+        var loop: FrameLoop<FramingController, AnyDock>
+        let pipeline = TrackingPipeline(detector: nil, cues: nil, identifiers: .sequential)
+        let control = TrackControl(limits: .standard, home: .zero)
+        var session: TrackControlSession
+        var time = 0.0
+
+        init(mode: FramingMode = .center) throws {
+            var params = FramingController.Params()
+            params.mode = mode
+            loop = try FrameLoop(controller: FramingController(params: params), dock: AnyDock(SimulatedDock()), cameraOnDock: false)
+            session = TrackControlSession(control: control,
+                                          identity: AccessoryIdentity(name: "t", identifier: UUID(), firmwareVersion: "1", hardwareModel: "t"))
+        }
+
+        /// Requests, answered at once.
+        mutating func send(_ line: String) -> [String] { session.handle(line, at: time) }
+
+        /// One frame at 20 per second with these observations; what the client got meanwhile.
+        mutating func frame(_ observations: [Observation]) throws -> (step: FrameStep, pending: [String]) {
+            time += 0.05
+            control.apply(to: &loop, pipeline: pipeline, at: time)
+            let (pipeline, now) = (self.pipeline, time)
+            let step = try loop.step(capturedAt: now) { _ in try pipeline.process(observations: observations, at: now) }
+            control.publish(SubjectStatesRecord(frame: Int(time * 20), time: time, subjects: step.subjects), motion: step.atCommand)
+            return (step, session.pendingLines())
+        }
+    }
+
+    static let left = Observation(type: .humanFace, rect: UnitRect(x: 0.15, y: 0.5, width: 0.1, height: 0.15), confidence: 0.9)
+    static let right = Observation(type: .humanFace, rect: UnitRect(x: 0.75, y: 0.5, width: 0.1, height: 0.15), confidence: 0.9)
+
+    static func object(_ line: String) -> [String: Any] { RequestIDTests.object(line) }
+
+    @Test func motionCommandsWaitForSystemTrackingOffAndAreAnsweredWhenDone() throws {
+        var rig = try Rig()
+        let hello = rig.send(#"{"id":"h","type":"hello","protocols":["org.docktrack.dock/1"]}"#)
+        #expect(hello.count == 2 && hello[0].contains(#""capabilities":["pan","tilt","systemTracking","framing","trackingStates"]"#), "\(hello)")
+        let pan = #"{"id":1,"command":"setAngularVelocity","velocity":{"x":0,"y":0.3,"z":0}}"#
+        let refused = rig.send(pan)
+        #expect(refused.count == 1 && Self.object(refused[0])["code"] as? String == "invalidRequest" && Self.object(refused[0])["id"] as? Int == 1, "\(refused)")
+        // Tracking on: the controller pans toward the person on the right.
+        for _ in 0..<5 { _ = try rig.frame([Self.right]) }
+        let tracking = try rig.frame([Self.right]).step
+        #expect((tracking.command?.velocity?.y ?? 0) > 0.05, "\(String(describing: tracking.command))")
+        #expect(rig.send(#"{"id":2,"command":"setSystemTracking","enabled":false}"#) == [#"{"id":2,"type":"done","command":"setSystemTracking"}"#])
+        #expect(rig.send(RequestID.number(3).tagging(#"{"command":"setAngularVelocity","velocity":{"x":0,"y":-0.2,"z":0}}"#)).isEmpty,
+                "answered at the next frame, when the dock has it")
+        let off = try rig.frame([Self.right])
+        #expect(off.step.command == nil, "the controller is silent while system tracking is off")
+        #expect(off.pending.contains(#"{"id":3,"type":"done","command":"setAngularVelocity"}"#), "\(off.pending)")
+        for _ in 0..<20 { _ = try rig.frame([Self.right]) }
+        let moving = try rig.loop.dock.motion(at: rig.time)
+        #expect(abs(moving.velocity.y + 0.2) < 0.01, "the client's command drives the dock: \(moving)")
+        // The dock refusing a command answers it with the dock's error, at its id.
+        _ = rig.send(#"{"id":4,"command":"setAngularVelocity","velocity":{"x":0,"y":0,"z":0.5}}"#)
+        let rolled = try rig.frame([Self.right]).pending.filter { $0.contains(#""id":4"#) }
+        #expect(rolled.count == 1 && Self.object(rolled[0])["type"] as? String == "error", "\(rolled)")
+        // The client hangs up: system tracking is back on at the next frame.
+        #expect(rig.session.sessionEnded(at: rig.time).contains("system tracking back on"))
+        _ = try rig.frame([Self.right])
+        #expect(try rig.frame([Self.right]).step.command != nil)
+    }
+
+    @Test func modeRegionAndSelectionChangeTheFramingFromTheNextFrame() throws {
+        var rig = try Rig(mode: .center)
+        _ = rig.send(#"{"type":"hello","protocols":["org.docktrack.dock/1"]}"#)
+        let both = [Self.left, Self.right]
+        for _ in 0..<3 { _ = try rig.frame(both) }  // tracks are confirmed after a few sightings
+        var step = try rig.frame(both).step
+        let ids = step.subjects.map(\.id)
+        #expect(ids.count == 2)
+        #expect(step.aim.map { abs($0.target.x - 0.5) < 1e-9 } == true)
+        #expect(rig.send(#"{"id":5,"command":"setFramingMode","mode":"left"}"#) == [#"{"id":5,"type":"done","command":"setFramingMode"}"#])
+        step = try rig.frame(both).step
+        #expect(step.aim.map { abs($0.target.x - 1.0 / 3) < 1e-9 } == true, "\(String(describing: step.aim))")
+        _ = rig.send(#"{"command":"setRegionOfInterest","rect":{"x":0.5,"y":0,"width":0.5,"height":1}}"#)
+        step = try rig.frame(both).step
+        #expect(step.aim.map { abs($0.target.x - (0.5 + 0.5 / 3)) < 1e-9 } == true, "\(String(describing: step.aim))")
+        // A tap on the right face (upper-left origin) selects that person, answered at the next frame.
+        let tap = #"{"id":"tap","command":"selectSubject","point":{"x":0.8,"y":0.425}}"#
+        #expect(rig.send(tap).isEmpty)
+        var frame = try rig.frame(both)
+        let selected = frame.pending.first { $0.hasPrefix(#"{"id":"tap""#) }
+        let rightID = try #require(step.subjects.first { $0.rect.midX > 0.5 }?.id)
+        #expect(selected == #"{"id":"tap","type":"selected","identifier":"\#(rightID.uuidString)"}"#, "\(frame.pending)")
+        frame = try rig.frame(both)
+        #expect(frame.step.subjects.first?.id == rightID && frame.step.subjects.first?.saliencyRank == 1)
+        // Nobody there: noSubjectFound at its id. A list selects in order; [] is automatic again.
+        _ = rig.send(#"{"id":"miss","command":"selectSubject","point":{"x":0.5,"y":0.95}}"#)
+        frame = try rig.frame(both)
+        let miss = frame.pending.first { $0.hasPrefix(#"{"id":"miss""#) }.map(Self.object)
+        #expect(miss?["code"] as? String == "noSubjectFound", "\(frame.pending)")
+        let leftID = try #require(ids.first { $0 != rightID })
+        _ = rig.send(#"{"command":"selectSubjects","identifiers":["\#(leftID.uuidString)"]}"#)
+        #expect(try rig.frame(both).step.subjects.first?.id == leftID)
+        // Tracking states carry every frame's subjects, ranked, and read back as sent.
+        let states = frame.pending.compactMap { line -> SubjectStatesRecord? in
+            guard case .trackingState(let record)? = DockMessage(line: line) else { return nil }
+            return record
+        }
+        #expect(states.count == 1 && states[0].subjects.map(\.id) == frame.step.subjects.map(\.id), "\(frame.pending)")
+    }
+
+    @Test func badRequestsAreRefusedAtTheirIdsAndASlowClientLosesOnlyOldStates() throws {
+        var rig = try Rig()
+        _ = rig.send(#"{"type":"hello","protocols":["org.docktrack.dock/1"]}"#)
+        for (id, line) in [(1, #"{"id":1,"command":"setFramingMode","mode":"up"}"#),
+                           (2, #"{"id":2,"command":"setRegionOfInterest","rect":{"x":0.5,"y":0,"width":0.9,"height":1}}"#),
+                           (3, #"{"id":3,"command":"setRegionOfInterest","rect":{"x":0,"y":0,"width":0,"height":1}}"#),
+                           (4, #"{"id":4,"command":"selectSubject","point":{"x":1e300,"y":0.5}}"#),
+                           (5, #"{"id":5,"command":"selectSubjects","identifiers":["me"]}"#),
+                           (6, #"{"id":6,"command":"getBattery"}"#)] {
+            let answers = rig.send(line)
+            #expect(answers.count == 1 && Self.object(answers[0])["type"] as? String == "error" && Self.object(answers[0])["id"] as? Int == id,
+                    "\(line): \(answers)")
+        }
+        // A client that never reads: states pile up to the cap, the oldest go, answers stay.
+        for _ in 0..<4 { _ = try rig.frame([Self.left]) }
+        _ = rig.send(#"{"id":"kept","command":"selectSubject","point":{"x":0.2,"y":0.4}}"#)
+        rig.control.apply(to: &rig.loop, pipeline: rig.pipeline, at: rig.time)
+        for frame in 0..<(rig.control.maximumPending + 50) {
+            rig.time += 0.05
+            rig.control.publish(SubjectStatesRecord(frame: frame, time: rig.time, subjects: []), motion: MotionState(time: rig.time, position: .zero, velocity: .zero))
+        }
+        let pending = rig.session.pendingLines()
+        #expect(pending.count == rig.control.maximumPending)
+        #expect(pending.first?.hasPrefix(#"{"id":"kept","type":"selected""#) == true, "\(pending.first ?? "")")
+        #expect(pending.last?.contains(#""frame":\#(rig.control.maximumPending + 49),"#) == true, "the newest state is kept")
+        #expect(rig.session.pendingLines().isEmpty)
+        // A dock alone does not track.
+        var dock = RequestIDTests.session()
+        let alone = dock.handle(#"{"id":9,"command":"setFramingMode","mode":"left"}"#, at: 0)
+        #expect(alone.count == 1 && Self.object(alone[0])["code"] as? String == "notCapable", "\(alone)")
+    }
+}
