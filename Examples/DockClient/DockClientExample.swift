@@ -1,9 +1,12 @@
 // An app's view of a dock through DockTrack's client API (`DockAccessoryManager`), as a DockKit
-// app would use it: connect, wait until docked, switch system tracking off, drive a short motion
-// and a move to an orientation, read the motion state and limits, switch tracking back on.
-// Every call waits for the dock's own answer to it and throws that call's error.
+// app would use it: connect, wait until docked; when the dock tracks (`docktrack track --serve`),
+// read its tracking states, select a person by a tap on the picture and frame them on the left
+// third; then switch system tracking off, drive a short motion and a move to an orientation,
+// read the motion state and limits, switch tracking back on. Every call waits for the dock's own
+// answer to it and throws that call's error.
 //
 //   swift run dock-client-example /tmp/docksim.sock     (docksim --socket /tmp/docksim.sock)
+//   swift run dock-client-example /tmp/track.sock       (docktrack track clip.mp4 --dock unix:/tmp/docksim.sock --serve /tmp/track.sock)
 import DockTrack
 import Foundation
 
@@ -29,6 +32,7 @@ struct DockClientExample {
         for await change in dock.stateChanges {
             guard case .docked(let accessory) = change else { continue }
             print("docked: \(accessory.name) (\(accessory.hardwareModel)), capabilities \(accessory.capabilities.joined(separator: ","))")
+            if accessory.capabilities.contains("trackingStates") { try await selectAndFrame(dock) }
             break
         }
         try await dock.perform(.setSystemTracking(false))
@@ -51,5 +55,29 @@ struct DockClientExample {
         print(String(format: "pan range %.2f...%.2f rad, at most %.2f rad/s", limits.yaw.range.lowerBound, limits.yaw.range.upperBound, limits.yaw.maximumSpeed))
         try await dock.perform(.setSystemTracking(true))
         print("system tracking on")
+    }
+
+    /// With a tracker: the first tracking state with a person in it, a tap on that person, the
+    /// left third; the tracking states that follow show them ranked first.
+    static func selectAndFrame(_ dock: DockAccessoryManager) async throws {
+        var states = dock.trackingStates.makeAsyncIterator()
+        var person: TrackedSubject?
+        while person == nil, let state = await states.next() {
+            person = state.subjects.first { $0.kind == .person }
+        }
+        guard let person else { return }
+        // A tap: unit coordinates with the origin at the upper-left.
+        let id = try await dock.selectSubject(atX: person.rect.midX, y: 1 - person.rect.midY)
+        print("selected \(id) by a tap at its centre")
+        try await dock.setFramingMode(.left)
+        print("framing mode left")
+        // States already on the way may be from before the tap: the first that ranks them first.
+        for _ in 0..<100 {
+            guard let state = await states.next() else { break }
+            if state.subjects.first(where: { $0.saliencyRank == 1 })?.id == id {
+                print("frame \(state.frame): the selected person ranks first of \(state.subjects.count) subjects")
+                break
+            }
+        }
     }
 }

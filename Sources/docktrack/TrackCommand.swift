@@ -252,9 +252,7 @@ struct TrackCommand: ParsableCommand {
         let identity = AccessoryIdentity(name: "docktrack track", identifier: UUID(), firmwareVersion: "0.1.0",
                                          hardwareModel: "tracker")
         do {
-            let server = try TrackControlServer(path: serve, control: control, identity: identity) { printError("docktrack: serve: \($0)") }
-            printError("docktrack: serving the dock protocol on \(serve)")
-            return server
+            return try TrackControlServer(path: serve, control: control, identity: identity) { printError("docktrack: serve: \($0)") }
         } catch {
             throw ToolError("--serve \(serve): \(error)")
         }

@@ -147,3 +147,167 @@ import Glibc
         #expect(alone.count == 1 && Self.object(alone[0])["code"] as? String == "notCapable", "\(alone)")
     }
 }
+
+/// A blocking line client with deadlines: the test's own thread, never the cooperative pool
+/// (which the full suite's blocking tests hold for long stretches).
+final class LineClient {
+    let fd: Int32
+    private var framer = LineFramer()
+
+    init(path: String, within seconds: Double = 20) throws {
+        let deadline = Date().addingTimeInterval(seconds)
+        var connected: Int32?
+        while connected == nil {
+            connected = try? UnixSocket.connect(to: path)
+            if connected == nil {
+                if Date() > deadline { throw DockError.notConnected }
+                usleep(50_000)
+            }
+        }
+        fd = connected!
+    }
+
+    deinit { close(fd) }
+
+    func send(_ line: String) throws { try Syscall.writeAll(Array((line + "\n").utf8), to: fd, socketFlags: Int32(MSG_NOSIGNAL)) }
+
+    /// The next line within `seconds`; `nil` at the deadline or the end.
+    func next(within seconds: Double) -> String? {
+        let deadline = Date().addingTimeInterval(seconds)
+        while true {
+            if case .line(let line)? = framer.next() { return line }
+            let left = deadline.timeIntervalSinceNow
+            guard left > 0 else { return nil }
+            var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0)]
+            guard (try? Syscall.poll(&fds, seconds: min(left, 0.5))) ?? 0 > 0 else { continue }
+            var bytes = [UInt8](repeating: 0, count: 65536)
+            let n = read(fd, &bytes, bytes.count)
+            guard n > 0 else { return nil }
+            framer.append(bytes[0..<n])
+        }
+    }
+
+    /// The first line within `seconds` that `matches` (the others are passed over).
+    func first(within seconds: Double, where matches: (String) -> Bool) -> String? {
+        let deadline = Date().addingTimeInterval(seconds)
+        while let line = next(within: deadline.timeIntervalSinceNow) {
+            if matches(line) { return line }
+        }
+        return nil
+    }
+
+    /// The next tracking state within `seconds`.
+    func trackingState(within seconds: Double) -> SubjectStatesRecord? {
+        first(within: seconds) { $0.hasPrefix(#"{"type":"trackingState""#) }.flatMap { line in
+            if case .trackingState(let record)? = DockMessage(line: line) { record } else { nil }
+        }
+    }
+}
+
+/// `track --serve` as it is used: a `track` process tracking a clip and driving docksim in
+/// another process, a client on its socket changing selection, mode and system tracking.
+@Suite struct TrackServeProcessTests {
+    @Test func aClientSelectsReframesAndDrivesTheDockThroughARunningTrack() throws {
+        let docksim = try DocksimProcess()
+        defer { withExtendedLifetime(docksim) {} }
+        let folder = try Fixtures.temporaryFolder()
+        let socket = "/tmp/track-\(UUID().uuidString.prefix(8)).sock"
+        let log = folder.appendingPathComponent("track.err").path
+        let errFD = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        let nullFD = open("/dev/null", O_WRONLY)
+        // A file before a dock in another process plays in real time: 25 s of the clip.
+        let pid = try ToolRun.spawn(Fixtures.tool, ["track", Fixtures.sample("vtest.avi"), "--end", "250", "-d", "fast", "--no-face-cues",
+                                                    "--mode", "center", "--dock", "unix:\(docksim.socket)", "--serve", socket,
+                                                    "--sequential-identifiers"], stdout: nullFD, stderr: errFD).get()
+        close(errFD)
+        close(nullFD)
+        defer {
+            kill(pid, SIGTERM)
+            _ = ToolRun.wait(for: pid)
+        }
+        let client = try LineClient(path: socket)
+        try client.send(#"{"type":"hello","protocols":["org.docktrack.dock/1"]}"#)
+        let hello = client.first(within: 20) { $0.hasPrefix(#"{"type":"hello""#) }
+        #expect(hello?.contains("trackingStates") == true, "\(hello ?? "no hello"); \(String(decoding: FileManager.default.contents(atPath: log) ?? Data(), as: UTF8.self))")
+        var state: SubjectStatesRecord?
+        for _ in 0..<100 {
+            state = client.trackingState(within: 20)
+            if state?.subjects.contains(where: { $0.kind == .person }) == true { break }
+        }
+        let person = try #require(state?.subjects.first { $0.kind == .person }, "a person in the tracking states")
+        // Motors belong to the tracker while system tracking is on.
+        try client.send(#"{"id":1,"command":"setAngularVelocity","velocity":{"x":0,"y":0.3,"z":0}}"#)
+        let refused = client.first(within: 10) { $0.hasPrefix(#"{"id":1,"#) }
+        #expect(refused?.contains(#""code":"invalidRequest""#) == true, "\(refused ?? "no answer")")
+        // A tap on the person (upper-left origin) selects them; they rank first from then on.
+        try client.send(#"{"id":2,"command":"selectSubject","point":{"x":\#(person.rect.midX),"y":\#(1 - person.rect.midY)}}"#)
+        let selected = client.first(within: 10) { $0.hasPrefix(#"{"id":2,"#) }
+        #expect(selected?.contains(#""type":"selected""#) == true, "\(selected ?? "no answer")")
+        let chosen = try #require(selected.flatMap { line -> UUID? in
+            if case .selected(let id)? = DockMessage(line: line) { id } else { nil }
+        })
+        var ranks: [Int?] = []
+        for _ in 0..<5 { ranks.append(client.trackingState(within: 10)?.subjects.first { $0.id == chosen }?.saliencyRank) }
+        #expect(ranks.allSatisfy { $0 == 1 || $0 == nil } && ranks.contains(1), "the selected subject's ranks: \(ranks)")
+        // The framing mode changes at run time: the dock turns so that the person moves to the left third.
+        func pan() -> Double? {
+            try? client.send(#"{"id":"m","command":"getMotionState"}"#)
+            return client.first(within: 10) { $0.hasPrefix(#"{"id":"m","#) }.flatMap { line in
+                if case .motionState(let motion)? = DockMessage(line: line) { motion.position.y } else { nil }
+            }
+        }
+        let centered = try #require(pan())
+        try client.send(#"{"id":3,"command":"setFramingMode","mode":"left"}"#)
+        #expect(client.first(within: 10) { $0.hasPrefix(#"{"id":3,"#) } == #"{"id":3,"type":"done","command":"setFramingMode"}"#)
+        let changed = Date()
+        var turned = centered
+        while Date().timeIntervalSince(changed) < 10, let now = pan(), now - centered < 0.08 { turned = now; usleep(50_000) }
+        turned = pan() ?? turned
+        let took = Date().timeIntervalSince(changed)
+        print("track --serve: framing mode center -> left turned the dock from \(centered) to \(turned) rad in \(took) s")
+        #expect(turned - centered >= 0.08, "pan \(centered) -> \(turned) after the mode change")
+        // System tracking off: the client drives the dock; its command is answered once the dock has it.
+        try client.send(#"{"id":4,"command":"setSystemTracking","enabled":false}"#)
+        try client.send(#"{"id":5,"command":"setAngularVelocity","velocity":{"x":0,"y":-0.25,"z":0}}"#)
+        let done = client.first(within: 10) { $0.hasPrefix(#"{"id":5,"#) }
+        #expect(done == #"{"id":5,"type":"done","command":"setAngularVelocity"}"#, "\(done ?? "no answer")")
+        var velocity: Double?
+        for _ in 0..<60 {
+            try client.send(#"{"id":"v","command":"getMotionState"}"#)
+            velocity = client.first(within: 10) { $0.hasPrefix(#"{"id":"v","#) }.flatMap { line in
+                if case .motionState(let motion)? = DockMessage(line: line) { motion.velocity.y } else { nil }
+            }
+            if let velocity, abs(velocity + 0.25) < 0.02 { break }
+            usleep(100_000)
+        }
+        #expect(velocity.map { abs($0 + 0.25) < 0.02 } == true, "docksim turns as the client said: \(String(describing: velocity))")
+        try client.send(#"{"id":6,"command":"setSystemTracking","enabled":true}"#)
+        #expect(client.first(within: 10) { $0.hasPrefix(#"{"id":6,"#) } == #"{"id":6,"type":"done","command":"setSystemTracking"}"#)
+    }
+}
+
+extension TrackServeProcessTests {
+    /// The example program of the client API against a running `track` (in front of docksim):
+    /// it reads tracking states, selects by a tap, reframes, and drives the dock.
+    @Test func theExampleSelectsAPersonThroughARunningTrack() throws {
+        let docksim = try DocksimProcess()
+        defer { withExtendedLifetime(docksim) {} }
+        let socket = "/tmp/track-\(UUID().uuidString.prefix(8)).sock"
+        let nullFD = open("/dev/null", O_WRONLY)
+        let pid = try ToolRun.spawn(Fixtures.tool, ["track", Fixtures.sample("vtest.avi"), "--end", "300", "-d", "fast", "--no-face-cues",
+                                                    "--dock", "unix:\(docksim.socket)", "--serve", socket], stdout: nullFD, stderr: nullFD).get()
+        close(nullFD)
+        defer {
+            kill(pid, SIGTERM)
+            _ = ToolRun.wait(for: pid)
+        }
+        _ = try LineClient(path: socket)  // waits for the socket; hangs up at once, leaving the session free
+        let example = URL(fileURLWithPath: Fixtures.tool).deletingLastPathComponent().appendingPathComponent("dock-client-example").path
+        let run = try ToolRun.run(example, [socket])
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        let out = run.stdout
+        #expect(out.contains("capabilities pan,tilt,systemTracking,framing,trackingStates"), "\(out)")
+        #expect(out.contains("selected ") && out.contains("the selected person ranks first") && out.contains("framing mode left"), "\(out)")
+        #expect(out.contains("system tracking off") && out.contains("refused: invalidRequest") && out.contains("system tracking on"), "\(out)")
+    }
+}
