@@ -47,14 +47,19 @@ struct DockClientExample {
         } catch let error as DockError {
             print("a speed that is not a number is refused: \(error.code)")
         }
-        try await dock.perform(.setOrientation(DockOrientation(x: 0.05, y: -0.2, z: 0), duration: 1, relative: false))
-        try await Task.sleep(for: .milliseconds(1500))
-        let there = try await dock.motionState()
-        print(String(format: "moved to pan %.3f, tilt %.3f rad", there.position.y, there.position.x))
+        try await move(dock, to: DockOrientation(x: 0.05, y: -0.2, z: 0), over: 1)
         let limits = try await dock.limits()
         print(String(format: "pan range %.2f...%.2f rad, at most %.2f rad/s", limits.yaw.range.lowerBound, limits.yaw.range.upperBound, limits.yaw.maximumSpeed))
         try await dock.perform(.setSystemTracking(true))
         print("system tracking on")
+    }
+
+    /// A move over `seconds`: its progress completes when the dock's motion states show it there.
+    static func move(_ dock: DockAccessoryManager, to orientation: DockOrientation, over seconds: Double) async throws {
+        let move = try await dock.setOrientation(orientation, duration: seconds)
+        let there = try await move.completion()
+        let took = there.time - (move.began ?? there.time)
+        print(String(format: "moved to pan %.3f, tilt %.3f rad in %.2f s", there.position.y, there.position.x, took))
     }
 
     /// With a tracker: the first tracking state with a person in it, a tap on that person, the

@@ -125,7 +125,7 @@ public final class TrackControl: @unchecked Sendable {
                 lock.withLock { limits = new }
                 return [DockSession.limitsLine(new, time: time), DockSession.doneLine(command.name)]
             }
-            return [DockSession.doneLine(command.name)]
+            return [DockSession.doneLine(command.name, movingAt: time)]
         }
     }
 

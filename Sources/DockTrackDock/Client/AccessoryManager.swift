@@ -61,6 +61,9 @@ public final class DockAccessoryManager: @unchecked Sendable {
     private var pending: [RequestID: CheckedContinuation<DockMessage, any Error>] = [:]
     private var nextID = 1
     private var connected = true
+    /// The last motion state the dock sent, and the moves waiting for their end.
+    private var lastMotion: MotionState?
+    private var moves: [MotionProgress] = []
 
     /// Connects to the dock serving `socketPath` and says hello.
     public init(socketPath: String) throws(DockError) {
@@ -116,6 +119,26 @@ public final class DockAccessoryManager: @unchecked Sendable {
     /// Sets the dock's limits and returns them as the dock now holds them.
     public func setLimits(_ limits: DockLimits) async throws(DockError) -> DockLimits {
         try await request(DockCommand.setLimits(limits).jsonLine(time: 0)) { if case .limits(let held) = $0 { held } else { nil } }
+    }
+
+    /// Turns the dock to `orientation` (relative to where it points, with `relative`) over
+    /// `duration` seconds (0: as fast as the limits allow) and returns the move's progress once
+    /// the dock took the command; ``MotionProgress/completion()`` returns when the move ends.
+    public func setOrientation(_ orientation: DockOrientation, duration: Double, relative: Bool = false) async throws(DockError) -> MotionProgress {
+        var last = lock.withLock { lastMotion }
+        if last == nil { last = try await motionState() }
+        let start = last!.position
+        let progress = MotionProgress(target: relative ? start + orientation : orientation, duration: duration, from: start, last: last)
+        // Watched before the command goes, so that no motion state of the move is missed.
+        lock.withLock { moves.append(progress) }
+        do {
+            let answer = try await request(DockCommand.setOrientation(orientation, duration: duration, relative: relative).jsonLine(time: 0))
+            if case .done(_, let time) = answer { progress.began(at: time) }
+        } catch {
+            lock.withLock { moves.removeAll { $0 === progress } }
+            throw error
+        }
+        return progress
     }
 
     /// Switches system tracking on or off (DockKit's `setSystemTrackingEnabled`): off, the
@@ -202,12 +225,13 @@ public final class DockAccessoryManager: @unchecked Sendable {
             }
             handle(reply.message)
         }
-        let unanswered = lock.withLock {
+        let (unanswered, unfinished) = lock.withLock {
             connected = false
-            defer { pending = [:] }
-            return pending.values
+            defer { pending = [:]; moves = [] }
+            return (pending.values, moves)
         }
         for waiting in unanswered { waiting.resume(throwing: DockError.notConnected) }
+        for move in unfinished { move.fail(.notConnected) }
         stateContinuation.yield(.disconnected)
         for finish in [stateContinuation.finish, motionContinuation.finish, eventContinuation.finish, batteryContinuation.finish,
                        errorContinuation.finish, trackingContinuation.finish] { finish() }
@@ -223,6 +247,12 @@ public final class DockAccessoryManager: @unchecked Sendable {
         case .dockEvent("docked"):
             sayHello()  // re-register; the hello answer reports the dock docked again
         case .motionState(let state):
+            let watching = lock.withLock {
+                lastMotion = state
+                return moves
+            }
+            let ended = watching.filter { $0.observe(state) }
+            if !ended.isEmpty { lock.withLock { moves.removeAll { move in ended.contains { $0 === move } } } }
             motionContinuation.yield(state)
         case .battery(let battery):
             batteryContinuation.yield(battery)

@@ -12,8 +12,9 @@ public enum DockMessage: Sendable, Equatable {
     case accessoryEvent(AccessoryEvent)
     case limits(DockLimits)
     case error(code: String, message: String)
-    /// A command sent with an id was taken (`{"id":…,"type":"done","command":…}`).
-    case done(command: String)
+    /// A command sent with an id was taken (`{"id":…,"type":"done","command":…}`); a move says
+    /// when it began on the dock's clock.
+    case done(command: String, time: Double?)
     /// The subjects of a frame, from a tracker serving the protocol (`track --serve`).
     case trackingState(SubjectStatesRecord)
     /// The subject a `selectSubject` request chose.
@@ -63,7 +64,7 @@ public enum DockMessage: Sendable, Equatable {
         case "error":
             self = .error(code: object["code"] as? String ?? "", message: object["message"] as? String ?? "")
         case "done":
-            self = .done(command: object["command"] as? String ?? "")
+            self = .done(command: object["command"] as? String ?? "", time: object["time"] as? Double)
         case "trackingState":
             guard let record = try? JSONDecoder().decode(SubjectStatesRecord.self, from: Data(line.utf8)) else { return nil }
             self = .trackingState(record)

@@ -74,7 +74,9 @@ public struct SimulatedDock: Sendable {
             var cap = DockVector(x: limits.pitch.maximumSpeed, y: limits.yaw.maximumSpeed, z: limits.roll.maximumSpeed)
             if duration > 0 {
                 for axis in DockAxis.allCases {
-                    cap[axis] = min(cap[axis], max(abs(target[axis] - position[axis]) / duration * 1.5, 1e-6))
+                    let speed = Self.cruiseSpeed(distance: abs(target[axis] - position[axis]), duration: duration,
+                                                 acceleration: limits[axis].maximumAcceleration)
+                    cap[axis] = min(cap[axis], max(speed, 1e-6))
                 }
             }
             motion = .orientation(target, speedCap: cap)
@@ -90,6 +92,16 @@ public struct SimulatedDock: Sendable {
             return .setLimits(limits)
         }
         return command
+    }
+
+    /// The cruise speed of a move over `distance` that takes `duration` from rest to rest,
+    /// speeding up and braking at `acceleration`: the smaller root of v² - a·D·v + a·d = 0, in
+    /// the form that stays exact for a large acceleration (d/D) and for a zero one (0). A move
+    /// too long for the duration gets no cap (the fastest the limits allow) and arrives late.
+    static func cruiseSpeed(distance d: Double, duration t: Double, acceleration a: Double) -> Double {
+        let slack = t * t - 4 * d / a
+        guard slack >= 0 else { return a > 0 ? .infinity : 0 }
+        return 2 * d / (t + slack.squareRoot())
     }
 
     /// Moves the motors on to `time`. Stretches where every axis moves at a constant speed (or

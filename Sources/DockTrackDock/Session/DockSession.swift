@@ -90,7 +90,8 @@ public struct ScriptedEvent: Sendable, Equatable, Decodable {
 /// - errors: `{"type":"error","code":"invalidRequest","message":…,"line":7}`; the session goes on;
 /// - request ids: a request may carry `"id"` (an integer or a string); every answer to it carries
 ///   the same id first (`{"id":7,"type":"error",…}`), and a command with an id the dock took is
-///   answered `{"id":7,"type":"done","command":"setOrientation"}`.
+///   answered `{"id":7,"type":"done","command":"setOrientation","time":12.5}` (a move says when
+///   it began on the dock's clock).
 public struct DockSession {
     public static let protocolName = "org.docktrack.dock/1"
 
@@ -220,7 +221,7 @@ public struct DockSession {
                 try hardware?.apply(accepted, at: max(dock.time, time))
                 var out: [String] = []
                 if case .setLimits = command { out.append(limitsLine()) }
-                if request.id != nil { out.append(Self.doneLine(command.name)) }
+                if request.id != nil { out.append(Self.doneLine(command.name, movingAt: dock.time)) }
                 return out
             } catch {
                 return [self.error(error)]
@@ -273,11 +274,14 @@ public struct DockSession {
         return line.text
     }
 
-    /// `{"type":"done","command":…}`: a command with an id was taken.
-    public static func doneLine(_ command: String) -> String {
+    /// `{"type":"done","command":…}`: a command with an id was taken. A move that takes time
+    /// (`setOrientation`, `animate`) also says when it began on the dock's clock
+    /// (`"time":…`), the start of its progress.
+    public static func doneLine(_ command: String, movingAt time: Double? = nil) -> String {
         var done = JSONLine()
         done.add("type", "done")
         done.add("command", command)
+        if let time, command == "setOrientation" || command == "animate" { done.add("time", time, digits: 3) }
         return done.text
     }
 }

@@ -42,7 +42,7 @@ import Glibc
         // The protocol's 2 orientation commands a second: the third within one is refused, at its id.
         let orient = DockCommand.setOrientation(DockOrientation(x: 0, y: 0.2, z: 0), duration: 1, relative: false)
         let answers = (20..<23).map { session.handle(RequestID.number($0).tagging(orient.jsonLine(time: 0.65)), at: 0.65) }
-        #expect(answers[0] == [#"{"id":20,"type":"done","command":"setOrientation"}"#] && answers[1].first?.hasPrefix(#"{"id":21,"type":"done""#) == true, "\(answers)")
+        #expect(answers[0] == [#"{"id":20,"type":"done","command":"setOrientation","time":0.65}"#] && answers[1].first?.hasPrefix(#"{"id":21,"type":"done""#) == true, "\(answers)")
         #expect(answers[2].count == 1 && answers[2][0].hasPrefix(#"{"id":22,"type":"error","code":"rateTooHigh""#), "\(answers)")
         // Illegal limits are refused with invalidRequest, tagged.
         var limits = DockLimits.standard
@@ -53,7 +53,7 @@ import Glibc
 
     @Test func aButtonsIdIsNotARequestsAndHugeOrOddIdsAreHandled() {
         #expect(DockReply(line: #"{"type":"accessoryEvent","event":"button","id":1,"pressed":true}"#)?.id == nil)
-        #expect(DockReply(line: #"{"id":3,"type":"done","command":"animate"}"#) == DockReply(message: .done(command: "animate"), id: .number(3)))
+        #expect(DockReply(line: #"{"id":3,"type":"done","command":"animate","time":2.5}"#) == DockReply(message: .done(command: "animate", time: 2.5), id: .number(3)))
         #expect(RequestID.text("a\"b").tagging(#"{"type":"x"}"#) == #"{"id":"a\"b","type":"x"}"#)
         #expect(RequestID.number(-5).tagging("{}") == #"{"id":-5}"#)
         var session = Self.session()
@@ -104,6 +104,31 @@ import Glibc
         #expect(state.position.y.isFinite && abs(state.position.y) <= 0.5 + 1e-6, "\(state)")
         let streamed = await errors.items
         #expect(streamed.isEmpty, "errors of calls with ids go to their calls, not the error stream: \(streamed)")
+    }
+
+    /// DockKit's setOrientation with a duration: the move takes that long, and its progress
+    /// completes when it ends (read from docksim's motion states, every 20 ms).
+    @Test func aFourSecondOrientationTakesFourSecondsAndItsProgressCompletesThen() async throws {
+        let docksim = try DocksimProcess(["--state-interval", "0.02"])
+        defer { withExtendedLifetime(docksim) {} }
+        let dock = try await Self.connect(docksim)
+        defer { dock.disconnect() }
+        let progress = try await dock.setOrientation(DockOrientation(x: 0.1, y: 0.6, z: 0), duration: 4)
+        #expect(progress.fractionCompleted < 0.5 && !progress.isFinished)
+        let end = try await progress.completion()
+        let began = try #require(progress.began)
+        let took = end.time - began
+        print(String(format: "setOrientation over 4 s: began at %.3f, at the target at %.3f s of docksim's clock: %.3f s", began, end.time, took))
+        // The simulated motors take 4 s to within 0.1 s (FramingTests, on a simulated clock); here
+        // the states come every 20 ms from another process, which a busy machine may delay.
+        #expect(took > 3.85 && took < 4.4, "\(took) s")
+        #expect(abs(end.position.y - 0.6) < 2e-3 && abs(end.position.x - 0.1) < 2e-3, "\(end)")
+        #expect(progress.fractionCompleted == 1)
+        // A target beyond the pitch range: the move ends where the dock stops, at the limit.
+        let beyond = try await dock.setOrientation(DockOrientation(x: 2, y: 0.6, z: 0), duration: 0.5)
+        let stopped = try await beyond.completion()
+        let pitch = try await dock.limits().pitch.range
+        #expect(abs(stopped.position.x - pitch.upperBound) < 2e-3, "\(stopped), \(pitch)")
     }
 
     @Test func aDockThatHangsUpEndsTheCallsAndSaysSo() async throws {

@@ -137,6 +137,33 @@ import Testing
         #expect(throws: DockError.notCapable("roll")) { try dock.apply(.setAngularVelocity(AngularVelocity(z: 1)), at: 7) }
     }
 
+    /// An orientation with a duration takes that long, both axes together; one too far for its
+    /// duration goes as fast as the limits let it and arrives late, never early.
+    @Test(arguments: [(0.8, 0.2, 4.0), (-0.3, -0.05, 1.0), (2.5, 0.4, 0.5)])
+    func anOrientationWithADurationArrivesThen(yaw: Double, pitch: Double, duration: Double) throws {
+        var dock = SimulatedDock()
+        try dock.apply(.setOrientation(DockOrientation(x: pitch, y: yaw), duration: duration, relative: false), at: 1)
+        var arrived: [DockAxis: Double] = [:]
+        var t = 1.0
+        while t < 10 && arrived.count < 2 {
+            t += 0.01
+            dock.advance(to: t)
+            if arrived[.yaw] == nil && abs(dock.position.y - yaw) < 1e-3 { arrived[.yaw] = t - 1 }
+            if arrived[.pitch] == nil && abs(dock.position.x - pitch) < 1e-3 { arrived[.pitch] = t - 1 }
+        }
+        let limits = DockLimits.standard
+        // The fastest the limits allow: a triangle or, capped, a trapezoid at the top speed.
+        func fastest(_ d: Double, _ l: AxisLimits) -> Double {
+            let v = min(l.maximumSpeed, (abs(d) * l.maximumAcceleration).squareRoot())
+            return abs(d) / v + v / l.maximumAcceleration
+        }
+        for (axis, distance) in [(DockAxis.yaw, yaw), (.pitch, pitch)] {
+            let took = try #require(arrived[axis], "\(axis) never arrived")
+            let expected = max(duration, fastest(distance, limits[axis]))
+            #expect(abs(took - expected) < 0.1, "\(axis): \(took) s for \(duration) s asked, \(expected) s possible")
+        }
+    }
+
     @Test(arguments: DockAnimation.allCases)
     func animationsStartAndEndAtTheCurrentPose(animation: DockAnimation) throws {
         var dock = SimulatedDock(position: DockOrientation(x: 0.1, y: 0.7))

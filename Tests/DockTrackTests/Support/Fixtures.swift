@@ -161,10 +161,11 @@ final class DocksimProcess {
     let pid: pid_t
 
     /// Starts docksim with `arguments` after `--socket PATH` and waits (up to 20 s) for the socket.
+    /// It serves for 30 minutes at most: under a sanitizer a test may wait over 5 minutes for a thread.
     init(_ arguments: [String] = []) throws {
         let devNull = open("/dev/null", O_WRONLY)
         defer { close(devNull) }
-        pid = try ToolRun.spawn(DockSimTests.docksim, ["--socket", socket, "--duration", "300"] + arguments, stdout: devNull, stderr: devNull).get()
+        pid = try ToolRun.spawn(DockSimTests.docksim, ["--socket", socket, "--duration", "1800"] + arguments, stdout: devNull, stderr: devNull).get()
         let deadline = Date().addingTimeInterval(20)
         while !FileManager.default.fileExists(atPath: socket) && Date() < deadline { usleep(20_000) }
     }
