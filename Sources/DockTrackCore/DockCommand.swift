@@ -49,7 +49,7 @@ public enum DockCommand: Sendable, Equatable {
             line.add("enabled", enabled)
         case .setLimits(let limits):
             var object = JSONLine()
-            for axis in DockAxis.allCases {
+            for axis in DockAxis.allCases where !limits[axis].isUnchanged {
                 let l = limits[axis]
                 var item = JSONLine()
                 if l.range.lowerBound.isFinite { item.add("minimum", l.range.lowerBound, digits: 4) }

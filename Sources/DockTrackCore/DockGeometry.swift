@@ -49,6 +49,11 @@ public struct AxisLimits: Sendable, Equatable, Codable {
         self.maximumAcceleration = maximumAcceleration
     }
 
+    /// An axis a `setLimits` request leaves out: the limits in force stay. (Its infinite speed
+    /// cannot come off the wire, where every given axis has a finite `maximumSpeed`.)
+    public static let unchanged = AxisLimits(range: -Double.infinity...Double.infinity, maximumSpeed: .infinity, maximumAcceleration: .infinity)
+    public var isUnchanged: Bool { maximumSpeed == .infinity && range.lowerBound == -.infinity && range.upperBound == .infinity }
+
     /// `value` clamped into the range.
     public func clamp(_ value: Double) -> Double { min(max(value, range.lowerBound), range.upperBound) }
 
@@ -77,16 +82,33 @@ public struct AxisLimits: Sendable, Equatable, Codable {
     }
 }
 
-/// The limits of every axis.
+/// The limits of every axis. In a `setLimits` request an axis may be left out
+/// (``AxisLimits/unchanged``): its limits in force stay.
 public struct DockLimits: Sendable, Equatable, Codable {
     public var pitch: AxisLimits
     public var yaw: AxisLimits
     public var roll: AxisLimits
 
-    public init(pitch: AxisLimits, yaw: AxisLimits, roll: AxisLimits) {
+    public init(pitch: AxisLimits = .unchanged, yaw: AxisLimits = .unchanged, roll: AxisLimits = .unchanged) {
         self.pitch = pitch
         self.yaw = yaw
         self.roll = roll
+    }
+
+    private enum CodingKeys: String, CodingKey { case pitch, yaw, roll }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        pitch = try c.decodeIfPresent(AxisLimits.self, forKey: .pitch) ?? .unchanged
+        yaw = try c.decodeIfPresent(AxisLimits.self, forKey: .yaw) ?? .unchanged
+        roll = try c.decodeIfPresent(AxisLimits.self, forKey: .roll) ?? .unchanged
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        if !pitch.isUnchanged { try c.encode(pitch, forKey: .pitch) }
+        if !yaw.isUnchanged { try c.encode(yaw, forKey: .yaw) }
+        if !roll.isUnchanged { try c.encode(roll, forKey: .roll) }
     }
 
     /// A typical desktop tracking stand: 360° pan at up to 3 rad/s, tilt ±30° at 1.5 rad/s,
@@ -103,11 +125,16 @@ public struct DockLimits: Sendable, Equatable, Codable {
 
     /// Limits a client asked for, checked against these (the hardware's): every number finite
     /// (a missing bound is the hardware's), no range wider and no speed or acceleration higher
-    /// than the hardware's, none negative; roll only on a dock that has it.
-    public func narrowed(to asked: DockLimits) throws(DockError) -> DockLimits {
+    /// than the hardware's, none negative; roll only on a dock that has it. An axis left out
+    /// keeps its limits in `current` (the ones in force).
+    public func narrowed(to asked: DockLimits, keeping current: DockLimits? = nil) throws(DockError) -> DockLimits {
         var result = self
         for axis in DockAxis.allCases {
             let hardware = self[axis], wanted = asked[axis]
+            if wanted.isUnchanged {
+                result[axis] = current?[axis] ?? hardware
+                continue
+            }
             let numbers = [wanted.range.lowerBound, wanted.range.upperBound, wanted.maximumSpeed, wanted.maximumAcceleration]
             // A missing acceleration (infinity when decoded) is the hardware's.
             let askedAcceleration = wanted.maximumAcceleration == .infinity ? hardware.maximumAcceleration : wanted.maximumAcceleration
@@ -135,6 +162,13 @@ public struct DockLimits: Sendable, Equatable, Codable {
             }
             result[axis] = AxisLimits(range: low...high, maximumSpeed: speed, maximumAcceleration: acceleration)
         }
+        return result
+    }
+
+    /// These limits with each axis that `asked` gives replaced by it (the others kept).
+    public func updated(by asked: DockLimits) -> DockLimits {
+        var result = self
+        for axis in DockAxis.allCases where !asked[axis].isUnchanged { result[axis] = asked[axis] }
         return result
     }
 

@@ -120,10 +120,12 @@ public final class TrackControl: @unchecked Sendable {
             return [line.text]
         case .command(let command):
             try loop.dock.perform(command, at: time)
-            if case .setLimits(let new) = command {
-                loop.controller.params.limits = new
-                lock.withLock { limits = new }
-                return [DockSession.limitsLine(new, time: time), DockSession.doneLine(command.name)]
+            if case .setLimits(let asked) = command {
+                // The axes asked for change; those left out keep their limits.
+                let held = loop.controller.params.limits.updated(by: asked)
+                loop.controller.params.limits = held
+                lock.withLock { limits = held }
+                return [DockSession.limitsLine(held, time: time), DockSession.doneLine(command.name)]
             }
             return [DockSession.doneLine(command.name, movingAt: time)]
         }
@@ -234,7 +236,7 @@ public struct TrackControlSession: DockEndpoint, Sendable {
         }
     }
 
-    private var hello: String { DockSession.helloLine(identity, capabilities: Self.capabilities, docked: true) }
+    private var hello: String { DockSession.helloLine(identity, capabilities: Self.capabilities, docked: true, trackingButtonEnabled: true) }
 
     public func advance(to time: Double) -> [String] { [] }
     public func motionStateLine() -> String { control.motionLine }

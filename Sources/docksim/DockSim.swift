@@ -43,6 +43,9 @@ struct DockSim: ParsableCommand {
     @Flag(help: "Start on a charger.")
     var charging = false
 
+    @Option(parsing: .singleValue, help: ArgumentHelp("Another battery, named: NAME:LEVEL, or NAME:LEVEL:notChargeable for one that cannot charge (a remote's cell). Repeatable; getBattery answers a line per battery.", valueName: "name:level"))
+    var otherBattery: [String] = []
+
     @OptionGroup(title: "Motors") var motors: DockLimitOptions
 
     @Option(help: "Seconds between motion states sent to a socket client.")
@@ -53,6 +56,9 @@ struct DockSim: ParsableCommand {
 
     func validate() throws {
         guard (0...1).contains(battery) else { throw ValidationError("--battery must be between 0 and 1") }
+        for text in otherBattery where BatteryState(spec: text) == nil {
+            throw ValidationError("--other-battery takes NAME:LEVEL or NAME:LEVEL:notChargeable with LEVEL in 0...1, not '\(text)'")
+        }
         guard stateInterval > 0 else { throw ValidationError("--state-interval must be positive") }
     }
 
@@ -74,7 +80,8 @@ struct DockSim: ParsableCommand {
         }
         var session = DockSession(
             identity: AccessoryIdentity(name: "DockSim", identifier: UUID(), firmwareVersion: "1.0.0", hardwareModel: "docksim-pt1"),
-            dock: SimulatedDock(limits: limits), battery: BatteryState(level: battery, charging: charging), script: events)
+            dock: SimulatedDock(limits: limits), battery: BatteryState(level: battery, charging: charging),
+            otherBatteries: otherBattery.compactMap { BatteryState(spec: $0) }, script: events)
         if let backend {
             do {
                 session.hardware = try DockBackend.open(backend)

@@ -13,9 +13,12 @@ public struct DockAccessory: Sendable, Equatable {
     public var firmwareVersion: String
     public var hardwareModel: String
     public var capabilities: [String]
+    /// Whether the dock's own tracking button works (DockKit's `trackingButtonEnabled`).
+    public var trackingButtonEnabled: Bool
 }
 
-/// Docked or undocked, as DockKit's accessory state changes.
+/// Docked or undocked, as DockKit's accessory state changes; `docked` again, with the accessory
+/// as it is now, when its tracking button is switched on or off.
 public enum AccessoryStateChange: Sendable, Equatable {
     case docked(DockAccessory)
     case undocked(DockAccessory)
@@ -246,6 +249,12 @@ public final class DockAccessoryManager: @unchecked Sendable {
             if let dock = current { stateContinuation.yield(.undocked(dock)) }
         case .dockEvent("docked"):
             sayHello()  // re-register; the hello answer reports the dock docked again
+        case .trackingButton(let enabled):
+            let changed: DockAccessory? = lock.withLock {
+                accessory?.trackingButtonEnabled = enabled
+                return accessory
+            }
+            if let changed { stateContinuation.yield(.docked(changed)) }
         case .motionState(let state):
             let watching = lock.withLock {
                 lastMotion = state

@@ -7,6 +7,8 @@ public enum DockMessage: Sendable, Equatable {
     case hello(DockAccessory)
     /// `docked` or `undocked`.
     case dockEvent(String)
+    /// The dock's tracking button was switched on or off.
+    case trackingButton(enabled: Bool)
     case motionState(MotionState)
     case battery(BatteryState)
     case accessoryEvent(AccessoryEvent)
@@ -32,10 +34,15 @@ public enum DockMessage: Sendable, Equatable {
             guard let a = object["accessory"] as? [String: Any], let id = UUID(uuidString: a["identifier"] as? String ?? "") else { return nil }
             self = .hello(DockAccessory(name: a["name"] as? String ?? "", category: a["category"] as? String ?? "", identifier: id,
                                         firmwareVersion: a["firmwareVersion"] as? String ?? "", hardwareModel: a["hardwareModel"] as? String ?? "",
-                                        capabilities: object["capabilities"] as? [String] ?? []))
+                                        capabilities: object["capabilities"] as? [String] ?? [],
+                                        trackingButtonEnabled: object["trackingButtonEnabled"] as? Bool ?? true))
         case "event":
             guard let event = object["event"] as? String else { return nil }
-            self = .dockEvent(event)
+            if event == "trackingButton" {
+                self = .trackingButton(enabled: object["enabled"] as? Bool ?? true)
+            } else {
+                self = .dockEvent(event)
+            }
         case "motionState":
             func vector(_ key: String) -> DockVector? {
                 guard let v = object[key] as? [String: Double] else { return nil }
@@ -45,9 +52,8 @@ public enum DockMessage: Sendable, Equatable {
             let error = (object["error"] as? String).map { DockError(code: $0, message: "the last command") }
             self = .motionState(MotionState(time: object["time"] as? Double ?? 0, position: position, velocity: velocity, error: error))
         case "battery":
-            var battery = BatteryState(level: object["level"] as? Double ?? 0)
-            battery.name = object["name"] as? String ?? "internal"
-            battery.chargeState = BatteryState.ChargeState(rawValue: object["chargeState"] as? String ?? "") ?? .discharging
+            var battery = BatteryState(name: object["name"] as? String ?? "internal", level: object["level"] as? Double ?? 0)
+            battery.chargeState = BatteryState.ChargeState(rawValue: object["chargeState"] as? String ?? "") ?? .notCharging
             self = .battery(battery)
         case "accessoryEvent":
             switch object["event"] as? String {

@@ -87,7 +87,7 @@ public struct SimulatedDock: Sendable {
         case .setSystemTracking(let enabled):
             systemTracking = enabled
         case .setLimits(let new):
-            limits = try hardwareLimits.narrowed(to: new)
+            limits = try hardwareLimits.narrowed(to: new, keeping: limits)
             position = limits.clamp(position)
             return .setLimits(limits)
         }

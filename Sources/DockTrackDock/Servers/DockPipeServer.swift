@@ -46,7 +46,7 @@ public struct DockPipeServer {
                 break
             }
         }
-        if output { _ = write([session.motionStateLine()] + [session.batteryLine].compactMap { $0 }) }
+        if output { _ = write([session.motionStateLine()] + session.batteryLines) }
         return Summary(requests: requests, errors: session.errorCount, outputClosed: !output)
     }
 

@@ -28,18 +28,36 @@ public struct AccessoryIdentity: Sendable, Equatable {
     }
 }
 
-/// The dock's battery: drains while the motors run (faster when they move), charges while
-/// docked on a charger.
+/// One of the dock's batteries, as DockKit reports them: a name, a level, and whether it is
+/// charging, not charging, or not chargeable at all. Drains while the motors run (faster when
+/// they move); a chargeable one charges while the dock is on a charger.
 public struct BatteryState: Sendable, Equatable {
-    public enum ChargeState: String, Sendable { case charging, discharging, full }
-    public var name = "internal"
+    /// DockKit's charge states.
+    public enum ChargeState: String, Sendable, CaseIterable { case charging, notCharging, notChargeable }
+    public var name: String
     public var level: Double
     public var chargeState: ChargeState
     public var lowBattery: Bool { level < 0.2 }
 
-    public init(level: Double = 0.8, charging: Bool = false) {
+    public init(name: String = "internal", level: Double = 0.8, charging: Bool = false, chargeable: Bool = true) {
+        self.name = name
         self.level = level
-        chargeState = charging ? .charging : .discharging
+        chargeState = !chargeable ? .notChargeable : charging ? .charging : .notCharging
+    }
+
+    /// A battery as docksim's `--other-battery` gives it: `NAME:LEVEL`, or
+    /// `NAME:LEVEL:notChargeable`; `nil` for anything else.
+    public init?(spec: String) {
+        let parts = spec.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+        guard (2...3).contains(parts.count), !parts[0].isEmpty, let level = Double(parts[1]), (0...1).contains(level),
+              parts.count == 2 || parts[2] == "notChargeable" else { return nil }
+        self.init(name: parts[0], level: level, chargeable: parts.count == 2)
+    }
+
+    /// On a charger (`true`) or off it; a battery that is not chargeable does not care.
+    mutating func setCharging(_ on: Bool) {
+        guard chargeState != .notChargeable else { return }
+        chargeState = on && level < 1 ? .charging : .notCharging
     }
 
     /// Moves the level on by `dt` seconds with the motors turning at `speed` rad/s.
@@ -47,9 +65,8 @@ public struct BatteryState: Sendable, Equatable {
         switch chargeState {
         case .charging:
             level = min(1, level + dt / 3600)
-            if level >= 1 { chargeState = .full }
-        case .full: break
-        case .discharging:
+            if level >= 1 { chargeState = .notCharging }  // full
+        case .notCharging, .notChargeable:
             level = max(0, level - dt * (1.0 / 14400 + speed / 2000))
         }
     }
@@ -67,7 +84,8 @@ public struct BatteryState: Sendable, Equatable {
 }
 
 /// An event the simulator plays at a set time: `{"at":2.0,"event":"button","id":1,"pressed":true}`,
-/// `undocked`, `docked`, `cameraShutter`, `cameraFlip`, `cameraZoom` (`factor`), `charging` (`enabled`).
+/// `undocked`, `docked`, `cameraShutter`, `cameraFlip`, `cameraZoom` (`factor`), `charging` (`enabled`),
+/// `trackingButton` (`enabled`).
 public struct ScriptedEvent: Sendable, Equatable, Decodable {
     public var at: Double
     public var event: String
@@ -75,6 +93,15 @@ public struct ScriptedEvent: Sendable, Equatable, Decodable {
     public var pressed: Bool?
     public var factor: Double?
     public var enabled: Bool?
+
+    public init(at: Double, event: String, id: Int? = nil, pressed: Bool? = nil, factor: Double? = nil, enabled: Bool? = nil) {
+        self.at = at
+        self.event = event
+        self.id = id
+        self.pressed = pressed
+        self.factor = factor
+        self.enabled = enabled
+    }
 }
 
 /// The dock side of the protocol: reads request lines, answers, and reports events. Pure
@@ -101,7 +128,13 @@ public struct DockSession {
     public var capabilities: [String] { hardware?.capabilities ?? Self.simulatedCapabilities }
     public static let simulatedCapabilities = ["pan", "tilt", "battery", "buttons", "animations", "systemTracking"]
     public private(set) var dock: SimulatedDock
-    public private(set) var battery: BatteryState
+    /// The dock's batteries, the one that drives the motors first.
+    public private(set) var batteries: [BatteryState]
+    /// The battery that drives the motors.
+    public var battery: BatteryState { batteries[0] }
+    /// Whether the dock's own tracking button works (DockKit's `trackingButtonEnabled`); a
+    /// script's `trackingButton` event switches it.
+    public private(set) var trackingButtonEnabled = true
     /// A real PTZ device the session drives too (VISCA, UVC): every command the simulated
     /// motors accept is sent on, and motion states report the device's own position.
     public var hardware: (any DockHardware)?
@@ -116,10 +149,11 @@ public struct DockSession {
     public private(set) var errorCount = 0
     private var script: [ScriptedEvent]
 
-    public init(identity: AccessoryIdentity, dock: SimulatedDock = SimulatedDock(), battery: BatteryState = BatteryState(), script: [ScriptedEvent] = []) {
+    public init(identity: AccessoryIdentity, dock: SimulatedDock = SimulatedDock(), battery: BatteryState = BatteryState(),
+                otherBatteries: [BatteryState] = [], script: [ScriptedEvent] = []) {
         self.identity = identity
         self.dock = dock
-        self.battery = battery
+        batteries = [battery] + otherBatteries
         self.script = script.sorted { $0.at < $1.at }
     }
 
@@ -139,7 +173,7 @@ public struct DockSession {
         let dt = max(0, time - dock.time)
         let speed = abs(dock.velocity.x) + abs(dock.velocity.y)
         dock.advance(to: time)
-        battery.advance(by: dt, speed: speed)
+        for i in batteries.indices { batteries[i].advance(by: dt, speed: speed) }
     }
 
     private mutating func play(_ event: ScriptedEvent) -> [String] {
@@ -152,8 +186,13 @@ public struct DockSession {
             line.add("type", "event")
             line.add("event", event.event)
         case "charging":
-            battery.chargeState = event.enabled ?? true ? .charging : .discharging
-            return [battery.jsonLine]
+            for i in batteries.indices { batteries[i].setCharging(event.enabled ?? true) }
+            return batteryLines
+        case "trackingButton":
+            trackingButtonEnabled = event.enabled ?? true
+            line.add("type", "event")
+            line.add("event", "trackingButton")
+            line.add("enabled", trackingButtonEnabled)
         default:
             line.add("type", "accessoryEvent")
             line.add("event", event.event)
@@ -185,8 +224,8 @@ public struct DockSession {
         return lines.map(id.tagging)
     }
 
-    /// The battery's state line, `nil` for a dock without a battery (a PTZ camera).
-    public var batteryLine: String? { capabilities.contains("battery") ? battery.jsonLine : nil }
+    /// A state line per battery; none for a dock without a battery (a PTZ camera).
+    public var batteryLines: [String] { capabilities.contains("battery") ? batteries.map(\.jsonLine) : [] }
 
     /// The answers to one request, without its id.
     private mutating func answer(_ request: DockRequest, at time: Double) -> [String] {
@@ -203,7 +242,9 @@ public struct DockSession {
             hasSession = true
             switch name {
             case "getMotionState": return [motionStateLine()]
-            case "getBattery": return [batteryLine ?? error(.notCapable("battery"))]
+            case "getBattery":
+                let lines = batteryLines
+                return lines.isEmpty ? [error(.notCapable("battery"))] : lines
             case "getLimits": return [limitsLine()]
             default: return [hello()]
             }
@@ -236,16 +277,19 @@ public struct DockSession {
         return MotionState(time: dock.time, position: position, velocity: dock.velocity, error: dock.lastError).jsonLine
     }
 
-    private func hello() -> String { Self.helloLine(identity, capabilities: capabilities, docked: isDocked) }
+    private func hello() -> String {
+        Self.helloLine(identity, capabilities: capabilities, docked: isDocked, trackingButtonEnabled: trackingButtonEnabled)
+    }
 
-    /// `{"type":"hello","protocol":…,"accessory":{…},"capabilities":[…],"docked":true}`
-    public static func helloLine(_ identity: AccessoryIdentity, capabilities: [String], docked: Bool) -> String {
+    /// `{"type":"hello","protocol":…,"accessory":{…},"capabilities":[…],"docked":true,"trackingButtonEnabled":true}`
+    public static func helloLine(_ identity: AccessoryIdentity, capabilities: [String], docked: Bool, trackingButtonEnabled: Bool) -> String {
         var line = JSONLine()
         line.add("type", "hello")
         line.add("protocol", protocolName)
         line.add("accessory", object: identity.jsonLine)
         line.add("capabilities", strings: capabilities)
         line.add("docked", docked)
+        line.add("trackingButtonEnabled", trackingButtonEnabled)
         return line.text
     }
 

@@ -108,13 +108,13 @@ import Glibc
 }
 
 /// Starts docksim serving a fresh socket with these scripted events; returns the process and the path.
-func startSocketDocksim(script events: String) throws -> (process: Process, socket: String) {
+func startSocketDocksim(script events: String, arguments: [String] = []) throws -> (process: Process, socket: String) {
     let script = try Fixtures.temporaryFolder().appendingPathComponent("script.jsonl")
     try events.write(to: script, atomically: true, encoding: .utf8)
     let socketPath = "/tmp/docksim-\(UUID().uuidString.prefix(8)).sock"
     let process = Process()
     process.executableURL = URL(fileURLWithPath: DockSimTests.docksim)
-    process.arguments = ["--socket", socketPath, "--script", script.path, "--duration", "900"]
+    process.arguments = ["--socket", socketPath, "--script", script.path, "--duration", "900"] + arguments
     process.standardError = FileHandle.nullDevice
     try process.run()
     return (process, socketPath)
@@ -176,14 +176,42 @@ actor Collected<Element: Sendable> {
     }
 }
 
+/// Several named batteries with DockKit's charge states, and the tracking button, on the session.
+@Suite struct BatteryAndButtonTests {
+    @Test func batteriesChargeAsTheyCanAndTheTrackingButtonIsReported() {
+        var session = DockSession(identity: AccessoryIdentity(name: "t", identifier: UUID(), firmwareVersion: "1", hardwareModel: "t"),
+                                  battery: BatteryState(level: 0.999), otherBatteries: [BatteryState(name: "remote", level: 0.5, chargeable: false)],
+                                  script: [ScriptedEvent(at: 1, event: "charging", enabled: true), ScriptedEvent(at: 2, event: "trackingButton", enabled: false)])
+        let hello = session.handle(#"{"type":"hello","protocols":["org.docktrack.dock/1"]}"#, at: 0)
+        #expect(hello.first?.hasSuffix(#""docked":true,"trackingButtonEnabled":true}"#) == true, "\(hello)")
+        let before = session.handle(#"{"command":"getBattery"}"#, at: 0.5).compactMap { line -> BatteryState? in
+            if case .battery(let b)? = DockMessage(line: line) { b } else { nil }
+        }
+        #expect(before.map(\.name) == ["internal", "remote"] && before.map(\.chargeState) == [.notCharging, .notChargeable], "\(before)")
+        // On the charger: the chargeable battery charges until full, the other goes on draining.
+        let charging = session.advance(to: 1.5)
+        #expect(charging.count == 2 && charging[0].contains(#""chargeState":"charging""#) && charging[1].contains(#""chargeState":"notChargeable""#), "\(charging)")
+        let button = session.advance(to: 2.5)
+        #expect(button.count == 1 && DockMessage(line: button[0]) == .trackingButton(enabled: false), "\(button)")
+        _ = session.advance(to: 10)
+        #expect(session.batteries[0].level == 1 && session.batteries[0].chargeState == .notCharging, "full: \(session.batteries[0])")
+        #expect(session.batteries[1].level < 0.5 && session.batteries[1].chargeState == .notChargeable)
+        #expect(session.handle(#"{"command":"getAccessory"}"#, at: 11).first?.contains(#""trackingButtonEnabled":false"#) == true)
+        #expect(BatteryState(spec: "remote:0.5:notChargeable") == BatteryState(name: "remote", level: 0.5, chargeable: false))
+        #expect(BatteryState(spec: "remote:1.5") == nil && BatteryState(spec: ":0.5") == nil && BatteryState(spec: "r:0.5:x") == nil
+                && BatteryState(spec: "r:nan") == nil)
+    }
+}
+
 @Suite struct AccessoryManagerTests {
     @Test func streamsOfStateChangesMotionEventsAndBatteryWithReRegistration() async throws {
         let (process, socketPath) = try startSocketDocksim(script: """
             {"at":0.6,"event":"button","id":2,"pressed":true}
             {"at":0.7,"event":"cameraZoom","factor":2.5}
+            {"at":0.8,"event":"trackingButton","enabled":false}
             {"at":5.0,"event":"undocked"}
             {"at":5.6,"event":"docked"}
-            """)
+            """, arguments: ["--other-battery", "remote:0.5:notChargeable"])
         defer { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
         var manager: DockAccessoryManager?
         for _ in 0..<3000 where manager == nil {
@@ -198,17 +226,21 @@ actor Collected<Element: Sendable> {
         for _ in 0..<200 where await states.items.isEmpty { try await Task.sleep(for: .milliseconds(25)) }
         dock.send(.setAngularVelocity(AngularVelocity(x: 0, y: 0.4, z: 0)))
         dock.query("getBattery")
-        for _ in 0..<400 where await states.items.count < 3 { try await Task.sleep(for: .milliseconds(25)) }
+        for _ in 0..<400 where await states.items.count < 4 { try await Task.sleep(for: .milliseconds(25)) }
         try await Task.sleep(for: .milliseconds(200))
         let changes = await states.items
-        #expect(changes.count == 3, "\(changes)")
-        guard changes.count == 3, case .docked(let first) = changes[0], case .undocked = changes[1], case .docked(let again) = changes[2] else { return }
-        #expect(first.category == "trackingStand" && first.capabilities.contains("tilt"))
-        #expect(first.identifier == again.identifier, "the same dock re-registered")
+        #expect(changes.count == 4, "\(changes)")
+        guard changes.count == 4, case .docked(let first) = changes[0], case .docked(let buttonOff) = changes[1],
+              case .undocked = changes[2], case .docked(let again) = changes[3] else { return }
+        #expect(first.category == "trackingStand" && first.capabilities.contains("tilt") && first.trackingButtonEnabled)
+        #expect(!buttonOff.trackingButtonEnabled && buttonOff.identifier == first.identifier, "the tracking button switched off: \(buttonOff)")
+        #expect(first.identifier == again.identifier && !again.trackingButtonEnabled, "the same dock re-registered, its button still off")
         #expect(await events.items == [.button(id: 2, pressed: true), .cameraZoom(factor: 2.5)])
         let moving = await motion.items.filter { $0.velocity.y > 0.3 }
         #expect(!moving.isEmpty, "motion states show the pan moving")
-        #expect(await battery.items.first.map { $0.level > 0 && $0.level <= 0.8 } == true)
+        let batteries = await battery.items
+        #expect(batteries.first.map { $0.name == "internal" && $0.level > 0 && $0.level <= 0.8 && $0.chargeState == .notCharging } == true, "\(batteries)")
+        #expect(batteries.contains { $0.name == "remote" && $0.chargeState == .notChargeable && abs($0.level - 0.5) < 0.01 }, "\(batteries)")
         dock.disconnect()
     }
 }

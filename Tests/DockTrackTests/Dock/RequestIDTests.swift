@@ -166,3 +166,36 @@ import Glibc
         #expect(nobody.status == 1 && nobody.stdout.contains("dock-client-example:"), "\(nobody.stdout)")
     }
 }
+
+/// Finding docks: a socket path, or a folder of dock sockets.
+@Suite struct DockDiscoveryTests {
+    @Test func aFolderOfSocketsGivesItsDocksBusyOrFreeAndNothingElse() async throws {
+        let folder = try Fixtures.temporaryFolder().path
+        let devNull = open("/dev/null", O_WRONLY)
+        defer { close(devNull) }
+        var pids: [pid_t] = []
+        for name in ["a.sock", "b.sock"] {
+            pids.append(try ToolRun.spawn(DockSimTests.docksim, ["--socket", "\(folder)/\(name)", "--duration", "600"], stdout: devNull, stderr: devNull).get())
+        }
+        defer { for pid in pids { kill(pid, SIGTERM); _ = ToolRun.wait(for: pid) } }
+        // Not docks: a plain file, and a stale socket nobody listens on.
+        #expect(FileManager.default.createFile(atPath: "\(folder)/notes.txt", contents: Data("x".utf8)))
+        let stale = try ListeningSocket(path: "\(folder)/stale.sock")
+        close(stale.fd)
+        for _ in 0..<400 where !["a.sock", "b.sock"].allSatisfy({ FileManager.default.fileExists(atPath: "\(folder)/\($0)") }) {
+            try await Task.sleep(for: .milliseconds(25))
+        }
+        // b's session is held by another client.
+        let holder = try LineClient(path: "\(folder)/b.sock")
+        try holder.send(#"{"type":"hello","protocols":["org.docktrack.dock/1"]}"#)
+        #expect(holder.first(within: 20) { $0.hasPrefix(#"{"type":"hello""#) } != nil)
+        let found = try await DockAccessoryManager.discover(at: folder, timeout: 20)
+        #expect(found.map { ($0.socketPath as NSString).lastPathComponent } == ["a.sock", "b.sock"], "\(found)")
+        #expect(found.first?.accessory?.name == "DockSim" && found.last?.isBusy == true, "\(found)")
+        let one = try await DockAccessoryManager.discover(at: "\(folder)/a.sock", timeout: 20)
+        #expect(one.count == 1 && one[0].accessory?.capabilities.contains("pan") == true, "a's session is free again after discovery: \(one)")
+        await #expect(throws: DockError.notConnected) { try await DockAccessoryManager.discover(at: "\(folder)/notes.txt") }
+        await #expect(throws: DockError.notConnected) { try await DockAccessoryManager.discover(at: "\(folder)/missing") }
+        withExtendedLifetime(holder) {}
+    }
+}

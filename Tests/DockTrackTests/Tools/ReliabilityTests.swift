@@ -130,6 +130,15 @@ import Glibc
         dock.advance(to: 10)
         #expect([dock.position.x, dock.position.y, dock.velocity.x, dock.velocity.y].allSatisfy { $0.isFinite })
         #expect(dock.velocity.y == -3 && dock.position.x == 0.2)
+        // An axis left out keeps the limits in force, on the wire too.
+        let yawOnly = DockCommand.setLimits(DockLimits(yaw: AxisLimits(range: -1...1, maximumSpeed: 2, maximumAcceleration: 8)))
+        let line = yawOnly.jsonLine(time: 10)
+        #expect(!line.contains("pitch") && !line.contains("roll"), "\(line)")
+        try dock.apply(try JSONDecoder().decode(TimedDockCommand.self, from: Data(line.utf8)).command, at: 10)
+        #expect(dock.limits.pitch == AxisLimits(range: -0.1...0.2, maximumSpeed: 1, maximumAcceleration: 6), "pitch kept: \(dock.limits.pitch)")
+        #expect(dock.limits.yaw == AxisLimits(range: -1...1, maximumSpeed: 2, maximumAcceleration: 8) && dock.limits.roll == hw.roll)
+        try dock.apply(try JSONDecoder().decode(TimedDockCommand.self, from: Data(#"{"command":"setLimits","limits":{}}"#.utf8)).command, at: 10)
+        #expect(dock.limits.yaw.range == -1...1, "no axis given: nothing changes")
     }
 
     @Test func devicesGetNumbersTheyCanHold() throws {
