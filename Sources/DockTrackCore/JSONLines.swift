@@ -100,24 +100,32 @@ public struct DetectionRecord: Sendable, Equatable {
         line.add("time", time, digits: 3)
         line.add("width", size.width)
         line.add("height", size.height)
-        line.add("observations", array: observations.map { observation in
-            var item = JSONLine()
-            item.add("type", observation.type.rawValue)
-            item.add("rect", object: observation.rect.jsonLine)
-            item.add("confidence", observation.confidence, digits: 3)
-            return item
-        })
+        line.add("observations", array: observations.map(\.jsonLine))
         return line.text
     }
 }
 
-extension DetectionRecord: Decodable {
-    private struct Item: Decodable {
-        var type: ObservationType
-        var rect: UnitRect
-        var confidence: Double
+extension Observation: Decodable {
+    private enum Keys: String, CodingKey { case type, rect, confidence }
+
+    /// `{"type":"humanFace","rect":{…},"confidence":0.97}`
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: Keys.self)
+        self.init(type: try c.decode(ObservationType.self, forKey: .type), rect: try c.decode(UnitRect.self, forKey: .rect),
+                  confidence: try c.decode(Double.self, forKey: .confidence))
     }
 
+    /// `{"type":"humanFace","rect":{…},"confidence":0.97}`
+    public var jsonLine: JSONLine {
+        var item = JSONLine()
+        item.add("type", type.rawValue)
+        item.add("rect", object: rect.jsonLine)
+        item.add("confidence", confidence, digits: 3)
+        return item
+    }
+}
+
+extension DetectionRecord: Decodable {
     private enum Keys: String, CodingKey { case frame, time, width, height, observations }
 
     /// Reads a line in the format of ``jsonLine``, e.g. observations fed by a caller.
@@ -126,9 +134,7 @@ extension DetectionRecord: Decodable {
         frame = try c.decode(Int.self, forKey: .frame)
         time = try c.decode(Double.self, forKey: .time)
         size = ImageSize(width: try c.decode(Int.self, forKey: .width), height: try c.decode(Int.self, forKey: .height))
-        observations = try c.decode([Item].self, forKey: .observations).map {
-            Observation(type: $0.type, rect: $0.rect, confidence: $0.confidence)
-        }
+        observations = try c.decode([Observation].self, forKey: .observations)
     }
 }
 

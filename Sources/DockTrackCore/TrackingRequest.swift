@@ -23,15 +23,19 @@ public enum FramingMode: String, Sendable, CaseIterable, Codable {
 ///   order, while they are in view; an empty list is back to automatic ranking;
 /// - `{"command":"selectSubject","point":{"x":0.3,"y":0.4}}`: the subject at this point (unit
 ///   coordinates, origin at the upper-left, as a tap on the picture), answered
-///   `{"type":"selected","identifier":"…"}`, or `noSubjectFound`.
+///   `{"type":"selected","identifier":"…"}`, or `noSubjectFound`;
+/// - `{"command":"track","observations":[{"type":"humanFace","rect":{…},"confidence":0.9}]}`:
+///   custom tracking (DockKit's `track(_:)`): with system tracking off, the caller's own
+///   observations, 10 to 30 times a second, are tracked and framed.
 /// System tracking on and off is the dock command `setSystemTracking`.
 public enum TrackingRequest: Sendable, Equatable {
     case setFramingMode(FramingMode)
     case setRegionOfInterest(UnitRect)
     case selectSubjects([UUID])
     case selectSubject(x: Double, y: Double)
+    case track([Observation])
 
-    public static let names: Set<String> = ["setFramingMode", "setRegionOfInterest", "selectSubjects", "selectSubject"]
+    public static let names: Set<String> = ["setFramingMode", "setRegionOfInterest", "selectSubjects", "selectSubject", "track"]
 
     public var name: String {
         switch self {
@@ -39,6 +43,7 @@ public enum TrackingRequest: Sendable, Equatable {
         case .setRegionOfInterest: "setRegionOfInterest"
         case .selectSubjects: "selectSubjects"
         case .selectSubject: "selectSubject"
+        case .track: "track"
         }
     }
 
@@ -55,13 +60,15 @@ public enum TrackingRequest: Sendable, Equatable {
             point.add("x", x, digits: 4)
             point.add("y", y, digits: 4)
             line.add("point", object: point)
+        case .track(let observations):
+            line.add("observations", array: observations.map(\.jsonLine))
         }
         return line.text
     }
 }
 
 extension TrackingRequest: Decodable {
-    private enum Keys: String, CodingKey { case command, mode, rect, identifiers, point }
+    private enum Keys: String, CodingKey { case command, mode, rect, identifiers, point, observations }
     private struct Point: Decodable { var x: Double; var y: Double }
 
     public init(from decoder: any Decoder) throws {
@@ -95,6 +102,15 @@ extension TrackingRequest: Decodable {
                 throw DockError.invalidRequest("point must be in 0...1")
             }
             self = .selectSubject(x: point.x, y: point.y)
+        case "track":
+            let observations = try c.decode([Observation].self, forKey: .observations)
+            for o in observations {
+                let r = o.rect
+                guard [r.x, r.y, r.width, r.height, o.confidence].allSatisfy(\.isFinite), r.width > 0, r.height > 0 else {
+                    throw DockError.invalidRequest("observations need finite rects with a size and a finite confidence")
+                }
+            }
+            self = .track(observations)
         default:
             throw DockError.invalidRequest("not a tracking request: \(name)")
         }

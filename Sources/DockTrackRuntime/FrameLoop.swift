@@ -30,6 +30,9 @@ public struct FrameLoop<F: Framer, D: Dock> {
     /// subjects are still perceived and reported, and the dock moves only as told from outside
     /// (``TrackControl``).
     public var systemTracking = true
+    /// Custom tracking (system tracking off): subjects from a caller's own observations and
+    /// when they were seen; the controller frames them while they are under half a second old.
+    public var customSubjects: (subjects: [TrackedSubject], time: Double)?
 
     /// Writes the trace's header when there is a trace.
     public init(controller: F, dock: D, cameraOnDock: Bool, latency: Double = 0, clock: (@Sendable () -> Double)? = nil,
@@ -52,8 +55,18 @@ public struct FrameLoop<F: Framer, D: Dock> {
         let subjects = try perceive(cameraPose)
         let now = max(time + latency, clock?() ?? -.infinity)
         let atCommand = try dock.motion(at: now + dock.commandLatency)
-        let command = systemTracking ? controller.update(subjects: subjects, captureTime: time, poseAtCapture: cameraPose,
-                                                         pose: atCommand.position, now: now) : nil
+        var command: DockCommand?
+        if systemTracking {
+            command = controller.update(subjects: subjects, captureTime: time, poseAtCapture: cameraPose, pose: atCommand.position, now: now)
+        } else if let custom = customSubjects {
+            if now - custom.time <= 0.5 {
+                command = controller.update(subjects: custom.subjects, captureTime: time, poseAtCapture: cameraPose, pose: atCommand.position, now: now)
+            } else {
+                // The caller's observations stopped: so does the dock, once.
+                command = .setAngularVelocity(.zero)
+                customSubjects = nil
+            }
+        }
         var refusal: DockError?
         do {
             if let command { try dock.perform(command, at: now) }

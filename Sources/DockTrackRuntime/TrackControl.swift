@@ -35,6 +35,8 @@ public final class TrackControl: @unchecked Sendable {
     private var limits: DockLimits
     /// Whether a client holds the session: tracking states are kept for it only.
     private var listening = false
+    /// Custom tracking: the client's observations become subjects here (used by the frame loop only).
+    private let customTracking = TrackingPipeline(detector: nil, cues: nil)
     /// Lines kept for the client at most: a client slow to read loses the oldest tracking
     /// states, never an answer.
     public let maximumPending = 256
@@ -101,6 +103,7 @@ public final class TrackControl: @unchecked Sendable {
         switch change {
         case .systemTracking(let on):
             loop.systemTracking = on
+            loop.customSubjects = nil
             if !on { try loop.dock.perform(.setAngularVelocity(.zero), at: time) }
             return []
         case .tracking(.setFramingMode(let mode)):
@@ -111,6 +114,11 @@ public final class TrackControl: @unchecked Sendable {
             return []
         case .tracking(.selectSubjects(let identifiers)):
             try pipeline.selectSubjects(identifiers)
+            return []
+        case .tracking(.track(let observations)):
+            // The caller's observations, tracked on a pipeline of their own and framed by the loop.
+            let subjects = try customTracking.process(observations: observations, at: time)
+            loop.customSubjects = (subjects, time)
             return []
         case .tracking(.selectSubject(let x, let y)):
             let id = try pipeline.selectSubject(atX: x, y: y)
@@ -160,6 +168,9 @@ public final class TrackControl: @unchecked Sendable {
 /// - `setSystemTracking`, `setFramingMode`, `setRegionOfInterest`, `selectSubjects`: answered
 ///   `done` at once (with an id), in effect from the next frame;
 /// - `selectSubject`: `{"type":"selected","identifier":…}` or `noSubjectFound`, at the next frame;
+/// - `track` (custom observations): refused while system tracking is on; `rateTooHigh` (not
+///   taken) above 30 a second, `rateTooLow` (taken) below 10; the controller frames them while
+///   they are fresh (half a second);
 /// - `setAngularVelocity`, `setOrientation`, `animate`: refused with `invalidRequest` while
 ///   system tracking is on (as DockKit: the app turns it off first), else done by the dock at
 ///   the next frame and answered then (`done`, or the dock's error);
@@ -176,6 +187,8 @@ public struct TrackControlSession: DockEndpoint, Sendable {
     /// System tracking as the client last set it (the loop follows at its next frame).
     public private(set) var systemTracking = true
     private var lineNumber = 0
+    /// Custom observations come 10 to 30 times a second (DockKit's rates).
+    private var observationRate = ObservationRateMonitor()
 
     public init(control: TrackControl, identity: AccessoryIdentity) {
         self.control = control
@@ -190,7 +203,7 @@ public struct TrackControlSession: DockEndpoint, Sendable {
         case .failure(let failure)?:
             return tagged([DockSession.errorLine(failure.error, line: lineNumber)], failure.id)
         case .success(let request)?:
-            return tagged(answer(request), request.id)
+            return tagged(answer(request, at: time), request.id)
         }
     }
 
@@ -198,7 +211,7 @@ public struct TrackControlSession: DockEndpoint, Sendable {
         id.map { id in lines.map(id.tagging) } ?? lines
     }
 
-    private mutating func answer(_ request: DockRequest) -> [String] {
+    private mutating func answer(_ request: DockRequest, at time: Double) -> [String] {
         func error(_ e: DockError) -> [String] { [DockSession.errorLine(e, line: lineNumber)] }
         let done = { (name: String) in request.id == nil ? [] : [DockSession.doneLine(name)] }
         if case .hello(let offered) = request.kind, !offered.contains(DockSession.protocolName) {
@@ -219,6 +232,16 @@ public struct TrackControlSession: DockEndpoint, Sendable {
             return error(.notCapable("battery: the tracker does not know the dock's"))
         case .query:
             return [hello]
+        case .tracking(let tracking) where tracking.name == "track":
+            guard !systemTracking else {
+                return error(.invalidRequest("track (custom observations) while system tracking is on; turn it off first (setSystemTracking false)"))
+            }
+            var refusal: DockError?
+            do { try observationRate.record(at: time) } catch let e { refusal = e }
+            if case .rateTooHigh? = refusal { return error(refusal!) }  // not taken
+            // Too slow (or the first after a pause) is taken, and said.
+            control.enqueue(.tracking(tracking), id: nil, line: lineNumber)
+            return refusal.map(error) ?? done("track")
         case .tracking(let tracking):
             control.enqueue(.tracking(tracking), id: request.id, line: lineNumber)
             if case .selectSubject = tracking { return [] }  // answered at the next frame

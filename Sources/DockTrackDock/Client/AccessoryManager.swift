@@ -165,6 +165,13 @@ public final class DockAccessoryManager: @unchecked Sendable {
         _ = try await request(TrackingRequest.selectSubjects(identifiers).jsonLine)
     }
 
+    /// Custom tracking (DockKit's `track(_:)`): the caller's own observations of one moment
+    /// (unit coordinates, lower-left origin), 10 to 30 times a second, with system tracking off;
+    /// the tracker frames them. Throws `rateTooHigh` (not taken) or `rateTooLow` (taken).
+    public func track(_ observations: [Observation]) async throws(DockError) {
+        _ = try await request(TrackingRequest.track(observations).jsonLine)
+    }
+
     /// Selects the subject at a point of the picture (unit coordinates, upper-left origin, as a
     /// tap) and returns its identifier; throws `noSubjectFound` when nobody is there.
     public func selectSubject(atX x: Double, y: Double) async throws(DockError) -> UUID {

@@ -115,6 +115,40 @@ import Glibc
         #expect(states.count == 1 && states[0].subjects.map(\.id) == frame.step.subjects.map(\.id), "\(frame.pending)")
     }
 
+    /// DockKit's custom tracking: with system tracking off, the client's own observations are
+    /// framed (here an object on the right that the camera does not see), at 10 to 30 a second.
+    @Test func customObservationsAreFramedWhileSystemTrackingIsOff() throws {
+        var rig = try Rig()
+        _ = rig.send(#"{"type":"hello","protocols":["org.docktrack.dock/1"]}"#)
+        let object = Observation(type: .object, rect: UnitRect(x: 0.8, y: 0.4, width: 0.1, height: 0.1), confidence: 0.9)
+        let line = RequestID.number(1).tagging(TrackingRequest.track([object]).jsonLine)
+        let refused = rig.send(line)
+        #expect(refused.count == 1 && refused[0].contains(#""code":"invalidRequest""#), "system tracking is on: \(refused)")
+        _ = rig.send(#"{"command":"setSystemTracking","enabled":false}"#)
+        var velocities: [Double] = []
+        for k in 0..<30 {
+            let answer = rig.send(RequestID.number(100 + k).tagging(TrackingRequest.track([object]).jsonLine))
+            #expect(answer == [#"{"id":\#(100 + k),"type":"done","command":"track"}"#] || k == 0, "\(answer)")
+            let step = try rig.frame([]).step  // the camera sees nobody
+            #expect(step.subjects.isEmpty)
+            velocities.append(step.command?.velocity?.y ?? 0)
+        }
+        #expect(velocities.suffix(20).allSatisfy { $0 > 0.02 }, "the dock pans toward the client's object: \(velocities)")
+        // Sixty a second is too many: refused, not taken.
+        var tooFast: [String] = []
+        for k in 0..<40 {
+            rig.time += 1.0 / 60
+            tooFast += rig.send(RequestID.number(200 + k).tagging(TrackingRequest.track([object]).jsonLine))
+        }
+        #expect(tooFast.contains { $0.contains(#""code":"rateTooHigh""#) }, "\(tooFast.suffix(2))")
+        // No more observations: after half a second the dock is stopped, once, and left alone.
+        var after: [DockCommand?] = []
+        for _ in 0..<14 { after.append(try rig.frame([]).step.command) }
+        #expect(after.compactMap { $0 }.last == .setAngularVelocity(.zero) && after.last! == nil, "\(after)")
+        let bad = rig.send(#"{"id":9,"command":"track","observations":[{"type":"humanFace","rect":{"x":0,"y":0,"width":0,"height":0.1},"confidence":1}]}"#)
+        #expect(bad.count == 1 && bad[0].contains(#""code":"invalidRequest""#), "\(bad)")
+    }
+
     @Test func badRequestsAreRefusedAtTheirIdsAndASlowClientLosesOnlyOldStates() throws {
         var rig = try Rig()
         _ = rig.send(#"{"type":"hello","protocols":["org.docktrack.dock/1"]}"#)
