@@ -132,16 +132,30 @@ public final class DockAccessoryManager: @unchecked Sendable {
         if last == nil { last = try await motionState() }
         let start = last!.position
         let progress = MotionProgress(target: relative ? start + orientation : orientation, duration: duration, from: start, last: last)
-        // Watched before the command goes, so that no motion state of the move is missed.
+        try await watch(progress, DockCommand.setOrientation(orientation, duration: duration, relative: relative).jsonLine(time: 0))
+        return progress
+    }
+
+    /// Plays `animation` (it ends where it began) and returns its progress once the dock took
+    /// it; ``MotionProgress/completion()`` returns when the dock has played it.
+    public func animate(_ animation: DockAnimation) async throws(DockError) -> MotionProgress {
+        var last = lock.withLock { lastMotion }
+        if last == nil { last = try await motionState() }
+        let progress = MotionProgress(target: last!.position, duration: animation.duration, from: last!.position, last: last, isAnimation: true)
+        try await watch(progress, DockCommand.animate(animation).jsonLine(time: 0))
+        return progress
+    }
+
+    /// Sends a move's command with `progress` watching the motion states from before it goes
+    /// (so that none is missed), and tells it when the dock says the move began.
+    private func watch(_ progress: MotionProgress, _ line: String) async throws(DockError) {
         lock.withLock { moves.append(progress) }
         do {
-            let answer = try await request(DockCommand.setOrientation(orientation, duration: duration, relative: relative).jsonLine(time: 0))
-            if case .done(_, let time) = answer { progress.began(at: time) }
+            if case .done(_, let time) = try await request(line) { progress.began(at: time) }
         } catch {
             lock.withLock { moves.removeAll { $0 === progress } }
             throw error
         }
-        return progress
     }
 
     /// Switches system tracking on or off (DockKit's `setSystemTrackingEnabled`): off, the

@@ -1,17 +1,21 @@
 import DockTrackCore
 import Foundation
 
-/// A move the dock is making for ``DockAccessoryManager/setOrientation(_:duration:relative:)``,
-/// as DockKit's `Progress`: how far along it is and when it ends, read from the dock's own
-/// motion states.
+/// A move the dock is making for ``DockAccessoryManager/setOrientation(_:duration:relative:)``
+/// or ``DockAccessoryManager/animate(_:)``, as DockKit's `Progress`: how far along it is and
+/// when it ends, read from the dock's own motion states.
 ///
-/// The move ends at the first motion state in which the dock stands still (every axis slower
-/// than 2 mrad/s) at the target (within 2 mrad on pitch and yaw), or stands still after having
-/// moved (a target beyond the limits, or a later command that stopped it).
+/// A move to an orientation ends at the first motion state in which the dock stands still (every
+/// axis slower than 2 mrad/s) at the target (within 2 mrad on pitch and yaw), or stands still
+/// after having moved (a target beyond the limits, or a later command that stopped it). An
+/// animation (which ends where it began) ends at the first motion state in which the dock
+/// stands still once its duration is over.
 public final class MotionProgress: @unchecked Sendable {
     /// Where the dock was asked to point (absolute).
     public let target: DockOrientation
     public let duration: Double
+    /// An animation: its end is told by time and motion, not by the target.
+    public let isAnimation: Bool
     private let start: DockOrientation
     private let lock = NSLock()
     private var moved = false
@@ -21,9 +25,10 @@ public final class MotionProgress: @unchecked Sendable {
     private var waiting: [CheckedContinuation<MotionState, any Error>] = []
 
     /// A move from `start` (the last motion state before the command, when there was one).
-    init(target: DockOrientation, duration: Double, from start: DockOrientation, last: MotionState?) {
+    init(target: DockOrientation, duration: Double, from start: DockOrientation, last: MotionState?, isAnimation: Bool = false) {
         self.target = target
         self.duration = duration
+        self.isAnimation = isAnimation
         self.start = start
         latestState = last
         if let last, max(abs(last.velocity.x), abs(last.velocity.y), abs(last.velocity.z)) < 2e-3 { lastAtRest = last }
@@ -34,6 +39,10 @@ public final class MotionProgress: @unchecked Sendable {
     public var fractionCompleted: Double {
         lock.withLock {
             if case .success? = outcome { return 1 }
+            if isAnimation {
+                guard let now = latestState?.time, let began = beganAt ?? lastAtRest?.time, duration > 0 else { return 0 }
+                return min(1, max(0, (now - began) / duration))
+            }
             guard let position = latestState?.position else { return 0 }
             let far = abs(target.y - start.y) >= abs(target.x - start.x) ? \DockVector.y : \DockVector.x
             let whole = target[keyPath: far] - start[keyPath: far]
@@ -79,6 +88,11 @@ public final class MotionProgress: @unchecked Sendable {
             latestState = state
             if still && !moved { lastAtRest = state }
             if !still && max(abs(state.velocity.x), abs(state.velocity.y)) > 1e-2 { moved = true }
+            if isAnimation {
+                // A turning point mid-animation may look still: it ends no sooner than its duration.
+                let over = (beganAt ?? lastAtRest?.time).map { state.time >= $0 + duration - 0.05 } ?? moved
+                return still && over ? .success(state) : nil
+            }
             return still && (there || moved) ? .success(state) : nil
         }
     }

@@ -131,6 +131,21 @@ import Glibc
         #expect(abs(stopped.position.x - pitch.upperBound) < 2e-3, "\(stopped), \(pitch)")
     }
 
+    /// An animation's progress completes when docksim has played it, back where it began.
+    @Test func anAnimationsProgressCompletesWhenItHasPlayed() async throws {
+        let docksim = try DocksimProcess(["--state-interval", "0.02"])
+        defer { withExtendedLifetime(docksim) {} }
+        let dock = try await Self.connect(docksim)
+        defer { dock.disconnect() }
+        let progress = try await dock.animate(.yes)
+        let end = try await progress.completion()
+        let began = try #require(progress.began)
+        print(String(format: "animation yes (%.2f s): played from %.3f to %.3f s of docksim's clock", DockAnimation.yes.duration, began, end.time))
+        #expect(end.time - began >= DockAnimation.yes.duration - 0.05 && end.time - began < DockAnimation.yes.duration + 0.5, "\(began) -> \(end)")
+        #expect(abs(end.position.x) < 2e-3 && abs(end.position.y) < 2e-3, "back where it began: \(end)")
+        #expect(progress.fractionCompleted == 1)
+    }
+
     @Test func aDockThatHangsUpEndsTheCallsAndSaysSo() async throws {
         var docksim: DocksimProcess? = try DocksimProcess()
         let dock = try await Self.connect(docksim!)
