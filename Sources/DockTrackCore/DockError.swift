@@ -1,6 +1,10 @@
 import Foundation
 
 /// Errors a caller of a dock can act on (DockKit's).
+///
+/// Keep every payload at most one String: with a case of two Strings, the async calls that
+/// throw this type (`throws(DockError)`) crashed at run time here (Swift 6.x: a job with a null
+/// function, SIGSEGV in dock-client-example), though all compiled.
 public enum DockError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The dock lacks the capability (an axis, animations, ...).
     case notCapable(String)
@@ -16,6 +20,8 @@ public enum DockError: Error, Sendable, Equatable, CustomStringConvertible {
     case rateTooLow(limit: Double)
     /// Nobody at the point given for a selection.
     case noSubjectFound
+    /// An error none of these is (DockKit's `unknown`): a newer dock's code, with its words.
+    case unknown(String)
 
     /// The error's name on the wire.
     public var code: String {
@@ -27,6 +33,7 @@ public enum DockError: Error, Sendable, Equatable, CustomStringConvertible {
         case .rateTooHigh: "rateTooHigh"
         case .rateTooLow: "rateTooLow"
         case .noSubjectFound: "noSubjectFound"
+        case .unknown: "unknown"
         }
     }
 
@@ -39,6 +46,7 @@ public enum DockError: Error, Sendable, Equatable, CustomStringConvertible {
         case .rateTooHigh(let limit): String(format: "rate too high: at most %g per second", limit)
         case .rateTooLow(let limit): String(format: "rate too low: at least %g per second", limit)
         case .noSubjectFound: "no subject found at that point"
+        case .unknown(let what): "unknown: \(what)"
         }
     }
 }

@@ -124,6 +124,12 @@ public final class DockAccessoryManager: @unchecked Sendable {
         try await request(DockCommand.setLimits(limits).jsonLine(time: 0)) { if case .limits(let held) = $0 { held } else { nil } }
     }
 
+    /// Turns the dock at `velocity` (rad/s; x pitch, y yaw) until told otherwise, with system
+    /// tracking off.
+    public func setAngularVelocity(_ velocity: AngularVelocity) async throws(DockError) {
+        try await perform(.setAngularVelocity(velocity))
+    }
+
     /// Turns the dock to `orientation` (relative to where it points, with `relative`) over
     /// `duration` seconds (0: as fast as the limits allow) and returns the move's progress once
     /// the dock took the command; ``MotionProgress/completion()`` returns when the move ends.

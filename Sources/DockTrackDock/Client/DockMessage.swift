@@ -114,7 +114,7 @@ public struct DockReply: Sendable, Equatable {
 }
 
 extension DockError {
-    /// The error a dock's error reply names (`unknown` codes read as invalid requests).
+    /// The error a dock's error reply names (a code none of DockKit's is `unknown`).
     public init(code: String, message: String) {
         // The dock's message is its error's description, which names the code first.
         func detail(_ prefix: String) -> String { message.hasPrefix(prefix) ? String(message.dropFirst(prefix.count)) : message }
@@ -125,7 +125,9 @@ extension DockError {
         case "noSubjectFound": self = .noSubjectFound
         case "rateTooHigh": self = .rateTooHigh(limit: 2)
         case "rateTooLow": self = .rateTooLow(limit: 10)
-        default: self = .invalidRequest(detail("invalid request: "))
+        case "invalidRequest": self = .invalidRequest(detail("invalid request: "))
+        case "unknown": self = .unknown(detail("unknown: "))
+        default: self = .unknown("\(code): \(message)")
         }
     }
 }

@@ -55,6 +55,10 @@ import Glibc
         #expect(DockReply(line: #"{"type":"accessoryEvent","event":"button","id":1,"pressed":true}"#)?.id == nil)
         #expect(DockReply(line: #"{"id":3,"type":"done","command":"animate","time":2.5}"#) == DockReply(message: .done(command: "animate", time: 2.5), id: .number(3)))
         #expect(RequestID.text("a\"b").tagging(#"{"type":"x"}"#) == #"{"id":"a\"b","type":"x"}"#)
+        // Error codes read back as DockKit's errors; one none of them is, as unknown with its words.
+        #expect(DockError(code: "invalidRequest", message: "invalid request: bad x") == .invalidRequest("bad x"))
+        #expect(DockError(code: "overheated", message: "motor too hot") == .unknown("overheated: motor too hot"))
+        #expect(DockError(code: "unknown", message: "unknown: lost") == .unknown("lost") && DockError.unknown("lost").code == "unknown")
         #expect(RequestID.number(-5).tagging("{}") == #"{"id":-5}"#)
         var session = Self.session()
         for line in [#"{"id":1e300,"command":"getBattery"}"#, #"{"id":null,"command":"getBattery"}"#, #"{"id":"","command":"getBattery"}"#] {
