@@ -315,8 +315,26 @@ final class LineClient {
             usleep(100_000)
         }
         #expect(velocity.map { abs($0 + 0.25) < 0.02 } == true, "docksim turns as the client said: \(String(describing: velocity))")
+        // Custom tracking: the client's own observations of an object on the right, 20 a second.
+        let object = Observation(type: .object, rect: UnitRect(x: 0.85, y: 0.45, width: 0.1, height: 0.1), confidence: 0.9)
+        var answers: [String] = []
+        for k in 0..<20 {
+            try client.send(RequestID.number(300 + k).tagging(TrackingRequest.track([object]).jsonLine))
+            answers.append(client.first(within: 10) { $0.hasPrefix(#"{"id":\#(300 + k),"#) } ?? "no answer")
+            usleep(50_000)
+        }
+        // Each answered at its id: taken (a busy machine may space them out to rateTooLow, taken too).
+        #expect(answers.allSatisfy { $0.contains(#""type":"done","command":"track""#) || $0.contains(#""code":"rateTooLow""#) }, "\(answers)")
+        #expect(answers.contains { $0.contains(#""type":"done""#) })
         try client.send(#"{"id":6,"command":"setSystemTracking","enabled":true}"#)
         #expect(client.first(within: 10) { $0.hasPrefix(#"{"id":6,"#) } == #"{"id":6,"type":"done","command":"setSystemTracking"}"#)
+        // Region and selection by identifiers, answered at once; a region outside the picture is refused.
+        try client.send(#"{"id":7,"command":"setRegionOfInterest","rect":{"x":0.25,"y":0,"width":0.5,"height":1}}"#)
+        #expect(client.first(within: 10) { $0.hasPrefix(#"{"id":7,"#) } == #"{"id":7,"type":"done","command":"setRegionOfInterest"}"#)
+        try client.send(#"{"id":8,"command":"setRegionOfInterest","rect":{"x":0.75,"y":0,"width":0.5,"height":1}}"#)
+        #expect(client.first(within: 10) { $0.hasPrefix(#"{"id":8,"#) }?.contains(#""code":"invalidRequest""#) == true)
+        try client.send(#"{"id":9,"command":"selectSubjects","identifiers":["\#(chosen.uuidString)"]}"#)
+        #expect(client.first(within: 10) { $0.hasPrefix(#"{"id":9,"#) } == #"{"id":9,"type":"done","command":"selectSubjects"}"#)
     }
 }
 
