@@ -74,6 +74,13 @@ public struct UnitRect: Hashable, Sendable, Codable {
     public var midY: Double { y + height / 2 }
     public var area: Double { max(0, width) * max(0, height) }
 
+    /// Whether this can be a region of the picture (a region of interest): finite, with a size,
+    /// inside the unit square to 1e-4 (the wire's rounding).
+    public var isRegionOfPicture: Bool {
+        [x, y, width, height].allSatisfy(\.isFinite) && width > 0 && height > 0
+            && minX >= -1e-4 && minY >= -1e-4 && maxX <= 1 + 1e-4 && maxY <= 1 + 1e-4
+    }
+
     /// The pixel rectangle `rect` of an image of `size`, in unit coordinates with the origin
     /// at the lower-left, clipped to the image.
     public init(_ rect: PixelRect, in size: ImageSize) {

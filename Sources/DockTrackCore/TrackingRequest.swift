@@ -83,8 +83,7 @@ extension TrackingRequest: Decodable {
             self = .setFramingMode(mode)
         case "setRegionOfInterest":
             let rect = try c.decode(UnitRect.self, forKey: .rect)
-            guard [rect.x, rect.y, rect.width, rect.height].allSatisfy(\.isFinite), rect.width > 0, rect.height > 0,
-                  rect.minX >= -1e-4, rect.minY >= -1e-4, rect.maxX <= 1 + 1e-4, rect.maxY <= 1 + 1e-4 else {
+            guard rect.isRegionOfPicture else {
                 throw DockError.invalidRequest("rect must lie within the unit square and have a size")
             }
             self = .setRegionOfInterest(rect)

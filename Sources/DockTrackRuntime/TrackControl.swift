@@ -84,17 +84,17 @@ public final class TrackControl: @unchecked Sendable {
             return waiting
         }
         for request in requests {
-            let answers: [String]
+            var answers: [String]
             do {
                 answers = try carryOut(request.change, loop: &loop, pipeline: pipeline, at: time)
+                // Only a request with an id is answered once done; an error always is.
+                if request.id == nil { answers = [] }
             } catch let error as DockError {
                 answers = [DockSession.errorLine(error, line: request.line)]
             } catch {
                 answers = [DockSession.errorLine(.invalidRequest("\(error)"), line: request.line)]
             }
-            // Only a request with an id is answered once done; an error always is.
-            let sent = request.id == nil ? answers.filter { $0.hasPrefix(#"{"type":"error""#) } : answers
-            answer(sent.map { line in request.id.map { $0.tagging(line) } ?? line })
+            answer(answers.map { line in request.id.map { $0.tagging(line) } ?? line })
         }
     }
 

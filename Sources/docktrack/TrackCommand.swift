@@ -93,9 +93,9 @@ struct TrackCommand: ParsableCommand {
     /// A box given as x,y,w,h with the origin at the upper-left, as a UnitRect (lower-left origin).
     static func parseBox(_ text: String) -> UnitRect? {
         let values = text.split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
-        guard values.count == 4, values.allSatisfy({ (0...1).contains($0) }), values[2] > 0, values[3] > 0,
-              values[0] + values[2] <= 1.0001, values[1] + values[3] <= 1.0001 else { return nil }
-        return UnitRect(upperLeftOrigin: UnitRect(x: values[0], y: values[1], width: values[2], height: values[3]))
+        guard values.count == 4 else { return nil }
+        let box = UnitRect(upperLeftOrigin: UnitRect(x: values[0], y: values[1], width: values[2], height: values[3]))
+        return box.isRegionOfPicture ? box : nil
     }
 
     func run() throws {

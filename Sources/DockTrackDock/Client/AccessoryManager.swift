@@ -134,9 +134,8 @@ public final class DockAccessoryManager: @unchecked Sendable {
     /// `duration` seconds (0: as fast as the limits allow) and returns the move's progress once
     /// the dock took the command; ``MotionProgress/completion()`` returns when the move ends.
     public func setOrientation(_ orientation: DockOrientation, duration: Double, relative: Bool = false) async throws(DockError) -> MotionProgress {
-        var last = lock.withLock { lastMotion }
-        if last == nil { last = try await motionState() }
-        let start = last!.position
+        let last = try await latestMotion()
+        let start = last.position
         let progress = MotionProgress(target: relative ? start + orientation : orientation, duration: duration, from: start, last: last)
         try await watch(progress, DockCommand.setOrientation(orientation, duration: duration, relative: relative).jsonLine(time: 0))
         return progress
@@ -145,11 +144,16 @@ public final class DockAccessoryManager: @unchecked Sendable {
     /// Plays `animation` (it ends where it began) and returns its progress once the dock took
     /// it; ``MotionProgress/completion()`` returns when the dock has played it.
     public func animate(_ animation: DockAnimation) async throws(DockError) -> MotionProgress {
-        var last = lock.withLock { lastMotion }
-        if last == nil { last = try await motionState() }
-        let progress = MotionProgress(target: last!.position, duration: animation.duration, from: last!.position, last: last, isAnimation: true)
+        let last = try await latestMotion()
+        let progress = MotionProgress(target: last.position, duration: animation.duration, from: last.position, last: last, isAnimation: true)
         try await watch(progress, DockCommand.animate(animation).jsonLine(time: 0))
         return progress
+    }
+
+    /// The last motion state the dock sent, or asked for when it has sent none yet.
+    private func latestMotion() async throws(DockError) -> MotionState {
+        if let last = lock.withLock({ lastMotion }) { return last }
+        return try await motionState()
     }
 
     /// Sends a move's command with `progress` watching the motion states from before it goes

@@ -281,7 +281,7 @@ import Testing
     func states(ahead: Bool, every: Int) throws -> (subjects: [[TrackedSubject]], looked: [ObjectIdentifier], framesWithObservations: [ObjectIdentifier]) {
         var params = TrackingPipeline.Params()
         params.detectEvery = every
-        let looked = Collected()
+        let looked = PicturesLookedAt()
         let recorded = Self.recorded
         let detector = ScriptedDetector { call, image in
             looked.add(ObjectIdentifier(image))
@@ -311,7 +311,8 @@ import Testing
         return withExtendedLifetime(kept) { (frames, looked.items, withObservations) }
     }
 
-    final class Collected: @unchecked Sendable {
+    /// The pictures the detector was shown, in order (from whichever thread it ran on).
+    final class PicturesLookedAt: @unchecked Sendable {
         private let lock = NSLock()
         private var list: [ObjectIdentifier] = []
         func add(_ id: ObjectIdentifier) { lock.withLock { list.append(id) } }
