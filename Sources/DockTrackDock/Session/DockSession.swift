@@ -38,10 +38,14 @@ public struct BatteryState: Sendable, Equatable {
     public var level: Double
     public var chargeState: ChargeState
     public var lowBattery: Bool { level < 0.2 }
+    /// Whether the dock sits on a charger: a chargeable battery charges there, and once full
+    /// stays full (`notCharging`) instead of draining.
+    public private(set) var onCharger: Bool
 
     public init(name: String = "internal", level: Double = 0.8, charging: Bool = false, chargeable: Bool = true) {
         self.name = name
         self.level = level
+        onCharger = charging
         chargeState = !chargeable ? .notChargeable : charging ? .charging : .notCharging
     }
 
@@ -56,6 +60,7 @@ public struct BatteryState: Sendable, Equatable {
 
     /// On a charger (`true`) or off it; a battery that is not chargeable does not care.
     mutating func setCharging(_ on: Bool) {
+        onCharger = on
         guard chargeState != .notChargeable else { return }
         chargeState = on && level < 1 ? .charging : .notCharging
     }
@@ -66,6 +71,8 @@ public struct BatteryState: Sendable, Equatable {
         case .charging:
             level = min(1, level + dt / 3600)
             if level >= 1 { chargeState = .notCharging }  // full
+        case .notCharging where onCharger:
+            break  // full, on the charger
         case .notCharging, .notChargeable:
             level = max(0, level - dt * (1.0 / 14400 + speed / 2000))
         }
