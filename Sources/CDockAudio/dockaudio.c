@@ -278,3 +278,155 @@ int daudio_capture_devices(char *out, size_t capacity) {
     snd_device_name_free_hint(hints);
     return found;
 }
+
+/* ---- a video with another file's sound -------------------------------------------------------- */
+
+/* One input of daudio_mux: a file, the stream taken from it, its output stream, its next packet. */
+typedef struct mux_input {
+    AVFormatContext *format;
+    int stream;
+    AVStream *out;
+    AVPacket *packet;
+    int pending; /* `packet` holds the next packet of `stream` */
+} mux_input;
+
+/* Reads `input`'s next packet of its stream; 0 at its end, -1 on an error. */
+static int mux_next(mux_input *input) {
+    for (;;) {
+        av_packet_unref(input->packet);
+        int error = av_read_frame(input->format, input->packet);
+        if (error == AVERROR_EOF) return 0;
+        if (error < 0) return -1;
+        if (input->packet->stream_index == input->stream) return 1;
+    }
+}
+
+/* The packet's time in seconds (its dts, else pts; 0 when it has neither). */
+static double mux_time(const mux_input *input) {
+    AVStream *stream = input->format->streams[input->stream];
+    int64_t ts = input->packet->dts != AV_NOPTS_VALUE ? input->packet->dts : input->packet->pts;
+    return ts == AV_NOPTS_VALUE ? 0 : ts * av_q2d(stream->time_base);
+}
+
+static int mux_open(mux_input *input, const char *path, enum AVMediaType type, daudio_status *status) {
+    char text[128];
+    int error = avformat_open_input(&input->format, path, NULL, NULL);
+    if (error >= 0) error = avformat_find_stream_info(input->format, NULL);
+    if (error < 0) {
+        set_status(status, DAUDIO_ERR_OPEN, "%s: %s", path, av_error_text(error, text, sizeof text));
+        return -1;
+    }
+    input->stream = av_find_best_stream(input->format, type, -1, -1, NULL, 0);
+    input->packet = av_packet_alloc();
+    return input->packet == NULL ? -1 : 0;
+}
+
+static void mux_close(mux_input *input) {
+    av_packet_free(&input->packet);
+    if (input->format != NULL) avformat_close_input(&input->format);
+}
+
+int daudio_mux(const char *video_path, const char *audio_path, double start, double end, const char *out,
+               daudio_status *status) {
+    clear_status(status);
+    av_log_set_level(AV_LOG_QUIET);
+    char text[128];
+    mux_input video = {0}, audio = {0};
+    AVFormatContext *output = NULL;
+    int result = -1, copied = 0;
+    if (mux_open(&video, video_path, AVMEDIA_TYPE_VIDEO, status) < 0) goto done;
+    if (video.stream < 0) {
+        set_status(status, DAUDIO_ERR_OPEN, "%s: no video stream", video_path);
+        goto done;
+    }
+    int error = avformat_alloc_output_context2(&output, NULL, NULL, out);
+    if (error < 0 || output == NULL) {
+        set_status(status, DAUDIO_ERR_OPEN, "%s: %s", out, error < 0 ? av_error_text(error, text, sizeof text) : "unknown container");
+        goto done;
+    }
+    if (mux_open(&audio, audio_path, AVMEDIA_TYPE_AUDIO, status) < 0) goto done;
+    if (audio.stream < 0) {
+        set_status(status, DAUDIO_ERR_NO_AUDIO, "%s: no audio track", audio_path);
+    } else {
+        enum AVCodecID codec = audio.format->streams[audio.stream]->codecpar->codec_id;
+        if (avformat_query_codec(output->oformat, codec, FF_COMPLIANCE_NORMAL) != 1) {
+            set_status(status, DAUDIO_ERR_NO_AUDIO, "its %s sound cannot go into %s", avcodec_get_name(codec), output->oformat->name);
+            audio.stream = -1;
+        }
+    }
+    mux_input *inputs[2] = {&video, &audio};
+    for (int i = 0; i < 2; i++) {
+        mux_input *input = inputs[i];
+        if (input->stream < 0) continue;
+        AVStream *source = input->format->streams[input->stream];
+        input->out = avformat_new_stream(output, NULL);
+        if (input->out == NULL || avcodec_parameters_copy(input->out->codecpar, source->codecpar) < 0) {
+            set_status(status, DAUDIO_ERR_READ, "cannot add a stream to %s", out);
+            goto done;
+        }
+        input->out->codecpar->codec_tag = 0;
+        input->out->time_base = source->time_base;
+        if (i == 0) input->out->avg_frame_rate = source->avg_frame_rate;
+    }
+    if (!(output->oformat->flags & AVFMT_NOFILE) && (error = avio_open(&output->pb, out, AVIO_FLAG_WRITE)) < 0) {
+        set_status(status, DAUDIO_ERR_OPEN, "%s: %s", out, av_error_text(error, text, sizeof text));
+        goto done;
+    }
+    if ((error = avformat_write_header(output, NULL)) < 0) {
+        set_status(status, DAUDIO_ERR_READ, "%s: %s", out, av_error_text(error, text, sizeof text));
+        goto done;
+    }
+    for (int i = 0; i < 2; i++) {
+        if (inputs[i]->stream < 0) continue;
+        if ((inputs[i]->pending = mux_next(inputs[i])) < 0) {
+            set_status(status, DAUDIO_ERR_READ, "reading the input failed");
+            goto done;
+        }
+    }
+    /* The earlier of the two next packets goes first (the interleaver sorts what is left). */
+    while (video.pending > 0 || audio.pending > 0) {
+        mux_input *input = video.pending <= 0 ? &audio
+                         : audio.pending <= 0 ? &video
+                         : (mux_time(&audio) - start < mux_time(&video) ? &audio : &video);
+        AVPacket *packet = input->packet;
+        int keep = 1;
+        if (input == &audio) {
+            double t = mux_time(&audio);
+            keep = t >= start - 1e-9 && (end <= 0 || t < end);
+            if (keep) {
+                /* Moved back by `start`, in the stream's time base. */
+                int64_t shift = (int64_t)llround(start / av_q2d(audio.format->streams[audio.stream]->time_base));
+                if (packet->pts != AV_NOPTS_VALUE) packet->pts -= shift;
+                if (packet->dts != AV_NOPTS_VALUE) packet->dts -= shift;
+            }
+        }
+        if (keep) {
+            av_packet_rescale_ts(packet, input->format->streams[input->stream]->time_base, input->out->time_base);
+            packet->stream_index = input->out->index;
+            packet->pos = -1;
+            if ((error = av_interleaved_write_frame(output, packet)) < 0) {
+                set_status(status, DAUDIO_ERR_READ, "%s: %s", out, av_error_text(error, text, sizeof text));
+                goto done;
+            }
+            if (input == &audio) copied = 1;
+        }
+        if ((input->pending = mux_next(input)) < 0) {
+            set_status(status, DAUDIO_ERR_READ, "reading the input failed");
+            goto done;
+        }
+    }
+    if ((error = av_write_trailer(output)) < 0) {
+        set_status(status, DAUDIO_ERR_READ, "%s: %s", out, av_error_text(error, text, sizeof text));
+        goto done;
+    }
+    if (copied) clear_status(status);
+    result = copied;
+done:
+    if (output != NULL) {
+        if (!(output->oformat->flags & AVFMT_NOFILE)) avio_closep(&output->pb);
+        avformat_free_context(output);
+    }
+    mux_close(&video);
+    mux_close(&audio);
+    return result;
+}

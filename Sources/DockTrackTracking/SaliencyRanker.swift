@@ -29,6 +29,10 @@ public struct SaliencyRanker: SubjectRanker, Sendable {
         public var timeInViewSaturation = 3.0
         /// A subject must score this much more than the one ranked above it to overtake it.
         public var hysteresis = 0.08
+        /// Taken off the score of a subject not seen in this frame (moved by its motion model
+        /// alone): one that was lost (left the picture, a cut in a film) gives way to one in
+        /// sight, past the hysteresis.
+        public var unobservedPenalty = 0.15
         public init() {}
     }
 
@@ -42,7 +46,7 @@ public struct SaliencyRanker: SubjectRanker, Sendable {
         self.params = params
     }
 
-    /// The saliency score of a subject, 0...1.
+    /// The saliency score of a subject, 0...1 (less the penalty when it is not seen).
     public func score(_ subject: TrackedSubject) -> Double {
         let size = min(1, (subject.rect.area).squareRoot() / 0.5)
         let offCenter = hypot(subject.rect.midX - 0.5, subject.rect.midY - 0.5) / 0.7071
@@ -51,6 +55,7 @@ public struct SaliencyRanker: SubjectRanker, Sendable {
             + params.speakingWeight * (subject.speakingConfidence ?? 0)
             + params.lookingWeight * (subject.lookingAtCameraConfidence ?? 0)
             + params.timeInViewWeight * time
+            - (subject.isObserved ? 0 : params.unobservedPenalty)
     }
 
     /// Sets `saliencyRank` of every subject.

@@ -50,6 +50,17 @@ double daudio_file_duration(const daudio_file *file);
 long daudio_file_read(daudio_file *file, float *out, long capacity, double *start_time,
                       daudio_status *status);
 
+/* ---- a video with another file's sound (FFmpeg, no re-encoding) ---------------------------- */
+
+/* Writes `out` (the container follows its name) with the video stream of `video_path` and the
+ * best audio stream of `audio_path`, both copied packet by packet and interleaved by time. Audio
+ * before `start` seconds of `audio_path`, or from `end` on (`end` <= 0: to its end), is left out
+ * and the rest is moved back by `start`. Returns 1 when the sound was copied; 0 when there was
+ * none to copy, or the container cannot hold its codec (the video alone is written, and
+ * `status` says why); -1 on an error. */
+int daudio_mux(const char *video_path, const char *audio_path, double start, double end, const char *out,
+               daudio_status *status);
+
 /* ---- ALSA capture ---------------------------------------------------------------------------- */
 
 typedef struct daudio_capture daudio_capture;

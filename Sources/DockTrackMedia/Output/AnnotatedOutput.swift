@@ -116,7 +116,7 @@ extension Canvas {
 /// image path, the single frame as an image.
 public final class AnnotatedOutput {
     public let path: String
-    private let writer: OpaquePointer?
+    private var writer: OpaquePointer?
     private var stillWritten = false
 
     /// An output at `path` for frames of `size` at `framesPerSecond`. The folder must exist.
@@ -146,7 +146,14 @@ public final class AnnotatedOutput {
         writer = opened
     }
 
-    deinit { if let writer { dcv_writer_destroy(writer) } }
+    deinit { close() }
+
+    /// Finishes the file (the end of a video is written); later frames are not written.
+    public func close() {
+        if let writer { dcv_writer_destroy(writer) }
+        writer = nil
+        stillWritten = true
+    }
 
     public func write(_ image: Image) throws(OpenCVError) {
         if let writer {

@@ -1,0 +1,228 @@
+import ArgumentParser
+import DockTrack
+import Foundation
+
+struct ReframeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "reframe",
+        abstract: "Reframe a recorded video as a dock would film it: a window that pans, tilts and zooms to keep the people framed.",
+        discussion: """
+            A virtual dock: DockTrack tracks and ranks the people in each whole frame, and the framing \
+            controller drives a crop window over it as it drives a motorized dock (same modes, region of \
+            interest, speed limits); the zoom frames one person head and shoulders and widens to fit a \
+            group (automatic mode), and widens to the whole picture after --widen-after seconds with \
+            nobody in view. The window never leaves the picture and never enlarges it more than \
+            --max-upscale. OUT has the input's frame rate and, for every input frame processed, one \
+            frame; the input's audio track is copied (not re-encoded) when OUT's container can hold it. \
+            Each frame is shown through the window the dock reached --look-ahead seconds later, which \
+            takes back the dock's lag: nothing later than that is known when a frame is framed.
+            Each line of --states is track's, for OUT's frames: the subjects in unit coordinates of \
+            the output picture (lower-left origin), plus "crop" (the window in unit coordinates of the \
+            input) and "zoom".
+            """
+    )
+
+    @Argument(help: "The video to reframe.")
+    var input: String
+
+    @Argument(help: "The reframed video (.mp4, .mov, .mkv or .avi).")
+    var output: String
+
+    @Option(help: ArgumentHelp("Width:height of the output, e.g. 9:16 for a phone held upright (default: the input's, or that of --size).", valueName: "W:H"))
+    var aspect: String?
+
+    @Option(help: ArgumentHelp("Output frame size (default: the widest window of the aspect ratio, at the input's scale).", valueName: "WxH"))
+    var size: String?
+
+    @Option(help: ArgumentHelp("Framing: automatic (the primary subject, with the others when they fit), center, left (subject on the left third), right.", valueName: "mode"))
+    var mode: FramingMode = .automatic
+
+    @Option(help: ArgumentHelp("Region of the output to keep subjects in: x,y,width,height in unit coordinates, origin at the upper-left.", valueName: "x,y,w,h"))
+    var roi: String?
+
+    @Option(help: "Zoom in at most until the input's pixels are enlarged this much in the output (1: never enlarged).")
+    var maxUpscale = 2.0
+
+    @Flag(help: "Keep the widest window: pan and tilt only.")
+    var noZoom = false
+
+    @Option(help: "Seconds with nobody in view before widening to the whole picture.")
+    var widenAfter = 4.0
+
+    @Option(help: "Degrees the input's width spans (turns the speed limits into pixels per second).")
+    var fov = 70.0
+
+    @Option(help: "Pan and tilt speed limit, degrees per second.")
+    var maxSpeed = 30.0
+
+    @Option(help: "Seconds of video looked at ahead of the frame being framed (0: a live dock's view, lagging behind).")
+    var lookAhead = 0.5
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("Detector (see track). Faces alone by default here: bodies (hog-body) add people far away or turned away, and false bodies on cartoons.", valueName: "detector"))
+    var detector = "dnn-face-verified"
+
+    @OptionGroup var model: ModelOptions
+    @OptionGroup var frames: FrameOptions
+
+    @Option(help: "Run the detector on every Nth frame; tracked faces and bodies are found again between (see track).")
+    var detectEvery = 6
+
+    @Flag(help: "Do not read speaking and looking-at-camera cues from faces (faster; the speaker is then not preferred).")
+    var noFaceCues = false
+
+    @Flag(help: "Number identifiers 00000000-0000-0000-0000-000000000001, ... instead of random UUIDs.")
+    var sequentialIdentifiers = false
+
+    @Option(help: ArgumentHelp("Write subject states here, one JSON line per output frame ('-': stdout).", valueName: "file"))
+    var states: String?
+
+    @Option(help: ArgumentHelp("Write the controller's trace (as track's; angles of the window).", valueName: "file"))
+    var trace: String?
+
+    @Option(help: ArgumentHelp("Also write the input with the window and the subjects drawn on it.", valueName: "file"))
+    var annotate: String?
+
+    @Flag(help: "Print a summary to stderr at the end.")
+    var summary = false
+
+    func validate() throws {
+        if let aspect, Self.parseAspect(aspect) == nil { throw ValidationError("--aspect takes W:H with positive numbers, e.g. 9:16, not '\(aspect)'") }
+        if let size, Self.parseSize(size) == nil { throw ValidationError("--size takes WIDTHxHEIGHT, each 2 to 8192, e.g. 720x1280, not '\(size)'") }
+        if let roi, TrackCommand.parseBox(roi) == nil { throw ValidationError("--roi takes x,y,width,height in 0...1, not '\(roi)'") }
+        guard maxUpscale >= 1 && maxUpscale <= 16 else { throw ValidationError("--max-upscale must be between 1 and 16") }
+        guard widenAfter > 0 && widenAfter.isFinite else { throw ValidationError("--widen-after must be a positive number of seconds") }
+        guard fov > 1 && fov < 360 else { throw ValidationError("--fov must be between 1 and 360 degrees") }
+        guard maxSpeed > 0 && maxSpeed <= 3600 else { throw ValidationError("--max-speed must be between 0 and 3600 degrees per second") }
+        guard lookAhead >= 0 && lookAhead <= 10 else { throw ValidationError("--look-ahead must be between 0 and 10 seconds") }
+        guard detectEvery >= 1 else { throw ValidationError("--detect-every must be 1 or more") }
+        guard (input as NSString).standardizingPath != (output as NSString).standardizingPath else {
+            throw ValidationError("OUT must not be the input")
+        }
+    }
+
+    static func parseAspect(_ text: String) -> Double? {
+        let parts = text.split(separator: ":").compactMap { Double($0) }
+        guard parts.count == 2, parts.allSatisfy({ $0 > 0 && $0.isFinite }), (0.01...100).contains(parts[0] / parts[1]) else { return nil }
+        return parts[0] / parts[1]
+    }
+
+    static func parseSize(_ text: String) -> ImageSize? {
+        let parts = text.lowercased().split(separator: "x").compactMap { Int($0) }
+        guard parts.count == 2, parts.allSatisfy({ (2...8192).contains($0) }) else { return nil }
+        return ImageSize(width: parts[0], height: parts[1])
+    }
+
+    func run() throws {
+        try reportingErrors {
+            var source = try MediaFile.open(input)
+            guard source.info.kind == .video else { throw ToolError("\(input) is not a video") }
+            let inputSize = source.info.size
+            let asked = size.flatMap(Self.parseSize)
+            let aspectRatio = aspect.flatMap(Self.parseAspect)
+                ?? asked.map { Double($0.width) / Double($0.height) } ?? Double(inputSize.width) / Double(inputSize.height)
+            var window = CropWindow(sourceSize: inputSize, aspect: aspectRatio, fieldOfView: fov * .pi / 180)
+            // The output: as asked, or the widest window's size in even pixels (what encoders take).
+            let outputSize = asked ?? ImageSize(width: max(2, Int(window.widest.width / 2) * 2), height: max(2, Int(window.widest.height / 2) * 2))
+            if let asked, let aspect, abs(Double(asked.width) / Double(asked.height) / aspectRatio - 1) > 0.02 {
+                throw ToolError("--size \(asked) is not of --aspect \(aspect)")
+            }
+            window.maximumZoom = noZoom ? 1 : max(1, maxUpscale * window.widest.height / Double(outputSize.height))
+
+            let models = model.store
+            var params = TrackingPipeline.Params()
+            params.detectEvery = detectEvery
+            params.minimumConfidence = model.threshold
+            let cues = noFaceCues ? nil : FaceCueEstimator(landmarks: try FaceLandmarkDetector(models: models))
+            let pipeline = TrackingPipeline(detector: try model.make(detector), cues: cues, params: params,
+                                            identifiers: sequentialIdentifiers ? .sequential : .random)
+            if cues != nil, let sound = try? AudioFileSource(path: input) { pipeline.listener = SpeechListener(.file(sound)) }
+            try pipeline.redetect(models: models)
+
+            var framing = FramingController.Params()
+            framing.mode = mode
+            if let roi { framing.regionOfInterest = TrackCommand.parseBox(roi)! }
+            var speeds = DockLimits.standard
+            for axis in [\DockLimits.yaw, \DockLimits.pitch] {
+                speeds[keyPath: axis].maximumSpeed = maxSpeed * .pi / 180
+                speeds[keyPath: axis].maximumAcceleration = 4 * maxSpeed * .pi / 180
+            }
+            framing.limits = speeds
+            var zoomParams = ZoomFraming.Params()
+            zoomParams.widenAfter = widenAfter
+            let framesPerSecond = source.info.framesPerSecond ?? 30
+            let aheadFrames = Int((lookAhead * framesPerSecond / Double(frames.stride)).rounded())
+            var reframer = try Reframer(dock: VirtualDock(window: window, speeds: speeds), framing: framing,
+                                        zoom: noZoom ? nil : ZoomFraming(params: zoomParams), lookAhead: aheadFrames,
+                                        trace: trace.map { path throws in try LineOutput(path: path) })
+
+            // The picture goes to a file of its own first; the sound joins it at the end.
+            let outputFolder = (output as NSString).deletingLastPathComponent
+            let pictureOnly = (outputFolder.isEmpty ? "." : outputFolder) + "/.\((output as NSString).lastPathComponent).\(getpid()).video.\((output as NSString).pathExtension.isEmpty ? "mp4" : (output as NSString).pathExtension)"
+            defer { try? FileManager.default.removeItem(atPath: pictureOnly) }
+            let rate = framesPerSecond / Double(frames.stride)
+            let video = try AnnotatedOutput(path: pictureOnly, size: outputSize, framesPerSecond: rate)
+            let overview = try annotate.map { path throws in try AnnotatedOutput(path: path, size: inputSize, framesPerSecond: rate) }
+            let statesOutput = try states.map { try LineOutput(path: $0) }
+            var progress = ProgressLine(total: source.info.frameCount.map { max(0, (min($0, frames.end ?? $0) - frames.start + frames.stride - 1) / frames.stride) })
+            let started = ContinuousClock.now
+            var count = 0
+            var firstTime: Double?
+            var lastTime = 0.0
+            func show(_ shot: Reframer.Shot) throws {
+                try video.write(try shot.frame.image.cropped(to: shot.crop, size: outputSize))
+                let record = SubjectStatesRecord(frame: shot.frame.index, time: shot.frame.time, subjects: shot.subjects)
+                try statesOutput?.write(Self.statesLine(record, crop: window.unitRect(of: shot.crop), zoom: shot.zoom))
+                if let overview {
+                    let canvas = try Canvas(copying: shot.frame.image)
+                    canvas.subjects(shot.wholeFrameSubjects)
+                    canvas.box(window.unitRect(of: shot.crop), color: .objectYellow, label: String(format: "zoom %.2f", shot.zoom), thickness: 3)
+                    try overview.write(canvas.image)
+                }
+                count += 1
+                progress.update(done: count)
+            }
+            do {
+                let detecting = pipeline.detectingAhead(of: source, selection: frames.selection)
+                defer { detecting.stop() }
+                while let (frame, observations, _) = try detecting.next() {
+                    firstTime = firstTime ?? frame.time
+                    lastTime = frame.time
+                    let subjects = try pipeline.process(frame, detected: observations)
+                    if let shot = try reframer.push(frame, subjects: subjects) { try show(shot) }
+                }
+                for shot in reframer.finish() { try show(shot) }
+            } catch {
+                progress.finish()
+                throw error
+            }
+            progress.finish()
+            guard count > 0 else { throw ToolError("\(input): no frames in the selection") }
+            video.close()
+            // The input's sound over the frames processed: from the first one's time to the last one's end.
+            let soundEnd = frames.end == nil ? nil : lastTime + 1 / framesPerSecond
+            let outcome: SoundCopy.Outcome
+            do {
+                outcome = try SoundCopy.mux(video: pictureOnly, soundFrom: input, start: firstTime ?? 0, end: soundEnd, to: output)
+            } catch {
+                throw ToolError("\(output): \(error)")
+            }
+            if case .videoOnly(let reason) = outcome, !reason.hasSuffix("no audio track") {
+                printError("docktrack: \(output): written without sound: \(reason)")
+            }
+            let seconds = ProgressLine.seconds(ContinuousClock.now - started)
+            if summary {
+                printError(String(format: "docktrack: %d frames of %@ reframed to %@ in %.2f s (%.1f frames per second, %.2fx real time)%@",
+                                  count, outputSize.description, output, seconds, Double(count) / max(seconds, 1e-9),
+                                  Double(count) / rate / max(seconds, 1e-9), outcome == .copied ? ", sound copied" : ""))
+            }
+        }
+    }
+
+    /// A states line of track's, with the window and the zoom.
+    static func statesLine(_ record: SubjectStatesRecord, crop: UnitRect, zoom: Double) -> String {
+        var line = record.jsonLine
+        guard line.hasSuffix("}") else { return line }
+        line.removeLast()
+        return line + String(format: ",\"crop\":{\"x\":%.5f,\"y\":%.5f,\"width\":%.5f,\"height\":%.5f},\"zoom\":%.4f}", crop.x, crop.y, crop.width, crop.height, zoom)
+    }
+}
