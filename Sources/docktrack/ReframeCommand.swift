@@ -100,6 +100,16 @@ struct ReframeCommand: ParsableCommand {
         }
     }
 
+    /// A virtual dock's pan and tilt limits: `degreesPerSecond` at most, reached in a quarter second.
+    static func speeds(degreesPerSecond: Double) -> DockLimits {
+        var speeds = DockLimits.standard
+        for axis in [\DockLimits.yaw, \DockLimits.pitch] {
+            speeds[keyPath: axis].maximumSpeed = degreesPerSecond * .pi / 180
+            speeds[keyPath: axis].maximumAcceleration = 4 * degreesPerSecond * .pi / 180
+        }
+        return speeds
+    }
+
     static func parseAspect(_ text: String) -> Double? {
         let parts = text.split(separator: ":").compactMap { Double($0) }
         guard parts.count == 2, parts.allSatisfy({ $0 > 0 && $0.isFinite }), (0.01...100).contains(parts[0] / parts[1]) else { return nil }
@@ -141,11 +151,7 @@ struct ReframeCommand: ParsableCommand {
             var framing = FramingController.Params()
             framing.mode = mode
             if let roi { framing.regionOfInterest = TrackCommand.parseBox(roi)! }
-            var speeds = DockLimits.standard
-            for axis in [\DockLimits.yaw, \DockLimits.pitch] {
-                speeds[keyPath: axis].maximumSpeed = maxSpeed * .pi / 180
-                speeds[keyPath: axis].maximumAcceleration = 4 * maxSpeed * .pi / 180
-            }
+            let speeds = Self.speeds(degreesPerSecond: maxSpeed)
             framing.limits = speeds
             var zoomParams = ZoomFraming.Params()
             zoomParams.widenAfter = widenAfter

@@ -81,7 +81,21 @@ struct TrackCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Serve the dock protocol on this Unix socket while tracking, as DockKit's API: another program switches system tracking off and on, drives the dock while it is off, changes the framing mode, region of interest and subject selection, and reads a tracking state per frame (README: Controlling a running track).", valueName: "socket"))
     var serve: String?
 
+    @Option(help: ArgumentHelp("Publish the reframed picture as a camera other programs open (a PipeWire video source with this name; README: A virtual camera). The frame is cropped, panned and zoomed as reframe does; no dock is driven.", valueName: "name"))
+    var virtualCamera: String?
+
+    @Option(help: ArgumentHelp("The virtual camera's frame size (its aspect ratio is the window's).", valueName: "WxH"))
+    var virtualCameraSize = "1280x720"
+
     func validate() throws {
+        if virtualCamera != nil {
+            guard observations == nil, dockOptions.dock == nil, serve == nil else {
+                throw ValidationError("--virtual-camera reframes the picture itself: not with --observations, --dock or --serve")
+            }
+            guard let size = ReframeCommand.parseSize(virtualCameraSize), size.width % 2 == 0, size.height % 2 == 0 else {
+                throw ValidationError("--virtual-camera-size takes WIDTHxHEIGHT, even numbers from 2 to 8192, not '\(virtualCameraSize)'")
+            }
+        }
         let inputs = [path, live.camera, observations].compactMap { $0 }.count
         guard inputs == 1 else { throw ValidationError("give one input: a video PATH, --camera or --observations") }
         guard detectEvery >= 1 else { throw ValidationError("--detect-every must be 1 or more") }
@@ -118,6 +132,7 @@ struct TrackCommand: ParsableCommand {
                                             identifiers: sequentialIdentifiers ? .sequential : .random)
             if cues != nil { pipeline.listener = try listener(for: source) }
             if redetection { try pipeline.redetect(models: models) }
+            if let virtualCamera { return try runVirtualCamera(virtualCamera, source: &source, pipeline: pipeline, liveRun: liveRun) }
             let (statesOutput, commands) = try outputs()
             let framingParams = framing.params(for: source.info.size)
             let address = try dockOptions.address(default: "-")
@@ -317,4 +332,54 @@ struct TrackCommand: ParsableCommand {
         }
     }
 
+    /// --virtual-camera: each frame reframed by a virtual dock (as reframe does, with no
+    /// look-ahead) and published as a camera; a file plays in real time.
+    private func runVirtualCamera(_ name: String, source: inout any FrameSource, pipeline: TrackingPipeline, liveRun: LiveRun?) throws {
+        let size = ReframeCommand.parseSize(virtualCameraSize)!
+        let framesPerSecond = source.info.framesPerSecond ?? 30
+        let output: VirtualCameraOutput
+        do {
+            output = try VirtualCameraOutput(name: name, size: size, framesPerSecond: Int(framesPerSecond.rounded()))
+        } catch {
+            throw ToolError(error.description)
+        }
+        defer { output.close() }
+        var window = CropWindow(sourceSize: source.info.size, aspect: Double(size.width) / Double(size.height), fieldOfView: framing.fov * .pi / 180)
+        window.maximumZoom = max(1, 2 * window.widest.height / Double(size.height))
+        var params = framing.params(for: source.info.size)
+        params.limits = ReframeCommand.speeds(degreesPerSecond: 30)
+        var reframer = try Reframer(dock: VirtualDock(window: window, speeds: params.limits), framing: params, lookAhead: 0,
+                                    trace: trace.map { path throws in try LineOutput(path: path) })
+        let statesOutput = try states.map { try LineOutput(path: $0) }
+        printError("docktrack: virtual camera \(name): \(size) at \(Int(framesPerSecond.rounded())) fps")
+        let origin = (source as? any LiveFrameSource)?.clockOrigin ?? MonotonicClock.now()
+        var firstTime: Double?
+        var count = 0
+        let started = MonotonicClock.now()
+        try frames.selection.forEachFrame(of: &source) { frame in
+            var capture = origin + frame.time
+            if liveRun == nil {
+                // A file plays in real time (a late frame goes at once).
+                firstTime = firstTime ?? frame.time
+                let wait = frame.time - firstTime! - (MonotonicClock.now() - started)
+                if wait > 0 { Thread.sleep(forTimeInterval: wait) }
+                capture = MonotonicClock.now()
+            }
+            let subjects = try pipeline.process(frame)
+            guard let shot = try reframer.push(frame, subjects: subjects) else { return }
+            let picture = try shot.frame.image.cropped(to: shot.crop, size: size)
+            do {
+                try output.publish(picture, capturedAt: capture)
+            } catch {
+                throw ToolError("\(error)")
+            }
+            try statesOutput?.write(SubjectStatesRecord(frame: frame.index, time: frame.time, subjects: subjects).jsonLine)
+            count += 1
+        } stopping: { liveRun?.shouldStop == true }
+        output.close()
+        let latencies = output.latencies
+        printError(String(format: "docktrack: virtual camera %@: %d frames published, %d passed over for newer ones; capture-to-output latency p50 %.1f ms, p99 %.1f ms",
+                          name, output.written, output.replaced, Statistics.percentile(latencies, 0.5) * 1000,
+                          Statistics.percentile(latencies, 0.99) * 1000))
+    }
 }

@@ -81,6 +81,72 @@ import Glibc
         #expect(statesWritten() > whileAway + 3, "tracking resumed: \(whileAway) -> \(statesWritten()) frames\n\(stderr)")
     }
 
+    /// The PipeWire node serial of the video source called `name` in `session`, once it is there.
+    static func nodeSerial(named name: String, session: String, within seconds: Double) throws -> String? {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            let nodes = try camera(["run", session, "pw-cli", "ls", "Node"])
+            for block in nodes.stdout.components(separatedBy: "\tid ") where block.contains("node.name = \"\(name)\"") {
+                if let range = block.range(of: #"object.serial = "(\d+)""#, options: .regularExpression) {
+                    return String(block[range].filter(\.isNumber))
+                }
+            }
+            Thread.sleep(forTimeInterval: 0.3)
+        }
+        return nil
+    }
+
+    /// `track /dev/video0 --virtual-camera`: the reframed picture is a camera of its own, which a
+    /// V4L2 client (docktrack itself, under pw-v4l2, pointed at that node) reads at the asked
+    /// size, with the people in it.
+    @Test func theVirtualCameraIsACameraOtherProgramsRead() throws {
+        let folder = try Fixtures.temporaryFolder()
+        let session = folder.appendingPathComponent("camera").path
+        let started = try Self.camera(["start", session, Fixtures.sample("vtest.avi"), "30"])
+        defer { _ = try? Self.camera(["stop", session]) }
+        try #require(started.status == 0, "emulated camera: \(started.stderr)")
+        let errorsPath = folder.appendingPathComponent("publisher.err").path
+        let errorsFile = open(errorsPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644), devNull = open("/dev/null", O_WRONLY)
+        let pid = try ToolRun.spawn("/bin/bash", [Self.script, "run", session, Fixtures.tool, "track", "/dev/video0",
+                                                  "--virtual-camera", "docktrack-test", "--virtual-camera-size", "1280x720",
+                                                  "--duration", "25", "-d", "fast", "--detect-async"],
+                                    stdout: devNull, stderr: errorsFile).get()
+        close(errorsFile)
+        close(devNull)
+        var publisherStatus: Int32?
+        defer { if publisherStatus == nil { kill(pid, SIGKILL); _ = ToolRun.wait(for: pid) } }
+        func publisherErrors() -> String { (try? String(contentsOfFile: errorsPath, encoding: .utf8)) ?? "" }
+        let serial = try #require(try Self.nodeSerial(named: "docktrack-test", session: session, within: 20), "no virtual camera node: \(publisherErrors())")
+
+        let states = folder.appendingPathComponent("read.jsonl").path
+        let reader = try ToolRun.run("/bin/bash", [Self.script, "run", session, Fixtures.tool, "track", "/dev/video0", "--end", "100",
+                                                   "-d", "fast", "--detect-every", "10", "--no-face-cues", "--states", states, "--summary"],
+                                     environment: ["PIPEWIRE_V4L2_TARGET": serial])
+        #expect(reader.status == 0, "\(reader.stderr)")
+        #expect(reader.stderr.contains("/dev/video0: 1280x720"), "\(reader.stderr)")
+        let records = try String(contentsOfFile: states, encoding: .utf8).split(separator: "\n").map {
+            try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any]
+        }
+        #expect(records.count == 100)
+        let primaries = records.compactMap { record -> [String: Double]? in
+            let subjects = record["subjects"] as! [[String: Any]]
+            return subjects.first { $0["saliencyRank"] as? Int == 1 }?["rect"] as? [String: Double]
+        }
+        #expect(primaries.count >= 60, "people in \(primaries.count) of 100 frames read from the virtual camera")
+        // Framed: the most salient person's centre in the middle half of the picture on most frames.
+        let centred = primaries.filter { abs($0["x"]! + $0["width"]! / 2 - 0.5) < 0.25 }.count
+        #expect(centred >= primaries.count * 2 / 3, "\(centred) of \(primaries.count) primaries near the middle")
+
+        // Ctrl-C ends the publisher with its summary: frames published and their latency.
+        kill(pid, SIGINT)
+        publisherStatus = ToolRun.wait(for: pid)
+        let summary = publisherErrors()
+        #expect(publisherStatus == 0, "\(summary)")
+        #expect(summary.contains("virtual camera docktrack-test: 1280x720"), "\(summary)")
+        #expect(summary.contains("frames published") && summary.contains("capture-to-output latency p50"), "\(summary)")
+        print("virtual camera publisher: \(summary.split(separator: "\n").last ?? "")")
+    }
+
     @Test func unplugsOfAnyLengthAroundTheFrameTimeoutAreSurvived() throws {
         // With the default 5 s frame timeout, the camera away for just under and just over it:
         // the cycles that crashed inside pw-v4l2's munmap, or were noticed only at the timeout.
