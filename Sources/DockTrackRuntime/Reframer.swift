@@ -13,7 +13,8 @@ import Foundation
 /// With a look-ahead of N frames a frame is shown through the window the dock reached N frames
 /// later: the dock's lag behind a moving subject is taken back, with nothing known beyond the
 /// frame in hand plus those N. Frames therefore come out N frames after they go in
-/// (``push(_:subjects:)``), the last N at ``finish()``. The first subject is cut to.
+/// (``push(_:subjects:)``), the last N at ``finish()``. A subject found before the first frame
+/// comes out is cut to; after, the window pans.
 public struct Reframer {
     /// One frame as it is shown.
     public struct Shot {
@@ -38,6 +39,8 @@ public struct Reframer {
     /// Whether anyone has been framed yet: the first subject is cut to, not panned to (the
     /// frames before show nobody worth following).
     private var framedAnyone = false
+    /// Whether a frame has come out yet.
+    private var shownAny = false
 
     /// `framing`'s mode, region of interest and speed limits frame through `dock`; its camera and
     /// ranges are the window's. `zoom` `nil`: the zoom stays as the dock has it.
@@ -70,13 +73,15 @@ public struct Reframer {
                                                       current: zoom, now: time)
             self.zoomFraming = zoomFraming
         }
+        // The first subject is cut to while no frame has been shown yet; later, the window pans.
         if !framedAnyone, loop.controller.state == .tracking, let target = loop.controller.target {
-            loop.dock.place(at: target, zoom: loop.dock.zoomTarget, time: time)
+            if !shownAny { loop.dock.place(at: target, zoom: loop.dock.zoomTarget, time: time) }
             framedAnyone = true
         }
         latest = (loop.dock.crop, loop.dock.zoom)
         pending.append((frame, subjects))
         guard pending.count > lookAhead else { return nil }
+        shownAny = true
         return shot(pending.removeFirst())
     }
 
