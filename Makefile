@@ -86,7 +86,7 @@ bench: release
 	$(BIN) bench samples/vtest.avi --frames 300 --pipeline-detector fast --detect-every 5 --detect-every 8 --serial --repeat 3 \
 	  --recall samples --live 30 -d fast -d dnn-face -d hog-body-fast
 	$(BIN) bench samples/vtest.avi --frames 300 --resize 1280x720 --pipeline-detector fast --detect-every 5 --detect-every 8 --repeat 3 --live 30
-	$(BIN) bench samples/Megamind.avi --resize 1280x720 --pipeline-detector fast --detect-every 5 --detect-every 8 --repeat 2
+	$(BIN) bench samples/Megamind.avi --resize 1280x720 --pipeline-detector fast --detect-every 5 --detect-every 8 --repeat 2 --reframe 9:16
 
 soak: release
 	$(BIN) bench samples/vtest.avi --resize 1280x720 --no-python --pipeline-detector fast --detect-every 8 --soak 10

@@ -69,12 +69,16 @@ struct BenchCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Also measure face recall on the labelled pictures in this folder (samples/): the pipeline's detector and the baseline loop.", valueName: "dir"))
     var recall: String?
 
+    @Option(help: ArgumentHelp("Also reframe the input to this aspect ratio as docktrack reframe does with its defaults (decode, detect, track, frame, crop, encode, copy the sound) and give its speed in frames per second and times real time.", valueName: "W:H"))
+    var reframe: String?
+
     @Option(help: ArgumentHelp("Also run the first pipeline over the input, looped, for this many minutes of 30 fps frames, printing resident memory each minute.", valueName: "minutes"))
     var soak: Double?
 
     func validate() throws {
         if `repeat` < 1 { throw ValidationError("--repeat must be 1 or more") }
         if let soak, soak <= 0 { throw ValidationError("--soak takes minutes, more than 0") }
+        if let reframe, ReframeCommand.parseAspect(reframe) == nil { throw ValidationError("--reframe takes W:H, e.g. 9:16, not '\(reframe)'") }
         if let frames, frames < 1 { throw ValidationError("--frames must be 1 or more") }
         if let resize, ImageSize(parsing: resize) == nil { throw ValidationError("--resize takes WIDTHxHEIGHT, e.g. 1280x720, not '\(resize)'") }
         if detectEvery.contains(where: { $0 < 1 }) { throw ValidationError("--detect-every must be 1 or more") }
@@ -139,6 +143,7 @@ struct BenchCommand: ParsableCommand {
                                result.cpuPerFrame * 1000, result.peakMemory) + ratio + repeated)
             }
             if let live { try measureLive(input: input, framesPerSecond: live, store: store, limit: limit) }
+            if let reframe { try measureReframe(input: input, aspect: reframe, limit: limit) }
             if let recall { try measureRecall(folder: recall, store: store) }
             if let soak { try measureSoak(input: input, minutes: soak, detectEvery: intervals[0], store: store) }
             // Decode pass: keeps the frames (only) when detectors are to see the same pictures.
@@ -167,6 +172,26 @@ struct BenchCommand: ParsableCommand {
                                Statistics.percentile(latencies, 0.99) * 1000, Double(observations) / Double(images.count)))
             }
         }
+    }
+
+    /// `docktrack reframe INPUT OUT --aspect W:H` with its defaults, on the first `limit` frames,
+    /// the best of --repeat runs.
+    func measureReframe(input: String, aspect: String, limit: Int) throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("docktrack-bench-reframe-\(getpid())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var best: ReframeCommand.Summary?
+        for _ in 1...`repeat` {
+            var arguments = [input, folder.appendingPathComponent("reframed.mp4").path, "--aspect", aspect]
+            if limit < Int.max { arguments += ["--end", String(limit)] }
+            if let models = model.models { arguments += ["--models", models] }
+            let summary = try ReframeCommand.parse(arguments).reframe()
+            if summary.framesPerSecond > best?.framesPerSecond ?? 0 { best = summary }
+        }
+        guard let best else { return }
+        print(Self.padded("reframe to \(aspect) (\(best.width)x\(best.height))")
+              + String(format: "%9.1f fps   %.2fx real time", best.framesPerSecond, best.realTime)
+              + (`repeat` > 1 ? String(format: ", best of %d", `repeat`) : ""))
     }
 
     /// The first `frames` frames of `path` resized to `size` and written as H.264 into

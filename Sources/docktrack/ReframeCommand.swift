@@ -117,13 +117,53 @@ struct ReframeCommand: ParsableCommand {
     }
 
     static func parseSize(_ text: String) -> ImageSize? {
-        let parts = text.lowercased().split(separator: "x").compactMap { Int($0) }
-        guard parts.count == 2, parts.allSatisfy({ (2...8192).contains($0) }) else { return nil }
-        return ImageSize(width: parts[0], height: parts[1])
+        guard let size = ImageSize(parsing: text), (2...8192).contains(size.width), (2...8192).contains(size.height) else { return nil }
+        return size
+    }
+
+    /// What a run did: stdout's last line (one JSON object), for batches of files.
+    struct Summary {
+        var input: String
+        var output: String
+        var frames: Int
+        var width: Int
+        var height: Int
+        var seconds: Double
+        var framesPerSecond: Double
+        /// Seconds of video per second of work.
+        var realTime: Double
+        var sound: String
+
+        var jsonLine: String {
+            var line = JSONLine()
+            line.add("input", input)
+            line.add("output", output)
+            line.add("status", "ok")
+            line.add("frames", frames)
+            line.add("width", width)
+            line.add("height", height)
+            line.add("seconds", seconds, digits: 2)
+            line.add("framesPerSecond", framesPerSecond, digits: 1)
+            line.add("realTime", realTime, digits: 2)
+            line.add("sound", sound)
+            return line.text
+        }
     }
 
     func run() throws {
         try reportingErrors {
+            let summary = try reframe()
+            if self.summary {
+                printError(String(format: "docktrack: %d frames of %dx%d reframed to %@ in %.2f s (%.1f frames per second, %.2fx real time)%@",
+                                  summary.frames, summary.width, summary.height, output, summary.seconds, summary.framesPerSecond,
+                                  summary.realTime, summary.sound == "copied" ? ", sound copied" : ""))
+            }
+            if states != "-" { printLine(summary.jsonLine) }
+        }
+    }
+
+    /// Reframes `input` into `output`.
+    func reframe() throws -> Summary {
             var source = try MediaFile.open(input)
             guard source.info.kind == .video else { throw ToolError("\(input) is not a video") }
             let inputSize = source.info.size
@@ -215,13 +255,14 @@ struct ReframeCommand: ParsableCommand {
             if case .videoOnly(let reason) = outcome, !reason.hasSuffix("no audio track") {
                 printError("docktrack: \(output): written without sound: \(reason)")
             }
-            let seconds = ProgressLine.seconds(ContinuousClock.now - started)
-            if summary {
-                printError(String(format: "docktrack: %d frames of %@ reframed to %@ in %.2f s (%.1f frames per second, %.2fx real time)%@",
-                                  count, outputSize.description, output, seconds, Double(count) / max(seconds, 1e-9),
-                                  Double(count) / rate / max(seconds, 1e-9), outcome == .copied ? ", sound copied" : ""))
+            let seconds = max(ProgressLine.seconds(ContinuousClock.now - started), 1e-9)
+            let sound: String
+            switch outcome {
+            case .copied: sound = "copied"
+            case .videoOnly(let reason): sound = reason.hasSuffix("no audio track") ? "none" : "dropped: \(reason)"
             }
-        }
+            return Summary(input: input, output: output, frames: count, width: outputSize.width, height: outputSize.height,
+                           seconds: seconds, framesPerSecond: Double(count) / seconds, realTime: Double(count) / rate / seconds, sound: sound)
     }
 
     /// A states line of track's, with the window and the zoom.
