@@ -64,6 +64,16 @@ public struct CropWindow: Sendable, Equatable {
                         y: (crop.midX - Double(sourceSize.width) / 2) * radiansPerPixel, z: 0)
     }
 
+    /// The pose at `zoom` whose window shows `point` (unit coordinates of the source, lower-left
+    /// origin) at `spot` (unit coordinates of the window, lower-left origin), as far as the window
+    /// can go inside the source.
+    public func pose(showing point: (x: Double, y: Double), at spot: (x: Double, y: Double), zoom: Double) -> DockOrientation {
+        let (w, h) = size(at: zoom)
+        let px = point.x * Double(sourceSize.width), py = (1 - point.y) * Double(sourceSize.height)
+        let wanted = PixelRect(x: px - spot.x * w, y: py - (1 - spot.y) * h, width: w, height: h)
+        return pose(of: crop(at: pose(of: wanted), zoom: zoom))
+    }
+
     /// The pan and tilt ranges that keep the window inside the source at `zoom`, with the
     /// speeds and accelerations of `base`.
     public func limits(at zoom: Double, from base: DockLimits) -> DockLimits {

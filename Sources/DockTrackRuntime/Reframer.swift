@@ -2,6 +2,7 @@ import DockTrackCore
 import DockTrackFraming
 import DockTrackDock
 import DockTrackMedia
+import DockTrackDetection
 import DockTrackSystem
 import Foundation
 
@@ -13,8 +14,12 @@ import Foundation
 /// With a look-ahead of N frames a frame is shown through the window the dock reached N frames
 /// later: the dock's lag behind a moving subject is taken back, with nothing known beyond the
 /// frame in hand plus those N. Frames therefore come out N frames after they go in
-/// (``push(_:subjects:)``), the last N at ``finish()``. A subject found before the first frame
-/// comes out is cut to; after, the window pans.
+/// (``push(_:subjects:)``), the last N at ``finish()``.
+///
+/// Cuts: at a cut in the film (the picture changes at once: ``cutThreshold``) and at the start,
+/// the window cuts too, to the first subject seen in the new shot, when that is found before the
+/// cut's frame comes out; no frame is shown through a window reached after a cut that comes later.
+/// Between cuts the window only pans and zooms, within its speed limits.
 public struct Reframer {
     /// One frame as it is shown.
     public struct Shot {
@@ -28,19 +33,32 @@ public struct Reframer {
         public var zoom: Double
     }
 
+    /// A frame waiting to come out: its subjects (unit coordinates of the whole frame), whether a
+    /// cut leads into it, and the window the dock reached at it.
+    private struct Waiting {
+        var frame: Frame
+        var subjects: [TrackedSubject]
+        var isCut: Bool
+        var sequence: Int
+        var reached: (crop: PixelRect, zoom: Double)
+    }
+
     public private(set) var loop: FrameLoop<FramingController, VirtualDock>
     public var zoomFraming: ZoomFraming?
     public let lookAhead: Int
     public var window: CropWindow { loop.dock.window }
-    /// Frames waiting for their window, with their subjects (unit coordinates of the whole frame).
-    private var pending: [(frame: Frame, subjects: [TrackedSubject])] = []
-    /// The window and zoom the dock reached at the last frame.
-    private var latest: (crop: PixelRect, zoom: Double)?
-    /// Whether anyone has been framed yet: the first subject is cut to, not panned to (the
-    /// frames before show nobody worth following).
-    private var framedAnyone = false
-    /// Whether a frame has come out yet.
-    private var shownAny = false
+    /// The mean difference of gray levels (0...255) between two frames' thumbnails (32x18)
+    /// above which the second starts a new shot. Megamind.avi's cuts measure 39 to 43; within
+    /// shots the samples stay under 6.
+    public var cutThreshold: Float = 20
+    private var pending: [Waiting] = []
+    private var pushed = 0
+    /// The last frame's thumbnail.
+    private var thumbnail: [Float]?
+    /// The cut (frame sequence number; 0: the start) whose window is not chosen yet.
+    private var openCut: Int? = 0
+    /// Cuts found so far.
+    public private(set) var cuts = 0
 
     /// `framing`'s mode, region of interest and speed limits frame through `dock`; its camera and
     /// ranges are the window's. `zoom` `nil`: the zoom stays as the dock has it.
@@ -59,6 +77,11 @@ public struct Reframer {
     /// returns the frame `lookAhead` frames back once its window is known.
     public mutating func push(_ frame: Frame, subjects: [TrackedSubject]) throws -> Shot? {
         let time = frame.time
+        let isCut = startsShot(frame)
+        if isCut {
+            cuts += 1
+            openCut = pushed
+        }
         loop.dock.advance(to: time)
         let zoom = loop.dock.zoom
         let window = self.window
@@ -73,28 +96,57 @@ public struct Reframer {
                                                       current: zoom, now: time)
             self.zoomFraming = zoomFraming
         }
-        // The first subject is cut to while no frame has been shown yet; later, the window pans.
-        if !framedAnyone, loop.controller.state == .tracking, let target = loop.controller.target {
-            if !shownAny { loop.dock.place(at: target, zoom: loop.dock.zoomTarget, time: time) }
-            framedAnyone = true
+        pending.append(Waiting(frame: frame, subjects: subjects, isCut: isCut, sequence: pushed, reached: (loop.dock.crop, loop.dock.zoom)))
+        pushed += 1
+        // The first subject seen in this shot: cut to it while the shot's first frame still waits.
+        let seen = subjects.min { ($0.saliencyRank ?? .max) < ($1.saliencyRank ?? .max) }?.isObserved ?? false
+        if let cut = openCut, seen, loop.controller.state == .tracking, let aim = loop.controller.aim(at: subjects) {
+            if let first = pending.first, first.sequence <= cut {
+                // Where the controller would bring the subject, in the window's own geometry.
+                let zoom = loop.dock.zoomTarget
+                loop.dock.place(at: window.pose(showing: aim.subject, at: aim.target, zoom: zoom), zoom: zoom, time: time)
+                // A new shot: the controller starts afresh (no speed or integral carried over).
+                loop.controller = FramingController(params: loop.controller.params)
+                let placed = (loop.dock.crop, loop.dock.zoom)
+                for i in pending.indices where pending[i].sequence >= cut { pending[i].reached = placed }
+            }
+            openCut = nil
         }
-        latest = (loop.dock.crop, loop.dock.zoom)
-        pending.append((frame, subjects))
         guard pending.count > lookAhead else { return nil }
-        shownAny = true
-        return shot(pending.removeFirst())
+        return shot(ofFirstOf: pending.count)
     }
 
-    /// The frames still waiting, shown through the last window.
+    /// The frames still waiting, each through the last window reached before the next cut.
     public mutating func finish() -> [Shot] {
-        defer { pending.removeAll() }
-        return pending.map(shot)
+        var shots: [Shot] = []
+        while !pending.isEmpty { shots.append(shot(ofFirstOf: pending.count)) }
+        return shots
     }
 
-    private func shot(_ item: (frame: Frame, subjects: [TrackedSubject])) -> Shot {
-        let (crop, zoom) = latest ?? (window.crop(at: .zero, zoom: 1), 1)
-        return Shot(frame: item.frame, crop: crop, subjects: item.subjects.map { Self.seen($0, through: crop, in: window) },
-                    wholeFrameSubjects: item.subjects, zoom: zoom)
+    /// The first waiting frame, shown through the window reached `count - 1` frames later, or at
+    /// the last frame before a cut that comes sooner; removed from the waiting.
+    private mutating func shot(ofFirstOf count: Int) -> Shot {
+        let first = pending.removeFirst()
+        var reached = first.reached
+        for next in pending.prefix(count - 1) {
+            if next.isCut { break }
+            reached = next.reached
+        }
+        let window = self.window
+        return Shot(frame: first.frame, crop: reached.crop, subjects: first.subjects.map { Self.seen($0, through: reached.crop, in: window) },
+                    wholeFrameSubjects: first.subjects, zoom: reached.zoom)
+    }
+
+    /// Whether `frame` starts a new shot (its thumbnail differs from the last one's by more than
+    /// ``cutThreshold``).
+    private mutating func startsShot(_ frame: Frame) -> Bool {
+        let size = frame.image.size
+        guard let small = try? frame.image.grayPatch(PixelRect(x: 0, y: 0, width: Double(size.width), height: Double(size.height)),
+                                                     width: 32, height: 18) else { return false }
+        defer { thumbnail = small }
+        guard let thumbnail, thumbnail.count == small.count else { return false }
+        let difference = zip(small, thumbnail).reduce(Float(0)) { $0 + abs($1.0 - $1.1) } / Float(small.count)
+        return difference > cutThreshold
     }
 
     /// `subject` (unit coordinates of the whole frame) as seen through `crop`.

@@ -103,4 +103,43 @@ import Testing
         let strange = zoom.update(subjects: [broken], mode: .automatic, window: window, current: 1, now: 6)
         #expect(strange >= 1 && strange <= 4)
     }
+
+    /// 60 frames of 1280x720 at 24 fps, one person whose face is at x 0.2 until frame 30 and at 0.8
+    /// from then on; the picture changes from dark to light at frame 30 when `cut` (a cut in the
+    /// film), and stays dark otherwise (the person walked over in one frame: no cut).
+    static func shots(cut: Bool, lookAhead: Int) throws -> [Reframer.Shot] {
+        let dark = try Image(pixels: [UInt8](repeating: 30, count: 1280 * 720 * 3), width: 1280, height: 720, channels: 3)
+        let light = try Image(pixels: [UInt8](repeating: 220, count: 1280 * 720 * 3), width: 1280, height: 720, channels: 3)
+        var reframer = try Reframer(dock: VirtualDock(window: CropWindow(sourceSize: Self.source, aspect: 9.0 / 16.0, maximumZoom: 2)),
+                                    framing: FramingController.Params(), zoom: nil, lookAhead: lookAhead)
+        var shots: [Reframer.Shot] = []
+        for k in 0..<60 {
+            var person = Self.person(1, faceAt: k < 30 ? 0.2 : 0.8, faceHeight: 0.1, rank: 1)
+            person.isObserved = true
+            let frame = Frame(index: k, time: Double(k) / 24, image: cut && k >= 30 ? light : dark)
+            if let shot = try reframer.push(frame, subjects: [person]) { shots.append(shot) }
+        }
+        return shots + reframer.finish()
+    }
+
+    @Test func theWindowCutsWithTheFilmAndOnlyThere() throws {
+        let window = CropWindow(sourceSize: Self.source, aspect: 9.0 / 16.0, maximumZoom: 2)
+        // Pixels the window's centre may move in a frame: 30°/s... the controller's own speed
+        // limit (the standard dock's, 3 rad/s) over 70° of 1280 px at 24 fps, with a margin.
+        let limit = 3 / window.radiansPerPixel / 24 * 1.01
+        for lookAhead in [0, 12] {
+            let withCut = try Self.shots(cut: true, lookAhead: lookAhead)
+            #expect(withCut.map(\.frame.index) == Array(0..<60))
+            let centres = withCut.map { $0.crop.midX / 1280 }
+            // Both shots framed from their first frame: the face's centre in the middle of the window.
+            #expect(abs(centres[0] - 0.2) < 0.02 && abs(centres[30] - 0.8) < 0.02, "lookAhead \(lookAhead): \(centres[0]), \(centres[30])")
+            // No frame before the cut is shown through a window that moved towards the next shot.
+            #expect(centres[..<30].allSatisfy { abs($0 - 0.2) < 0.02 }, "lookAhead \(lookAhead): \(centres[..<30])")
+            // No cut: the window pans over, within the speed limit.
+            let panned = try Self.shots(cut: false, lookAhead: lookAhead).map { $0.crop.midX }
+            let steps = zip(panned, panned.dropFirst()).map { abs($1 - $0) }
+            #expect(steps.allSatisfy { $0 <= limit }, "lookAhead \(lookAhead): largest step \(steps.max() ?? 0) px, limit \(limit)")
+            #expect(panned.last! / 1280 > 0.7, "lookAhead \(lookAhead): the window reached \(panned.last! / 1280)")
+        }
+    }
 }

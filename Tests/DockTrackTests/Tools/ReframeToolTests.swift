@@ -20,8 +20,13 @@ import Testing
         }
     }
 
+    /// The frames of Megamind.avi that start a new shot: the mean gray-level difference of
+    /// consecutive 32x18 thumbnails (OpenCV-Python, INTER_AREA) is 34 to 43 there, under 6 elsewhere.
+    static let megamindCuts: Set<Int> = [1, 98, 154, 200]
+
+    /// `cuts`: frames that start a new shot in the input, where the window may cut too.
     static func judge(states: String, input: String, size: ImageSize, framesPerSecond: Double, degreesPerSecond: Double = 30,
-                      fov: Double = 70) throws -> Judgement {
+                      fov: Double = 70, cuts: Set<Int> = []) throws -> Judgement {
         let detected = try ToolRun.docktrack(["detect", input, "-d", "mtcnn-face"])
         try #require(detected.status == 0, "\(detected.stderr)")
         var faces: [Int: UnitRect] = [:]
@@ -37,13 +42,14 @@ import Testing
             let c = try #require(row["crop"] as? [String: Double])
             let crop = UnitRect(x: c["x"]!, y: c["y"]!, width: c["width"]!, height: c["height"]!)
             judgement.frames += 1
-            if let previous {
+            let frame = try #require(row["frame"] as? Int)
+            if let previous, !cuts.contains(frame) {
                 let moved = abs(crop.midX - previous.midX) * Double(size.width)
                 let zoomed = abs(crop.width - previous.width) * Double(size.width) / 2
                 judgement.worstJump = max(judgement.worstJump, moved / (allowed + zoomed))
             }
             previous = crop
-            guard let face = faces[try #require(row["frame"] as? Int)] else { continue }
+            guard let face = faces[frame] else { continue }
             judgement.withFace += 1
             let left = (face.minX - crop.x) / crop.width, right = (face.maxX - crop.x) / crop.width
             let middle = (face.midX - crop.x) / crop.width, height = (face.midY - crop.y) / crop.height
@@ -71,11 +77,10 @@ import Testing
         #expect(abs(sound.duration - original.duration) < 0.2, "\(sound.duration) s of sound against \(original.duration) s")
         #expect(run.stderr.contains("sound copied"))
         let judgement = try Self.judge(states: states, input: Fixtures.sample("Megamind.avi"), size: ImageSize(width: 720, height: 528),
-                                       framesPerSecond: 24)
-        // Measured 0.944 / 0.914; the misses are at the clip's two cuts, where the tracker keeps the
-        // old face a moment (the issue asks 0.95 inside: not yet).
-        #expect(judgement.insideShare >= 0.93, "\(judgement)")
-        #expect(judgement.middleShare >= 0.85, "\(judgement)")
+                                       framesPerSecond: 24, cuts: Self.megamindCuts)
+        // Measured 1.000 / 0.993 (before the window cut with the film's cuts: 0.944 / 0.914).
+        #expect(judgement.insideShare >= 0.97, "\(judgement)")
+        #expect(judgement.middleShare >= 0.9, "\(judgement)")
         #expect(judgement.worstJump <= 1.01, "\(judgement)")
     }
 
