@@ -14,7 +14,7 @@ OUT        ?= out
 BIN        = .build/release/docktrack
 DOCKSIM    = .build/release/docksim
 
-.PHONY: deps build release demo test sanitize fuzz bench soak metrics clean
+.PHONY: deps build release demo test sanitize fuzz bench soak metrics clean clean-modules
 
 # Installs missing Debian packages (root, or sudo when available). apt-get update runs first,
 # since a fresh machine has no package lists.
@@ -103,3 +103,11 @@ metrics: release
 
 clean:
 	rm -rf .build .build-address .build-thread .build-fuzz $(OUT)
+
+# DockTrack's own modules rebuilt from scratch (dependencies kept). Needed after a stored property
+# of a public type changes: SwiftPM's incremental build was seen to keep a module that embeds the
+# old layout, and the binary then corrupts its memory.
+clean-modules:
+	rm -rf .build/*/*/DockTrack*.build .build/*/*/docktrack.build .build/*/*/docksim.build \
+	  .build/*/*/dock-client-example.build .build/*/*/DockTrackPackageTests.build
+	touch Package.swift
