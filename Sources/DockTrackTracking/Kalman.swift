@@ -98,6 +98,14 @@ public struct BoxFilter: Sendable, Equatable {
         width.update(measurement: rect.width); height.update(measurement: rect.height)
     }
 
+    /// Folds in a measured centre: a sighting that found where the box is but did not measure
+    /// its size (a template match keeps the size it was given). The size holds still: its
+    /// velocity, estimated between two detections, is not extrapolated without a measurement.
+    public mutating func update(centerOf rect: UnitRect) {
+        centerX.update(measurement: rect.midX); centerY.update(measurement: rect.midY)
+        width.stop(); height.stop()
+    }
+
     public mutating func stop() {
         centerX.stop(); centerY.stop(); width.stop(); height.stop()
     }

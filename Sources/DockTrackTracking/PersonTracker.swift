@@ -23,7 +23,10 @@ public protocol SubjectTracker {
 /// A subject found again in a frame, near where its tracker predicted it.
 public struct SubjectSighting: Sendable, Equatable {
     public var id: UUID
+    /// Where the face was found again: its place and size.
     public var face: UnitRect?
+    /// Where the body was found again: only its centre is a measurement (a body found by its
+    /// look keeps the size it was predicted with).
     public var body: UnitRect?
 
     public init(id: UUID, face: UnitRect?, body: UnitRect?) {
@@ -141,7 +144,7 @@ public struct PersonTracker: SubjectTracker {
             guard let i = tracks.firstIndex(where: { $0.id == sighting.id }) else { continue }
             let person = PersonObservation(face: sighting.face, body: sighting.body)
             guard person.face != nil || person.body != nil else { continue }
-            fold(person, into: &tracks[i], at: now)
+            fold(person, into: &tracks[i], at: now, bodySizeMeasured: false)
         }
         return reported(at: now)
     }
@@ -199,13 +202,21 @@ public struct PersonTracker: SubjectTracker {
         }
     }
 
-    private func fold(_ person: PersonObservation, into track: inout Track, at now: Double) {
+    /// Folds `person` into `track`; without `bodySizeMeasured` only the body's centre counts
+    /// (a re-detected body has the size it was predicted with).
+    private func fold(_ person: PersonObservation, into track: inout Track, at now: Double, bodySizeMeasured: Bool = true) {
         if let face = person.face {
             if track.face == nil { track.face = BoxFilter(face, params: params.filter) } else { track.face!.update(face) }
             track.faceSeen = now
         }
         if let body = person.body {
-            if track.body == nil { track.body = BoxFilter(body, params: params.filter) } else { track.body!.update(body) }
+            if track.body == nil {
+                track.body = BoxFilter(body, params: params.filter)
+            } else if bodySizeMeasured {
+                track.body!.update(body)
+            } else {
+                track.body!.update(centerOf: body)
+            }
             track.bodySeen = now
         }
         if let seen = person.appearance {

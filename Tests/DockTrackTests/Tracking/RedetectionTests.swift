@@ -82,6 +82,29 @@ import Testing
         #expect(later.first?.id == id)
     }
 
+    /// A template match finds where a body is, not how big: its sighting carries the predicted
+    /// size. Folding that in as a measurement confirmed the size's velocity (two detections of a
+    /// body 10% apart in height) on every frame, and the box shrank to a pixel or grew to a
+    /// third of the picture between detections 24 frames apart (vtest.avi).
+    @Test func aBodyFoundAgainByItsLookKeepsItsSize() throws {
+        var tracker = PersonTracker(identifiers: .sequential)
+        func body(x: Double, height: Double) -> UnitRect { UnitRect(x: x, y: 0.3, width: height * 0.4, height: height) }
+        _ = tracker.update(time: 0, observations: [Observation(type: .humanBody, rect: body(x: 0.3, height: 0.15), confidence: 0.9)])
+        let confirmed = tracker.update(time: 0.4, observations: [Observation(type: .humanBody, rect: body(x: 0.31, height: 0.12), confidence: 0.9)])
+        let id = try #require(confirmed.first?.id)
+        var sizes: [Double] = []
+        for k in 1...24 {
+            let predicted = try #require(tracker.update(time: 0.4 + Double(k) * 0.1, observations: nil).first?.bodyRect)
+            // Found again where predicted, a little to the right (the person walks); its size as given.
+            let found = UnitRect(x: predicted.x + 0.004, y: predicted.y, width: predicted.width, height: predicted.height)
+            let refreshed = try #require(tracker.refresh([SubjectSighting(id: id, face: nil, body: found)])?.first)
+            sizes.append(try #require(refreshed.bodyRect).height)
+        }
+        #expect(sizes.allSatisfy { $0 > 0.11 && $0 < 0.16 }, "between the detected heights: \(sizes.map { String(format: "%.3f", $0) })")
+        let last = try #require(tracker.update(time: 3, observations: nil).first?.bodyRect)
+        #expect(last.midX > 0.31 + 0.024 + 0.05, "the centre follows the sightings: \(last)")
+    }
+
     @Test func aPlacementMovesABoxByHowFarTheFaceMovedFromItsReference() {
         let box = UnitRect(x: 0.4, y: 0.4, width: 0.2, height: 0.2)
         // The re-detector's own convention: a smaller box a bit lower than the detector's.
