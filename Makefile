@@ -5,7 +5,7 @@
 
 SWIFT      ?= swift
 APT_PACKAGES = libopencv-dev libv4l-dev opencv-data pkg-config \
-  libavformat-dev libavcodec-dev libswresample-dev libavutil-dev libasound2-dev
+  libavformat-dev libavcodec-dev libswresample-dev libswscale-dev libavutil-dev libasound2-dev
 # The tests also run docktrack on an emulated camera (tools/emulated-camera.sh: PipeWire's V4L2
 # emulation publishing a sample clip as /dev/video0).
 CAMERA_PACKAGES = pipewire pipewire-v4l2 wireplumber gstreamer1.0-pipewire gstreamer1.0-tools \

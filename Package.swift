@@ -41,13 +41,21 @@ let package = Package(
                 .linkedLibrary("avutil"), .linkedLibrary("asound"),
             ]
         ),
+        // The thin video file shim: FFmpeg's encoder API (libavformat-dev, libavcodec-dev,
+        // libswscale-dev) for H.264 at a chosen x264 preset; BGR frames in.
+        .target(
+            name: "CDockVideo",
+            linkerSettings: [
+                .linkedLibrary("avformat"), .linkedLibrary("avcodec"), .linkedLibrary("swscale"), .linkedLibrary("avutil"),
+            ]
+        ),
         // The stages, each a module; a module imports only those above it in this list.
         // Value types, the stage protocols, the dock model and its wire format, clocks: no C.
         .target(name: "DockTrackCore"),
         // System calls retrying EINTR, Unix sockets, lines read from a descriptor.
         .target(name: "DockTrackSystem", dependencies: ["DockTrackCore"]),
         // Images, media files, V4L2 cameras, video and plot output.
-        .target(name: "DockTrackMedia", dependencies: ["DockTrackCore", "DockTrackSystem", "CDockCV", "CV4L2"]),
+        .target(name: "DockTrackMedia", dependencies: ["DockTrackCore", "DockTrackSystem", "CDockCV", "CV4L2", "CDockVideo"]),
         // Face, body and landmark detectors over OpenCV, and where their models are.
         .target(name: "DockTrackDetection", dependencies: ["DockTrackCore", "DockTrackMedia", "CDockCV"]),
         // Sound: files and ALSA, voice activity, audio routes, speaking from sound and mouths.

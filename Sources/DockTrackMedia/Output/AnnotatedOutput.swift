@@ -112,11 +112,15 @@ extension Canvas {
     }
 }
 
-/// Writes frames to a video file (MPEG-4 in .mp4/.mov/.m4v, Motion JPEG in .avi), or, for an
+/// Writes frames to a video file (H.264 in .mp4/.mov/.mkv, Motion JPEG in .avi), or, for an
 /// image path, the single frame as an image.
 public final class AnnotatedOutput {
     public let path: String
+    /// H.264 through FFmpeg's encoder at a fast preset (``EncodedVideoFile``).
+    private var encoded: EncodedVideoFile?
+    /// OpenCV's writer: Motion JPEG in .avi, and sizes the H.264 encoder cannot take (odd ones).
     private var writer: OpaquePointer?
+    private var isImage = false
     private var stillWritten = false
 
     /// An output at `path` for frames of `size` at `framesPerSecond`. The folder must exist.
@@ -127,18 +131,25 @@ public final class AnnotatedOutput {
             throw OpenCVError(code: Int32(DCV_ERR_ARGUMENT.rawValue), message: "\(path) is a folder; give a file name (.mp4, .mov, .avi or an image)")
         }
         if MediaFile.isImage(path) {
-            writer = nil
+            isImage = true
             return
         }
-        // H.264 where FFmpeg has an encoder for it (every player and browser opens it), else
-        // MPEG-4 part 2; Motion JPEG in .avi.
-        let fourccs = (path as NSString).pathExtension.lowercased() == "avi" ? ["MJPG"] : ["avc1", "mp4v"]
-        var opened: OpaquePointer?
+        let rate = framesPerSecond.isFinite && framesPerSecond > 0 ? framesPerSecond : 30
+        let isAVI = (path as NSString).pathExtension.lowercased() == "avi"
         var lastError = OpenCVError(dcv_status())
+        if !isAVI, size.width % 2 == 0, size.height % 2 == 0 {
+            do {
+                encoded = try EncodedVideoFile(path: path, size: size, framesPerSecond: rate)
+                return
+            } catch { lastError = error }
+        }
+        // Motion JPEG in .avi; otherwise OpenCV's H.264, else MPEG-4 part 2.
+        let fourccs = isAVI ? ["MJPG"] : ["avc1", "mp4v"]
+        var opened: OpaquePointer?
         for fourcc in fourccs where opened == nil {
             do {
                 opened = try checkedHandle {
-                    dcv_writer_open(path, fourcc, framesPerSecond > 0 ? framesPerSecond : 30, Int32(size.width), Int32(size.height), $0)
+                    dcv_writer_open(path, fourcc, rate, Int32(size.width), Int32(size.height), $0)
                 }
             } catch { lastError = error }
         }
@@ -152,13 +163,17 @@ public final class AnnotatedOutput {
     public func close() {
         if let writer { dcv_writer_destroy(writer) }
         writer = nil
+        try? encoded?.close()
+        encoded = nil
         stillWritten = true
     }
 
     public func write(_ image: Image) throws(OpenCVError) {
-        if let writer {
+        if let encoded {
+            try encoded.write(image)
+        } else if let writer {
             try checkedCount { dcv_writer_write(writer, image.handle, $0) }
-        } else if !stillWritten {
+        } else if isImage && !stillWritten {
             try image.write(to: path)
             stillWritten = true
         }

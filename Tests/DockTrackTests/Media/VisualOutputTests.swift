@@ -31,6 +31,52 @@ import Testing
         #expect(zip(lawn, original).allSatisfy { abs(Int($0) - Int($1)) < 25 }, "\(lawn) vs \(original)")
     }
 
+    /// The H.264 writer of FFmpeg's encoder API: what is written comes back (frame count, rate,
+    /// pictures up to compression); sizes it cannot take are refused with a message, and the
+    /// annotated output falls back to OpenCV's writer for them.
+    @Test func encodedVideoComesBackAsWritten() throws {
+        let folder = try Fixtures.temporaryFolder()
+        var source = try MediaFile.open(Fixtures.sample("vtest.avi"))
+        var originals: [Image] = []
+        while originals.count < 30, let frame = try source.nextFrame() { originals.append(frame.image) }
+        let path = folder.appendingPathComponent("encoded.mp4").path
+        let file = try EncodedVideoFile(path: path, size: ImageSize(width: 768, height: 576), framesPerSecond: 12.5)
+        #expect(file.codec == "libx264")
+        for image in originals { try file.write(image) }
+        try file.close()
+        #expect(throws: OpenCVError.self, "a write after close is an error") { try file.write(originals[0]) }
+        let decoded = try MediaFile.open(path)
+        #expect(abs((decoded.info.framesPerSecond ?? 0) - 12.5) < 0.01)
+        let frames = try Fixtures.frames(of: path)
+        #expect(frames.count == 30)
+        for k in [0, 15, 29] {
+            let (a, b) = (frames[k].image.pixel(x: 300, y: 300), originals[k].pixel(x: 300, y: 300))
+            #expect(zip(a, b).allSatisfy { abs(Int($0) - Int($1)) < 25 }, "frame \(k): \(a) vs \(b)")
+        }
+        for bad in [ImageSize(width: 767, height: 576), ImageSize(width: 0, height: 576), ImageSize(width: 40000, height: 2)] {
+            #expect(throws: OpenCVError.self, "\(bad)") {
+                try EncodedVideoFile(path: folder.appendingPathComponent("bad.mp4").path, size: bad, framesPerSecond: 25)
+            }
+        }
+        #expect(throws: OpenCVError.self, "no such preset") {
+            try EncodedVideoFile(path: folder.appendingPathComponent("preset.mp4").path, size: ImageSize(width: 64, height: 64),
+                                 framesPerSecond: 25, preset: "warp")
+        }
+        for rate in [0, -1, Double.nan, .infinity] {
+            #expect(throws: OpenCVError.self, "\(rate) frames a second") {
+                try EncodedVideoFile(path: folder.appendingPathComponent("rate.mp4").path, size: ImageSize(width: 64, height: 64), framesPerSecond: rate)
+            }
+        }
+        // Odd and tiny sizes still make a video, through OpenCV's writer.
+        for size in [ImageSize(width: 175, height: 143), ImageSize(width: 2, height: 2)] {
+            let odd = folder.appendingPathComponent("odd-\(size.width).mp4").path
+            let output = try AnnotatedOutput(path: odd, size: size, framesPerSecond: 25)
+            for image in originals.prefix(5) { try output.write(try image.resized(to: size)) }
+            output.close()
+            #expect(try Fixtures.frames(of: odd).count == 5, "\(size)")
+        }
+    }
+
     @Test func tracesArePlotted() throws {
         let folder = try Fixtures.temporaryFolder()
         let trace = folder.appendingPathComponent("trace.tsv").path, plot = folder.appendingPathComponent("plot.png").path
