@@ -350,6 +350,22 @@ dcv_capture *dcv_capture_open(const char *path, dcv_status *status) {
     });
 }
 
+dcv_capture *dcv_capture_open_stream(const char *url, int open_timeout_ms, int read_timeout_ms, dcv_status *status) {
+    quiet_libraries();
+    return guarded<dcv_capture *>(status, nullptr, [&]() -> dcv_capture * {
+        auto *capture = new dcv_capture();
+        const std::vector<int> params{cv::CAP_PROP_OPEN_TIMEOUT_MSEC, open_timeout_ms, cv::CAP_PROP_READ_TIMEOUT_MSEC,
+                                      read_timeout_ms};
+        if (!capture->capture.open(url, cv::CAP_FFMPEG, params) || capture->capture.get(cv::CAP_PROP_FRAME_WIDTH) <= 0) {
+            delete capture;
+            set_status(status, DCV_ERR_OPEN,
+                       "no stream FFmpeg can decode answered (waited up to " + std::to_string(open_timeout_ms) + " ms)");
+            return nullptr;
+        }
+        return capture;
+    });
+}
+
 void dcv_capture_destroy(dcv_capture *capture) { delete capture; }
 
 dcv_capture_info dcv_capture_get_info(const dcv_capture *capture) {

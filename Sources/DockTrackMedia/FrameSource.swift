@@ -88,8 +88,12 @@ public enum MediaFile {
         imageExtensions.contains((path as NSString).pathExtension.lowercased())
     }
 
-    /// A frame source for the file at `path`.
+    /// A frame source for the file at `path`; for a URL (`rtsp://`, `http://` MJPEG, ...) the
+    /// network stream it names, read live (``NetworkStream``: newest frame wins, no end of its own).
     public static func open(_ path: String) throws(FrameSourceError) -> any FrameSource {
+        if NetworkStream.isURL(path) {
+            do { return try NetworkStream(url: path) } catch { throw .camera(error) }
+        }
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw .fileNotFound(path: path)

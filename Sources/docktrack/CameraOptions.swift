@@ -4,7 +4,7 @@ import Foundation
 
 /// Options for reading a live camera (a V4L2 node such as /dev/video0).
 struct CameraOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("Read this camera (a V4L2 device such as /dev/video0) instead of a file. A PATH under /dev/video is a camera too.", valueName: "device"))
+    @Option(help: ArgumentHelp("Read this camera (a V4L2 device such as /dev/video0) instead of a file. A PATH under /dev/video is a camera too; a PATH that is a URL (rtsp://, http:// MJPEG, ...) is a network camera's stream.", valueName: "device"))
     var camera: String?
 
     @Option(help: ArgumentHelp("Camera frame size (default: the largest up to 1280x720 the camera offers).", valueName: "WxH"))
@@ -16,7 +16,7 @@ struct CameraOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Camera pixel format as a four-character code (default YUYV, then MJPG).", valueName: "fourcc"))
     var pixelFormat: String?
 
-    @Option(help: ArgumentHelp("Give up when the camera sends no frame for this many seconds.", valueName: "seconds"))
+    @Option(help: ArgumentHelp("Give up when the camera sends no frame for this many seconds (a network stream: also when it does not answer within them).", valueName: "seconds"))
     var frameTimeout = 5.0
 
     @Flag(help: "When the camera disappears (unplugged) or falls silent, wait for it to come back and resume.")
@@ -45,25 +45,46 @@ struct CameraOptions: ParsableArguments {
         camera ?? input.flatMap { CameraDiscovery.isDevicePath($0) ? $0 : nil }
     }
 
-    /// A source for `input`: the camera (with reconnection when asked) or the media file.
+    /// A source for `input`: a network stream or the camera (with reconnection when asked), or
+    /// the media file.
     func open(input: String?) throws -> any FrameSource {
+        if let input, NetworkStream.isURL(input) {
+            // Read live, newest frame wins; a stream that breaks or goes silent is a lost camera.
+            // Refused connections cost nothing: retried every quarter of a second.
+            let timeout = frameTimeout
+            return try opened(retryInterval: 0.25) { origin throws(CameraError) in
+                try NetworkStream(url: input, openTimeout: timeout, frameTimeout: timeout, clockOrigin: origin)
+            }
+        }
         guard let path = cameraPath(input: input) else { return try MediaFile.open(input!) }
         let settings = self.settings
+        return try opened { origin throws(CameraError) in try V4L2Camera(path: path, settings: settings, clockOrigin: origin) }
+    }
+
+    /// The live source `open` makes (given its clock origin), waited for and resumed when it is
+    /// lost with --reconnect.
+    private func opened(retryInterval: Double = 0.5, _ open: @escaping ReconnectingCamera.Opener) throws -> any FrameSource {
         let camera: any LiveFrameSource
         do {
             if reconnect {
-                camera = try ReconnectingCamera(onEvent: { event in
+                camera = try ReconnectingCamera(retryInterval: retryInterval, onEvent: { event in
                     switch event {
                     case .lost(let problem): printError("docktrack: \(problem); waiting for it to come back (--reconnect)")
                     case .reconnected(let path, let seconds): printError(String(format: "docktrack: %@: back after %.1f s, resuming", path, seconds))
                     }
-                }, open: { origin throws(CameraError) in try V4L2Camera(path: path, settings: settings, clockOrigin: origin) })
+                }, open: open)
             } else {
-                camera = try V4L2Camera(path: path, settings: settings)
+                camera = try open(MonotonicClock.now())
             }
         } catch {
             throw FrameSourceError.camera(error)
         }
+        return started(camera)
+    }
+
+    /// `camera`, announced on stderr, with Ctrl-C ending the run cleanly.
+    private func started(_ camera: any LiveFrameSource) -> any LiveFrameSource {
+        let path = camera.info.name
         LiveRun.installInterruptHandler()
         printError("docktrack: \(path): \(camera.info.size.width)x\(camera.info.size.height)"
                    + (camera.info.framesPerSecond.map { String(format: " at %g fps", $0) } ?? "")

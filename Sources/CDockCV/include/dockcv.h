@@ -139,6 +139,11 @@ typedef struct dcv_capture_info {
 
 /* Opens a video file. NULL with DCV_ERR_OPEN when FFmpeg cannot open or decode it. */
 dcv_capture *dcv_capture_open(const char *path, dcv_status *status);
+/* Opens a network stream (any URL FFmpeg reads: rtsp://, http:// MJPEG, ...), giving up when it
+ * does not answer within `open_timeout_ms`; a later read that waits longer than
+ * `read_timeout_ms` for a frame fails (CAP_PROP_OPEN_TIMEOUT_MSEC, CAP_PROP_READ_TIMEOUT_MSEC).
+ * NULL with DCV_ERR_OPEN when nothing FFmpeg can decode answered. */
+dcv_capture *dcv_capture_open_stream(const char *url, int open_timeout_ms, int read_timeout_ms, dcv_status *status);
 void dcv_capture_destroy(dcv_capture *capture);
 dcv_capture_info dcv_capture_get_info(const dcv_capture *capture);
 /* Decodes the next frame into `into` (BGR). Returns 1 with a frame, 0 at the end of the

@@ -21,6 +21,8 @@ public enum CameraError: Error, Sendable, Equatable, CustomStringConvertible {
     case conversion(path: String, reason: String)
     /// Any other failed call.
     case failed(path: String, V4L2Error)
+    /// No stream answered at a network camera's URL.
+    case unreachable(url: String, reason: String)
 
     public var description: String {
         switch self {
@@ -42,6 +44,8 @@ public enum CameraError: Error, Sendable, Equatable, CustomStringConvertible {
             return "\(path): a frame could not be converted (\(reason))"
         case .failed(let path, let error):
             return "\(path): \(error)"
+        case .unreachable(let url, let reason):
+            return "\(url): \(reason) (is the camera on, and is the URL its stream's?)"
         }
     }
 

@@ -7,13 +7,16 @@ import Glibc
 
 /// A frame source fed live by a capture clock: frame times count from ``clockOrigin`` on the
 /// monotonic clock, so `MonotonicClock.now() - clockOrigin - frame.time` is how old a frame is.
-public protocol LiveFrameSource: FrameSource {
+public protocol LiveFrameSource: FrameSource, AnyObject {
     var clockOrigin: Double { get }
     /// Frames captured but never delivered (a newer one was, or the driver lost them).
     var droppedFrames: Int { get }
+    /// Stops capturing and lets the device or stream go; later frames are `nil`.
+    func stop()
 }
 
 extension V4L2Camera: LiveFrameSource {}
+extension NetworkStream: LiveFrameSource {}
 
 /// What happened to a camera while ``ReconnectingCamera`` was reading it.
 public enum CameraEvent: Sendable, Equatable {
@@ -27,10 +30,10 @@ public enum CameraEvent: Sendable, Equatable {
 /// on counting and frame times stay on the same clock. Errors that waiting cannot fix (no
 /// permission, not a capture device, no usable format) still end the stream.
 public final class ReconnectingCamera: LiveFrameSource {
-    public typealias Opener = (_ clockOrigin: Double) throws(CameraError) -> V4L2Camera
+    public typealias Opener = (_ clockOrigin: Double) throws(CameraError) -> any LiveFrameSource
 
     private let open: Opener
-    private var camera: V4L2Camera?
+    private var camera: (any LiveFrameSource)?
     private let retryInterval: Double
     private let giveUpAfter: Double?
     private let clock: @Sendable () -> Double
@@ -62,12 +65,12 @@ public final class ReconnectingCamera: LiveFrameSource {
     public var droppedFrames: Int { droppedBefore + (camera?.droppedFrames ?? 0) }
 
     /// The camera being read; `nil` while waiting for it to come back.
-    public var current: V4L2Camera? { camera }
+    public var current: (any LiveFrameSource)? { camera }
 
     public func nextFrame() throws(FrameSourceError) -> Frame? {
         while true {
             if camera == nil { try reconnect() }
-            guard let current = camera else { return nil }
+            guard var current = camera else { return nil }
             do {
                 guard var frame = try current.nextFrame() else { return nil }
                 frame.index = delivered
@@ -103,7 +106,7 @@ public final class ReconnectingCamera: LiveFrameSource {
     /// Whether waiting can fix it: the camera is away, busy, or silent.
     public static func isTransient(_ problem: CameraError) -> Bool {
         switch problem {
-        case .notFound, .disconnected, .noFrames, .busy: true
+        case .notFound, .disconnected, .noFrames, .busy, .unreachable: true
         case .failed(_, let error): error.kind == .disconnected || error.kind == .other
         case .permissionDenied, .notACaptureDevice, .noUsableFormat, .conversion: false
         }

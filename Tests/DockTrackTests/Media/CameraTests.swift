@@ -235,7 +235,7 @@ import Glibc
         var indices: [Int] = []
         for _ in 0..<4 { indices.append(try #require(try camera.nextFrame()).index) }
         // The first device is unplugged mid-stream; the second appears after two failed attempts.
-        let firstDevice = try #require(camera.current?.device as? FakeCameraDevice)
+        let firstDevice = try #require((camera.current as? V4L2Camera)?.device as? FakeCameraDevice)
         firstDevice.unplugged = true
         for _ in 0..<3 { indices.append(try #require(try camera.nextFrame()).index) }
         #expect(indices == Array(0..<7), "indices go on counting")
@@ -255,7 +255,7 @@ import Glibc
             return try V4L2Camera(device: onlyDevice, clockOrigin: origin, clock: { now })
         }
         _ = try gone.nextFrame()
-        try #require(gone.current?.device as? FakeCameraDevice).unplugged = true
+        try #require((gone.current as? V4L2Camera)?.device as? FakeCameraDevice).unplugged = true
         #expect(throws: FrameSourceError.camera(.notFound(path: "/dev/fake1"))) { _ = try gone.nextFrame() }
     }
 
