@@ -65,8 +65,11 @@ public final class FaceCueEstimator {
             guard subjects[i].kind == .person, let face = subjects[i].faceRect else { continue }
             let id = subjects[i].id
             var history = histories[id] ?? FaceHistory(lastTime: time)
-            let found = try landmarks.landmarks(in: image, face: face)
-            if found.eyeDistance >= params.minimumEyeDistance && found.faceScore > 0.5 {
+            // A face clipped to a sliver at the picture's edge has no landmarks to read.
+            let pixels = face.pixelRect(in: image.size)
+            let readable = [pixels.width, pixels.height].allSatisfy { $0.isFinite && $0 >= 4 }
+            let found = readable ? try landmarks.landmarks(in: image, face: face) : nil
+            if let found, found.eyeDistance >= params.minimumEyeDistance && found.faceScore > 0.5 {
                 let marks = history.landmarks.map { $0.blended(with: found, keeping: params.landmarkSmoothing) } ?? found
                 history.landmarks = marks
                 try sample(marks, image: image, time: time, into: &history)

@@ -5,7 +5,7 @@ import Foundation
 /// Which dock to drive and how: shared by track and simulate.
 struct DockOptions: ParsableArguments {
     @Option(help: ArgumentHelp(
-        "The dock to drive: - (commands as JSON lines on stdout, for a pipe), sim (the simulator, in this process), unix:PATH (the dock protocol on a socket: docksim --socket PATH, or any dock that speaks it), visca-udp:HOST:PORT, visca-serial:DEVICE[@BAUD] or uvc:/dev/videoN. A dock in another process or a device reports where it points: a camera on it is seen from there.",
+        "The dock to drive: - (commands as JSON lines on stdout, for a pipe), sim (the simulator, in this process), unix:PATH (the dock protocol on a socket: docksim --socket PATH, or any dock that speaks it), visca-udp:HOST:PORT, visca-serial:DEVICE[@BAUD], uvc:/dev/videoN or onvif:HOST:PORT (an ONVIF PTZ camera's device service). A dock in another process or a device reports where it points: a camera on it is seen from there.",
         valueName: "address"))
     var dock: String?
 
@@ -18,7 +18,44 @@ struct DockOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Seconds of searching with nobody found before returning home.", valueName: "seconds"))
     var searchTime = 30.0
 
+    @Option(help: ArgumentHelp("ONVIF: the user for WS-Security (password digest).", valueName: "user"))
+    var onvifUser: String?
+
+    @Option(help: ArgumentHelp("ONVIF: the password (or a file holding it on its first line, with --onvif-password-file).", valueName: "password"))
+    var onvifPassword: String?
+
+    @Option(help: ArgumentHelp("ONVIF: read the password from the first line of this file (keeps it out of the process list).", valueName: "path"))
+    var onvifPasswordFile: String?
+
+    @Option(help: ArgumentHelp("ONVIF: the pan in degrees at the end of the camera's normalised pan space (x = 1).", valueName: "degrees"))
+    var onvifPanRange = 170.0
+
+    @Option(help: ArgumentHelp("ONVIF: the tilt in degrees at y = 1 (up).", valueName: "degrees"))
+    var onvifTiltRange = 90.0
+
+    @Option(help: ArgumentHelp("ONVIF: how far the camera moves in its normalised position space (-1...1) per second at full continuous-move speed (ipycam: 1).", valueName: "units"))
+    var onvifSpeed = 0.6
+
+    /// How an ONVIF camera's spaces map to radians, and its credentials.
+    func onvifSettings() throws -> ONVIFSettings {
+        var settings = ONVIFSettings()
+        settings.panRange = onvifPanRange
+        settings.tiltRange = onvifTiltRange
+        settings.fullSpeed = onvifSpeed
+        settings.user = onvifUser
+        settings.password = onvifPassword
+        if let file = onvifPasswordFile {
+            guard let text = try? String(contentsOfFile: file, encoding: .utf8) else { throw ValidationError("--onvif-password-file: cannot read \(file)") }
+            settings.password = String(text.split(separator: "\n", omittingEmptySubsequences: false).first ?? "")
+        }
+        return settings
+    }
+
     func validate() throws {
+        for (name, value) in [("--onvif-pan-range", onvifPanRange), ("--onvif-tilt-range", onvifTiltRange), ("--onvif-speed", onvifSpeed)]
+        where !(value.isFinite && value > 0 && value <= 3600) {
+            throw ValidationError("\(name) must be a number above 0")
+        }
         if let dock { _ = try address(default: dock) }
         guard searchTime > 0 && searchTime.isFinite else { throw ValidationError("--search-time must be a positive number of seconds") }
     }

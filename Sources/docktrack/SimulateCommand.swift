@@ -71,7 +71,7 @@ struct SimulateCommand: ParsableCommand {
             // A live dock runs on the real clock: the scene plays in real time from `origin`.
             let origin = MonotonicClock.now()
             let clock: @Sendable () -> Double = { MonotonicClock.now() - origin }
-            var dock = try address.open(limits: params.limits, home: params.home, clock: clock) { _ in }
+            var dock = try address.open(limits: params.limits, home: params.home, clock: clock, onvif: dockOptions.onvifSettings()) { _ in }
             if address.isLive {
                 // Keep the other dock's view inside the scene: its ranges narrowed to the scene's, its speeds its own.
                 var limits = (dock.base as? ProtocolDock)?.limits ?? params.limits

@@ -212,12 +212,21 @@ struct TrackCommand: ParsableCommand {
                 }
             } catch {
                 progress.finish()
+                stopMotors(&loop, live: address.isLive, at: MonotonicClock.now() - origin)
                 printSummary()
                 throw error
             }
+            stopMotors(&loop, live: address.isLive, at: MonotonicClock.now() - origin)
             printSummary()
             if let video { printError("docktrack: annotated output written to \(video.path)") }
         }
+    }
+
+    /// A live dock is left still when the run ends (a camera moving at the last velocity command
+    /// would go on turning to its end stop).
+    private func stopMotors<Controller, D: Dock>(_ loop: inout FrameLoop<Controller, D>, live: Bool, at time: Double) {
+        guard live else { return }
+        try? loop.dock.perform(.setAngularVelocity(.zero), at: time)
     }
 
     /// The sound to fuse into speaking confidence, as --audio says; `nil`: the picture alone.
@@ -255,7 +264,7 @@ struct TrackCommand: ParsableCommand {
                            clock: @escaping @Sendable () -> Double) throws -> FrameLoop<FramingController, AnyDock> {
         var params = params
         dockOptions.apply(to: &params, searchByDefault: address.isLive)
-        let dock = try address.open(limits: params.limits, home: params.home, clock: clock) { try commands?.write($0) }
+        let dock = try address.open(limits: params.limits, home: params.home, clock: clock, onvif: dockOptions.onvifSettings()) { try commands?.write($0) }
         return try FrameLoop(controller: FramingController(params: params), dock: dock, cameraOnDock: address.isLive && cameraOnDock,
                              clock: address.isLive ? clock : nil, trace: trace.map { path throws in try LineOutput(path: path) })
     }

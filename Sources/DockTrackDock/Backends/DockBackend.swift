@@ -1,10 +1,12 @@
 import DockTrackCore
 import Foundation
 
-/// Real devices by address: `visca-udp:HOST:PORT`, `visca-serial:PATH[@BAUD]`, `uvc:/dev/videoN`.
+/// Real devices by address: `visca-udp:HOST:PORT`, `visca-serial:PATH[@BAUD]`, `uvc:/dev/videoN`,
+/// `onvif:HOST:PORT`.
 public enum DockBackend {
-    /// The device at `address`.
-    public static func open(_ address: String) throws(DockError) -> any DockHardware {
+    /// The device at `address` (`onvif` how an ONVIF camera's spaces map to radians, and its
+    /// credentials).
+    public static func open(_ address: String, onvif: ONVIFSettings = ONVIFSettings()) throws(DockError) -> any DockHardware {
         let parts = address.split(separator: ":", maxSplits: 1).map(String.init)
         guard parts.count == 2 else { throw DockError.invalidRequest("expected KIND:ADDRESS") }
         switch parts[0] {
@@ -17,8 +19,14 @@ public enum DockBackend {
             return VISCADock(transport: try VISCAOverSerial(path: pathBaud[0], baud: pathBaud.count > 1 ? Int(pathBaud[1]) ?? 9600 : 9600))
         case "uvc":
             return try UVCDock(path: parts[1])
+        case "onvif":
+            let hostPort = parts[1].split(separator: ":").map(String.init)
+            guard hostPort.count == 2, let port = UInt16(hostPort[1]), !hostPort[0].isEmpty else {
+                throw DockError.invalidRequest("expected onvif:HOST:PORT")
+            }
+            return try ONVIFDock(host: hostPort[0], port: Int(port), settings: onvif)
         default:
-            throw DockError.invalidRequest("unknown backend '\(parts[0])' (visca-udp, visca-serial, uvc)")
+            throw DockError.invalidRequest("unknown backend '\(parts[0])' (visca-udp, visca-serial, uvc, onvif)")
         }
     }
 }

@@ -4,21 +4,21 @@ import Foundation
 /// Where the frame loop's dock is, as `--dock` names it: `-` (commands as JSON lines on
 /// stdout, today's pipe), `sim` (the simulator, in this process), `unix:PATH` (the dock
 /// protocol on a socket: docksim's, or anything that speaks it), or a device:
-/// `visca-udp:HOST:PORT`, `visca-serial:DEVICE[@BAUD]`, `uvc:/dev/videoN`.
+/// `visca-udp:HOST:PORT`, `visca-serial:DEVICE[@BAUD]`, `uvc:/dev/videoN`, `onvif:HOST:PORT`.
 public enum DockAddress: Sendable, Equatable {
     case commandStream
     case simulator
     case socket(path: String)
     case device(String)
 
-    public static let help = "-, sim, unix:PATH, visca-udp:HOST:PORT, visca-serial:DEVICE[@BAUD] or uvc:/dev/videoN"
+    public static let help = "-, sim, unix:PATH, visca-udp:HOST:PORT, visca-serial:DEVICE[@BAUD], uvc:/dev/videoN or onvif:HOST:PORT"
 
     public init(_ text: String) throws(DockError) {
         switch text {
         case "-": self = .commandStream
         case "sim": self = .simulator
         case let t where t.hasPrefix("unix:") && t.count > 5: self = .socket(path: String(t.dropFirst(5)))
-        case let t where ["visca-udp:", "visca-serial:", "uvc:"].contains(where: { t.hasPrefix($0) && t.count > $0.count }):
+        case let t where ["visca-udp:", "visca-serial:", "uvc:", "onvif:"].contains(where: { t.hasPrefix($0) && t.count > $0.count }):
             self = .device(t)
         default: throw .invalidRequest("'\(text)' is not a dock address (\(Self.help))")
         }
@@ -38,7 +38,7 @@ public enum DockAddress: Sendable, Equatable {
     /// (which starts at `time`); `clock` is the frame clock of a live dock; `write` takes the
     /// command stream's lines.
     public func open(limits: DockLimits, home: DockOrientation, time: Double = 0, clock: @escaping @Sendable () -> Double,
-                     write: @escaping (String) throws -> Void) throws -> AnyDock {
+                     onvif: ONVIFSettings = ONVIFSettings(), write: @escaping (String) throws -> Void) throws -> AnyDock {
         switch self {
         case .commandStream:
             return AnyDock(CommandStreamDock(model: SimulatedDock(limits: limits, position: home, time: time), write: write))
@@ -47,7 +47,7 @@ public enum DockAddress: Sendable, Equatable {
         case .socket(let path):
             return AnyDock(try ProtocolDock(path: path, clock: clock))
         case .device(let address):
-            return AnyDock(DeviceDock(hardware: try DockBackend.open(address), limits: limits, clock: clock))
+            return AnyDock(DeviceDock(hardware: try DockBackend.open(address, onvif: onvif), limits: limits, clock: clock))
         }
     }
 }

@@ -15,6 +15,8 @@ public final class NetworkStream {
         return scheme.lowercased() != "file" && scheme.allSatisfy { $0.isLetter || $0.isNumber || "+-.".contains($0) }
     }
 
+    /// The URL as given (credentials included); ``info``'s name and every message carry it
+    /// with the password hidden.
     public let url: String
     public let info: MediaInfo
     public let clockOrigin: Double
@@ -36,21 +38,30 @@ public final class NetworkStream {
     /// The decoder, handed to the reading thread, which alone uses and frees it.
     private struct Capture: @unchecked Sendable { let handle: OpaquePointer }
 
+    /// `url` with the password of its user information replaced by `***`.
+    public static func redacted(_ url: String) -> String {
+        guard let scheme = url.range(of: "://"), let at = url[scheme.upperBound...].firstIndex(of: "@") else { return url }
+        let user = url[scheme.upperBound..<at]
+        guard !user.contains("/"), let colon = user.firstIndex(of: ":") else { return url }
+        return String(url[..<colon]) + ":***" + String(url[at...])
+    }
+
     /// Connects to `url` and starts reading. Throws ``CameraError/unreachable(url:reason:)`` when
     /// nothing FFmpeg can decode answers within `openTimeout` seconds.
     public init(url: String, openTimeout: Double = 5, frameTimeout: Double = 5,
                 clock: @escaping @Sendable () -> Double = MonotonicClock.now, clockOrigin: Double? = nil) throws(CameraError) {
         self.url = url
+        let name = Self.redacted(url)
         self.frameTimeout = frameTimeout
         let origin = clockOrigin ?? clock()
         self.clockOrigin = origin
         var status = dcv_status()
         let milliseconds = { (seconds: Double) in Int32(max(1, min(3_600_000, (seconds.isFinite ? seconds : 5) * 1000))) }
         guard let handle = dcv_capture_open_stream(url, milliseconds(openTimeout), milliseconds(frameTimeout), &status) else {
-            throw .unreachable(url: url, reason: OpenCVError(status).message)
+            throw .unreachable(url: name, reason: OpenCVError(status).message)
         }
         let raw = dcv_capture_get_info(handle)
-        info = MediaInfo(name: url, kind: .camera, size: ImageSize(width: Int(raw.width), height: Int(raw.height)),
+        info = MediaInfo(name: name, kind: .camera, size: ImageSize(width: Int(raw.width), height: Int(raw.height)),
                          framesPerSecond: raw.fps > 0 && raw.fps < 1000 ? raw.fps : nil)
         let slot = Slot()
         self.slot = slot
@@ -101,7 +112,7 @@ public final class NetworkStream {
         let deadline = Date(timeIntervalSinceNow: frameTimeout)
         while slot.newest == nil && slot.failure == nil && !slot.stopping {
             if !slot.condition.wait(until: deadline) {
-                throw .camera(.noFrames(path: url, seconds: frameTimeout, framesRead: delivered))
+                throw .camera(.noFrames(path: info.name, seconds: frameTimeout, framesRead: delivered))
             }
         }
         if slot.stopping { return nil }
@@ -110,7 +121,7 @@ public final class NetworkStream {
             delivered += 1
             return Frame(index: delivered - 1, time: time, image: image)
         }
-        throw .camera(.disconnected(path: url, framesRead: delivered))
+        throw .camera(.disconnected(path: info.name, framesRead: delivered))
     }
 
     /// Stops reading; the connection closes when the reading thread's current read returns.

@@ -32,6 +32,33 @@ import Glibc
         }
     }
 
+    @Test func passwordsInURLsAreNotShown() {
+        #expect(NetworkStream.redacted("http://admin:s3cret@127.0.0.1:8080/stream.mjpeg") == "http://admin:***@127.0.0.1:8080/stream.mjpeg")
+        #expect(NetworkStream.redacted("rtsp://cam/a@b") == "rtsp://cam/a@b")
+        #expect(NetworkStream.redacted("rtsp://user@cam/s") == "rtsp://user@cam/s")
+    }
+
+    /// ONVIF's pieces on their own: SHA-1 (FIPS 180-4 vectors), the WS-Security password digest
+    /// (Base64(SHA-1(nonce + created + password)), checked against Python's hashlib), and the
+    /// reply parsing.
+    @Test func soapPiecesAreRight() {
+        func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
+        #expect(hex(ONVIFDock.sha1(Array("abc".utf8))) == "a9993e364706816aba3e25717850c26c9cd0d89d")
+        #expect(hex(ONVIFDock.sha1([])) == "da39a3ee5e6b4b0d3255bfef95601890afd80709")
+        #expect(hex(ONVIFDock.sha1(Array(repeating: UInt8(ascii: "a"), count: 1000))) == "291e9a6c66994949b57ba5e650361e98fc36b1ba")
+        let token = ONVIFDock.usernameToken(user: "admin", password: "s3cret", nonce: Array(0..<16),
+                                            created: ISO8601DateFormatter().date(from: "2026-11-23T12:00:00Z")!)
+        #expect(token.contains("PasswordDigest\">36g5WA9ulHrfeSlutsGpZKbV7PE=</wsse:Password>"), "\(token)")
+        #expect(token.contains("<wsu:Created>2026-11-23T12:00:00Z</wsu:Created>") && !token.contains("s3cret"))
+        let status = #"<s:Body><tptz:GetStatusResponse><tptz:PTZStatus><tt:Position><tt:PanTilt x="-0.25" y="0.5" space="x"/><tt:Zoom x="0.5"/></tt:Position></tptz:PTZStatus></tptz:GetStatusResponse></s:Body>"#
+        let position = ONVIFDock.element("Position", in: status)
+        #expect(position.flatMap { ONVIFDock.attribute("x", ofFirst: "PanTilt", in: $0) } == "-0.25")
+        #expect(position.flatMap { ONVIFDock.attribute("y", ofFirst: "PanTilt", in: $0) } == "0.5")
+        #expect(ONVIFDock.attribute("token", ofFirst: "Profiles", in: #"<trt:Profiles fixed="true" token="Profile_Main"><tt:Name>m</tt:Name>"#) == "Profile_Main")
+        #expect(ONVIFDock.element("Text", in: #"<s:Fault><s:Reason><s:Text xml:lang="en">Sender not authorized</s:Text></s:Reason></s:Fault>"#) == "Sender not authorized")
+        #expect(ONVIFDock.element("Missing", in: status) == nil)
+    }
+
     @Test func docktrackTracksTheStreamOfAnIPCameraAndWaitsOutItsLoss() throws {
         let folder = try Fixtures.temporaryFolder()
         let session = folder.appendingPathComponent("ipcam").path
@@ -106,5 +133,96 @@ import Glibc
               + "; " + stderr.split(separator: "\n").filter { $0.contains("back after") }.joined())
         #expect(gap < away + 2, "tracking resumed \(gap - away) s after the camera's return\n\(stderr)")
         #expect(liveTimes.count > beforeLoss + 20 && (liveTimes.last ?? 0) - (liveTimes.first ?? 0) > 12, "tracking went on after the return\n\(stderr)")
+    }
+
+    /// A scene for the PTZ camera: Grace Hopper's portrait 200 px tall on a black 1280x720
+    /// picture, its centre at (490, 330), 40 s at 25 fps.
+    static func offCentreScene(in folder: URL) throws -> String {
+        let portrait = try Image(contentsOf: Fixtures.sample("grace_hopper_512x512.jpg"))
+        let scale = 200.0 / 512
+        let region = PixelRect(x: 256 - 490 / scale, y: 256 - 330 / scale, width: 1280 / scale, height: 720 / scale)
+        let picture = try portrait.cropped(to: region, size: ImageSize(width: 1280, height: 720))
+        let path = folder.appendingPathComponent("scene.mp4").path
+        let video = try EncodedVideoFile(path: path, size: picture.size, framesPerSecond: 25)
+        for _ in 0..<1000 { try video.write(picture) }
+        try video.close()
+        return path
+    }
+
+    /// The face in the camera's snapshot now: its centre in unit coordinates (lower-left origin).
+    static func faceInSnapshot(_ session: String, folder: URL, name: String) throws -> (x: Double, y: Double)? {
+        let path = folder.appendingPathComponent(name).path
+        let fetched = try camera(["run", session, "curl", "-s", "--max-time", "5", "-o", path, "http://127.0.0.1:8080/snapshot.jpg"])
+        guard fetched.status == 0 else { return nil }
+        let found = try ToolRun.docktrack(["detect", path, "-d", "dnn-face"])
+        guard let line = found.lines.first, let record = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+              let face = (record["observations"] as? [[String: Any]])?.first, let rect = face["rect"] as? [String: Double] else { return nil }
+        return (rect["x"]! + rect["width"]! / 2, rect["y"]! + rect["height"]! / 2)
+    }
+
+    /// ipycam's own account of its pose (its web API, not ONVIF).
+    static func pose(_ session: String, action: String? = nil) throws -> [String: Any] {
+        let arguments = action.map { ["-X", "POST", "-d", $0] } ?? []
+        let reply = try camera(["run", session, "curl", "-s", "--max-time", "5"] + arguments + ["http://127.0.0.1:8080/api/ptz"])
+        return (try? JSONSerialization.jsonObject(with: Data(reply.stdout.utf8)) as? [String: Any]) ?? [:]
+    }
+
+    /// The closed loop through ONVIF: ipycam's PTZ is digital (a crop of its source that follows
+    /// the moves), zoomed to 0.5 at the start with the person off centre; `track --dock onvif:`
+    /// moves it by ContinuousMove (velocity) or AbsoluteMove (orientation), reading the pose back
+    /// by GetStatus, until its own picture shows the person in the middle.
+    @Test(arguments: ["velocity", "orientation"])
+    func docktrackMovesAnONVIFCameraOntoThePerson(commands: String) throws {
+        let folder = try Fixtures.temporaryFolder()
+        let session = folder.appendingPathComponent("ipcam").path
+        let started = try Self.camera(["start", session, try Self.offCentreScene(in: folder)])
+        defer { _ = try? Self.camera(["stop", session]) }
+        try #require(started.status == 0, "ip camera: \(started.stderr)")
+        #expect(try Self.pose(session, action: #"{"action":"zoom_to","value":0.5}"#)["zoom"] as? Double == 0.5)
+        Thread.sleep(forTimeInterval: 0.5)
+        let before = try #require(try Self.faceInSnapshot(session, folder: folder, name: "before.jpg"), "the face is in the zoomed view")
+        #expect(abs(before.x - 0.5) > 0.2, "the person starts off centre: \(before)")
+
+        // The digital PTZ's ranges at zoom 0.5 (2.5 times): pan 1 moves the view by 0.75 of its
+        // width (52.5 deg of a 70 deg view), tilt 1 by 0.75 of its height (29.5 deg); 1 unit/s.
+        let track = try Self.camera(["run", session, Fixtures.tool, "track", Self.stream, "--dock", "onvif:127.0.0.1:8080",
+                                     "--commands", commands, "--onvif-pan-range", "52.5", "--onvif-tilt-range", "29.5", "--onvif-speed", "1",
+                                     "--duration", commands == "velocity" ? "20" : "15", "-d", "dnn-face", "--detect-async", "--summary"])
+        #expect(track.status == 0, "\(track.stderr)")
+        let pose = try Self.pose(session)
+        let pan = try #require(pose["pan"] as? Double), moving = pose["moving"] as? Bool
+        #expect(pan < -0.25 && pan > -0.55, "the camera turned toward the person (left): pan \(pan), \(pose)")
+        #expect(moving == false, "the camera was left still: \(pose)")
+        let after = try #require(try Self.faceInSnapshot(session, folder: folder, name: "after.jpg"), "the face is in view at the end")
+        print(String(format: "ONVIF %@: face centre x %.3f -> %.3f, y %.3f -> %.3f; camera pan %.3f", commands, before.x, after.x, before.y, after.y, pan))
+        #expect(abs(after.x - 0.5) < 0.1 && abs(after.y - 0.5) < 0.2, "the person is framed: \(after)")
+    }
+
+    /// A camera with credentials: its stream takes them in the URL, its ONVIF service as a
+    /// WS-Security digest (ipycam's own verifier); a wrong password is refused, in one line, and
+    /// no password is shown.
+    @Test func anONVIFCameraWithCredentialsTakesOnlyTheRightPassword() throws {
+        let folder = try Fixtures.temporaryFolder()
+        let session = folder.appendingPathComponent("ipcam")
+        try FileManager.default.createDirectory(at: session, withIntermediateDirectories: true)
+        try Data(#"{"username": "admin", "password": "s3cret"}"#.utf8).write(to: session.appendingPathComponent("camera_config.json"))
+        let started = try Self.camera(["start", session.path, Fixtures.sample("vtest.avi")])
+        defer { _ = try? Self.camera(["stop", session.path]) }
+        try #require(started.status == 0, "ip camera: \(started.stderr)")
+        let passwordFile = folder.appendingPathComponent("password").path
+        try Data("s3cret\n".utf8).write(to: URL(fileURLWithPath: passwordFile))
+        let url = "http://admin:s3cret@127.0.0.1:8080/stream.mjpeg"
+        func track(_ credentials: [String]) throws -> ToolRun {
+            try Self.camera(["run", session.path, Fixtures.tool, "track", url, "--dock", "onvif:127.0.0.1:8080", "--duration", "2",
+                             "-d", "dnn-face", "--no-face-cues"] + credentials)
+        }
+        let right = try track(["--onvif-user", "admin", "--onvif-password-file", passwordFile])
+        #expect(right.status == 0, "\(right.stderr)")
+        #expect(right.stderr.contains("http://admin:***@127.0.0.1:8080/stream.mjpeg: 768x576") && !right.stderr.contains("s3cret"), "\(right.stderr)")
+        for wrong in [["--onvif-user", "admin", "--onvif-password", "wrong"], []] {
+            let refused = try track(wrong)
+            #expect(refused.status != 0, "\(wrong)")
+            #expect(refused.stderr.contains("refused GetCapabilities") && refused.stderr.lowercased().contains("not authorized"), "\(refused.stderr)")
+        }
     }
 }

@@ -381,3 +381,18 @@ import Testing
         #expect(released == nil)
     }
 }
+
+/// Face cues on faces the tracker reports at the picture's edge.
+@Suite struct FaceCueEdgeTests {
+    /// A face box clipped to a sliver at the edge (a camera that pans past a face) once ended a
+    /// live run with "bad landmark request" from O-Net's shim; it is read as no face instead.
+    @Test func aFaceClippedToASliverAtTheEdgeIsSkippedNotAnError() throws {
+        let cues = FaceCueEstimator(landmarks: try FaceLandmarkDetector(models: Fixtures.models))
+        let image = try Image(contentsOf: Fixtures.sample("grace_hopper_512x512.jpg"))
+        for sliver in [UnitRect(x: 0.999, y: 0.5, width: 0.001, height: 0.1), UnitRect(x: 0.3, y: 0, width: 0.2, height: 0.002)] {
+            var subjects = [TrackedSubject(id: UUID(), kind: .person, rect: sliver, faceRect: sliver, timeInView: 1, isObserved: true, bodyRect: nil)]
+            try cues.annotate(&subjects, image: image, time: 0)
+            #expect(subjects[0].speakingConfidence == nil && subjects[0].lookingAtCameraConfidence == nil)
+        }
+    }
+}
