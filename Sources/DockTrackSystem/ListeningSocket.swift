@@ -28,13 +28,31 @@ public struct ListeningSocket: Sendable {
         }
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue | SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw SocketError("socket failed: \(String(cString: strerror(errno)))") }
+        // Bound and listening under a staging name first, then linked to `path`: the path
+        // appears only once connections are taken (a client that sees it and connects at once
+        // was refused in the moment between bind and listen), and link fails rather than
+        // replace a socket another server published meanwhile.
+        let directory = (path as NSString).deletingLastPathComponent
+        let staging = (directory.isEmpty ? "" : directory + "/") + ".\((path as NSString).lastPathComponent).\(getpid()).staging"
+        let boundPath = (try? UnixSocket.address(staging)) != nil ? staging : path
         var address: sockaddr_un
-        do { address = try UnixSocket.address(path) } catch { close(fd); throw SocketError("\(error)") }
+        do { address = try UnixSocket.address(boundPath) } catch { close(fd); throw SocketError("\(error)") }
+        unlink(staging)
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
         guard bound == 0 else { close(fd); throw SocketError("\(path): cannot bind: \(String(cString: strerror(errno)))") }
-        guard listen(fd, 16) == 0 else { close(fd); unlink(path); throw SocketError("listen failed: \(String(cString: strerror(errno)))") }
+        guard listen(fd, 16) == 0 else { close(fd); unlink(boundPath); throw SocketError("listen failed: \(String(cString: strerror(errno)))") }
+        if boundPath == staging {
+            let linked = link(staging, path)
+            let failure = errno
+            unlink(staging)
+            guard linked == 0 else {
+                close(fd)
+                throw SocketError(failure == EEXIST ? "\(path): another server is already serving this socket"
+                                                    : "\(path): cannot publish the socket: \(String(cString: strerror(failure)))")
+            }
+        }
         guard lstat(path, &info) == 0 else { close(fd); throw SocketError("\(path): vanished after bind") }
         self.fd = fd
         self.path = path

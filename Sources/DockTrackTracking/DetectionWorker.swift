@@ -27,6 +27,9 @@ public final class DetectionWorker: @unchecked Sendable {
     private var failure: DetectorError?
     private var stopped = false
     private var thread: Thread?
+    /// Signalled by the thread when it ends; `stop()` waits for it.
+    private let finished = DispatchSemaphore(value: 0)
+    private var joined = false
     /// Frames offered while another waited, and so never detected.
     public private(set) var replacedFrames = 0
     public private(set) var detectedFrames = 0
@@ -35,7 +38,11 @@ public final class DetectionWorker: @unchecked Sendable {
     public init(detector: any Detector, minimumConfidence: Double, clock: @escaping @Sendable () -> Double = MonotonicClock.now) {
         self.clock = clock
         let box = DetectorBox(detector)
-        let thread = Thread { [weak self] in self?.run(box.detector, minimumConfidence: minimumConfidence) }
+        let finished = self.finished
+        let thread = Thread { [weak self] in
+            self?.run(box.detector, minimumConfidence: minimumConfidence)
+            finished.signal()
+        }
         thread.name = "docktrack-detection"
         self.thread = thread
         thread.start()
@@ -62,12 +69,17 @@ public final class DetectionWorker: @unchecked Sendable {
         return taken
     }
 
-    /// Ends the thread after the detection in progress.
+    /// Ends the thread after the detection in progress, and waits (up to 10 s) for it to end: a
+    /// process that exits while the thread is still inside OpenCV crashes in its static
+    /// destructors.
     public func stop() {
         condition.lock()
         stopped = true
         condition.signal()
+        let wait = !joined && thread.map { !$0.isFinished && $0 != Thread.current } ?? false
+        joined = true
         condition.unlock()
+        if wait { _ = finished.wait(timeout: .now() + 10) }
     }
 
     private func run(_ detector: any Detector, minimumConfidence: Double) {

@@ -130,6 +130,11 @@ struct TrackCommand: ParsableCommand {
             params.minimumConfidence = detection.threshold
             let pipeline = TrackingPipeline(detector: detector, cues: cues, params: params,
                                             identifiers: sequentialIdentifiers ? .sequential : .random)
+            // Threads that read or detect end before the process does (see DetectionWorker.stop).
+            defer {
+                pipeline.worker?.stop()
+                (source as? any LiveFrameSource)?.stop()
+            }
             if cues != nil { pipeline.listener = try listener(for: source) }
             if redetection { try pipeline.redetect(models: models) }
             if let virtualCamera { return try runVirtualCamera(virtualCamera, source: &source, pipeline: pipeline, liveRun: liveRun) }

@@ -33,6 +33,8 @@ public final class NetworkStream {
         /// Why the stream ended (read failed, or the server closed it).
         var failure: String?
         var stopping = false
+        /// Set by the reading thread as it ends (its decoder freed).
+        var ended = false
     }
 
     /// The decoder, handed to the reading thread, which alone uses and frees it.
@@ -88,6 +90,10 @@ public final class NetworkStream {
                 if result <= 0 { break }
             }
             dcv_capture_destroy(capture.handle)
+            slot.condition.lock()
+            slot.ended = true
+            slot.condition.broadcast()
+            slot.condition.unlock()
         }
         thread.name = "docktrack stream"
         thread.start()
@@ -124,11 +130,15 @@ public final class NetworkStream {
         throw .camera(.disconnected(path: info.name, framesRead: delivered))
     }
 
-    /// Stops reading; the connection closes when the reading thread's current read returns.
+    /// Stops reading and waits until the reading thread has ended (its current read returns with
+    /// the next frame, or fails within the frame timeout): a process that exits while the thread
+    /// is inside FFmpeg crashes in its static destructors.
     public func stop() {
         slot.condition.lock()
+        defer { slot.condition.unlock() }
         slot.stopping = true
         slot.condition.broadcast()
-        slot.condition.unlock()
+        let deadline = Date(timeIntervalSinceNow: frameTimeout + 1)
+        while !slot.ended && slot.condition.wait(until: deadline) {}
     }
 }
