@@ -22,6 +22,8 @@ public final class DetectionAhead: @unchecked Sendable {
     private var readFailure: (any Error)?
     private var detectFailure: DetectorError?
     private var stopped = false
+    /// The two threads, until they end; ``stop()`` waits for them.
+    private let running = DispatchGroup()
     /// Frames read so far (the reader's count), and frames handed out.
     private var read = 0
     private var handedOut = 0
@@ -40,16 +42,26 @@ public final class DetectionAhead: @unchecked Sendable {
         // Enough for the next detection frame to be decoded while the tracker is at this one.
         depth = self.every + 2
         let box = Owned(source: source, detector: detector)
-        let reader = Thread { [weak self] in self?.readAll(box, selection: selection) }
+        let running = self.running
+        running.enter()
+        running.enter()
+        let reader = Thread { [weak self] in
+            self?.readAll(box, selection: selection)
+            running.leave()
+        }
         reader.name = "docktrack-reader"
         reader.start()
-        let detection = Thread { [weak self] in self?.detectAll(box, minimumConfidence: minimumConfidence) }
+        let detection = Thread { [weak self] in
+            self?.detectAll(box, minimumConfidence: minimumConfidence)
+            running.leave()
+        }
         detection.name = "docktrack-detection"
         detection.start()
     }
 
-    /// Threads hold this object while they run: call ``stop()`` when done before the end.
-    deinit { stop() }
+    /// Threads hold this object while they run: call ``stop()`` when done before the end. (The
+    /// last reference may be a thread's own, as it ends: nothing is waited for here.)
+    deinit { askToStop() }
 
     /// The next frame, the observations in it when it is a detection frame (`nil` on the
     /// others), and when it was decoded (by the clock given, ``MonotonicClock`` by default); `nil` after the last frame. Throws the source's or the detector's failure
@@ -72,8 +84,15 @@ public final class DetectionAhead: @unchecked Sendable {
         return (frame, found.removeValue(forKey: frame.index), decodedAt)
     }
 
-    /// Ends both threads (after the decode or detection in progress).
+    /// Ends both threads (after the decode or detection in progress) and waits (up to 10 s) for
+    /// them: a process that exits while one is inside FFmpeg or OpenCV crashes in their static
+    /// destructors.
     public func stop() {
+        askToStop()
+        _ = running.wait(timeout: .now() + 10)
+    }
+
+    private func askToStop() {
         condition.lock()
         stopped = true
         condition.broadcast()
