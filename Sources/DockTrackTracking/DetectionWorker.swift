@@ -30,9 +30,18 @@ public final class DetectionWorker: @unchecked Sendable {
     /// Signalled by the thread when it ends; `stop()` waits for it.
     private let finished = DispatchSemaphore(value: 0)
     private var joined = false
-    /// Frames offered while another waited, and so never detected.
-    public private(set) var replacedFrames = 0
-    public private(set) var detectedFrames = 0
+    private var replaced = 0, detected = 0
+    /// Frames passed over for newer ones before the detector got to them (read under the lock:
+    /// the worker thread counts them).
+    public var replacedFrames: Int { counted(\.replaced) }
+    /// Frames the detector has finished.
+    public var detectedFrames: Int { counted(\.detected) }
+
+    private func counted(_ count: KeyPath<DetectionWorker, Int>) -> Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return self[keyPath: count]
+    }
 
     /// `clock` times each detection (``Result/seconds``).
     public init(detector: any Detector, minimumConfidence: Double, clock: @escaping @Sendable () -> Double = MonotonicClock.now) {
@@ -53,7 +62,7 @@ public final class DetectionWorker: @unchecked Sendable {
     /// Hands `frame` to the detector; replaces a frame still waiting for it.
     public func offer(_ frame: Frame) {
         condition.lock()
-        if waiting != nil { replacedFrames += 1 }
+        if waiting != nil { replaced += 1 }
         waiting = frame
         condition.signal()
         condition.unlock()
@@ -100,7 +109,7 @@ public final class DetectionWorker: @unchecked Sendable {
                                     seconds: clock() - started)
                 condition.lock()
                 results.append(result)
-                detectedFrames += 1
+                detected += 1
                 condition.unlock()
             } catch {
                 condition.lock()
