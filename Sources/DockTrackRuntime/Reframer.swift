@@ -3,6 +3,7 @@ import DockTrackFraming
 import DockTrackDock
 import DockTrackMedia
 import DockTrackDetection
+import DockTrackTracking
 import DockTrackSystem
 import Foundation
 
@@ -16,7 +17,7 @@ import Foundation
 /// frame in hand plus those N. Frames therefore come out N frames after they go in
 /// (``push(_:subjects:)``), the last N at ``finish()``.
 ///
-/// Cuts: at a cut in the film (the picture changes at once: ``cutThreshold``) and at the start,
+/// Cuts: at a cut in the film (the picture changes at once: ``ShotBoundary``) and at the start,
 /// the window cuts too, to the first subject seen in the new shot, when that is found before the
 /// cut's frame comes out; no frame is shown through a window reached after a cut that comes later.
 /// Between cuts the window only pans and zooms, within its speed limits.
@@ -47,14 +48,10 @@ public struct Reframer {
     public var zoomFraming: ZoomFraming?
     public let lookAhead: Int
     public var window: CropWindow { loop.dock.window }
-    /// The mean difference of gray levels (0...255) between two frames' thumbnails (32x18)
-    /// above which the second starts a new shot. Megamind.avi's cuts measure 39 to 43; within
-    /// shots the samples stay under 6.
-    public var cutThreshold: Float = 20
+    /// Finds the film's cuts, for frames pushed without knowing whether a cut leads into them.
+    public var shotBoundary = ShotBoundary()
     private var pending: [Waiting] = []
     private var pushed = 0
-    /// The last frame's thumbnail.
-    private var thumbnail: [Float]?
     /// The cut (frame sequence number; 0: the start) whose window is not chosen yet.
     private var openCut: Int? = 0
     /// Cuts found so far.
@@ -74,10 +71,12 @@ public struct Reframer {
     }
 
     /// Takes the next frame and its subjects (ranked, unit coordinates of the whole frame);
-    /// returns the frame `lookAhead` frames back once its window is known.
-    public mutating func push(_ frame: Frame, subjects: [TrackedSubject]) throws -> Shot? {
+    /// returns the frame `lookAhead` frames back once its window is known. `startsShot`: whether
+    /// a cut leads into the frame, when that was found already (``DetectionAhead`` finds the cuts
+    /// as it reads); `nil`: ``shotBoundary`` looks.
+    public mutating func push(_ frame: Frame, subjects: [TrackedSubject], startsShot: Bool? = nil) throws -> Shot? {
         let time = frame.time
-        let isCut = startsShot(frame)
+        let isCut = startsShot ?? shotBoundary.startsShot(frame.image)
         if isCut {
             cuts += 1
             openCut = pushed
@@ -135,18 +134,6 @@ public struct Reframer {
         let window = self.window
         return Shot(frame: first.frame, crop: reached.crop, subjects: first.subjects.map { Self.seen($0, through: reached.crop, in: window) },
                     wholeFrameSubjects: first.subjects, zoom: reached.zoom)
-    }
-
-    /// Whether `frame` starts a new shot (its thumbnail differs from the last one's by more than
-    /// ``cutThreshold``).
-    private mutating func startsShot(_ frame: Frame) -> Bool {
-        let size = frame.image.size
-        guard let small = try? frame.image.grayPatch(PixelRect(x: 0, y: 0, width: Double(size.width), height: Double(size.height)),
-                                                     width: 32, height: 18) else { return false }
-        defer { thumbnail = small }
-        guard let thumbnail, thumbnail.count == small.count else { return false }
-        let difference = zip(small, thumbnail).reduce(Float(0)) { $0 + abs($1.0 - $1.1) } / Float(small.count)
-        return difference > cutThreshold
     }
 
     /// `subject` (unit coordinates of the whole frame) as seen through `crop`.

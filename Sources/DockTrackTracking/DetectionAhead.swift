@@ -11,11 +11,16 @@ import Foundation
 /// gets exactly what it would get detecting every Nth frame itself (the same frames, the same
 /// observations, in the same order), while decoding and tracking run beside the detector
 /// instead of between its runs. For files; a camera's newest frame wins (``DetectionWorker``).
+///
+/// With a ``ShotBoundary``, the reader also finds the film's cuts: the first frame of each
+/// shot is a detection frame too, and the next come 2 and 8 frames into the shot before the
+/// schedule is back to every `every`-th frame, so that the people of a new shot (or of the
+/// file's first frames) are found within a few frames however sparse the schedule.
 public final class DetectionAhead: @unchecked Sendable {
     // Everything below is guarded by `condition`; the source is used on the reader thread
     // only, the detector on the detection thread only.
     private let condition = NSCondition()
-    private var decoded: [(frame: Frame, at: Double)] = []
+    private var decoded: [(frame: Frame, at: Double, detect: Bool, startsShot: Bool)] = []
     private var waiting: [Frame] = []
     private var found: [Int: [Observation]] = [:]
     private var finished = false
@@ -26,6 +31,10 @@ public final class DetectionAhead: @unchecked Sendable {
     private let running = DispatchGroup()
     /// Frames read so far (the reader's count), and frames handed out.
     private var read = 0
+    /// The reader's count at the last detection frame it chose, and at the first frame of the
+    /// shot it is in.
+    private var lastDetectionRead = 0
+    private var shotStartRead = 0
     private var handedOut = 0
     /// Frames decoded ahead of the one handed out at most.
     public let depth: Int
@@ -33,15 +42,16 @@ public final class DetectionAhead: @unchecked Sendable {
     private let clock: @Sendable () -> Double
 
     /// Starts reading the frames of `source` that `selection` picks, and detecting with
-    /// `detector` in every `every`-th of them (the first included). `clock` stamps when each
-    /// frame was decoded.
+    /// `detector` in every `every`-th of them (the first included), and, with `cuts`, in the
+    /// first frame of every shot. `clock` stamps when each frame was decoded.
     public init(source: some FrameSource, selection: FrameSelection = FrameSelection(), detector: any Detector,
-                every: Int, minimumConfidence: Double, clock: @escaping @Sendable () -> Double = MonotonicClock.now) {
+                every: Int, minimumConfidence: Double, cuts: ShotBoundary? = nil,
+                clock: @escaping @Sendable () -> Double = MonotonicClock.now) {
         self.every = max(1, every)
         self.clock = clock
         // Enough for the next detection frame to be decoded while the tracker is at this one.
         depth = self.every + 2
-        let box = Owned(source: source, detector: detector)
+        let box = Owned(source: source, detector: detector, cuts: cuts)
         let running = self.running
         running.enter()
         running.enter()
@@ -64,9 +74,16 @@ public final class DetectionAhead: @unchecked Sendable {
     deinit { askToStop() }
 
     /// The next frame, the observations in it when it is a detection frame (`nil` on the
-    /// others), and when it was decoded (by the clock given, ``MonotonicClock`` by default); `nil` after the last frame. Throws the source's or the detector's failure
-    /// after every frame before it was handed out.
+    /// others), and when it was decoded (by the clock given, ``MonotonicClock`` by default);
+    /// `nil` after the last frame. Throws the source's or the detector's failure after every
+    /// frame before it was handed out.
     public func next() throws -> (frame: Frame, observations: [Observation]?, decoded: Double)? {
+        try nextWithCut().map { ($0.frame, $0.observations, $0.decoded) }
+    }
+
+    /// ``next()``, with whether a cut leads into the frame (always `false` without a
+    /// ``ShotBoundary``).
+    public func nextWithCut() throws -> (frame: Frame, observations: [Observation]?, decoded: Double, startsShot: Bool)? {
         condition.lock()
         defer { condition.unlock() }
         while decoded.isEmpty && !finished { condition.wait() }
@@ -74,14 +91,13 @@ public final class DetectionAhead: @unchecked Sendable {
             if let readFailure { throw readFailure }
             return nil
         }
-        let (frame, decodedAt) = decoded.removeFirst()
-        let detect = handedOut % every == 0
+        let (frame, decodedAt, detect, startsShot) = decoded.removeFirst()
         handedOut += 1
         condition.broadcast()
-        guard detect else { return (frame, nil, decodedAt) }
+        guard detect else { return (frame, nil, decodedAt, startsShot) }
         while found[frame.index] == nil && detectFailure == nil { condition.wait() }
         if let detectFailure { throw detectFailure }
-        return (frame, found.removeValue(forKey: frame.index), decodedAt)
+        return (frame, found.removeValue(forKey: frame.index), decodedAt, startsShot)
     }
 
     /// Ends both threads (after the decode or detection in progress) and waits (up to 10 s) for
@@ -102,10 +118,18 @@ public final class DetectionAhead: @unchecked Sendable {
     private func readAll(_ owned: Owned, selection: FrameSelection) {
         do {
             try selection.forEachFrame(of: &owned.source, { frame in
+                let startsShot = owned.cuts?.startsShot(frame.image) ?? false
                 condition.lock()
                 defer { condition.unlock() }
-                decoded.append((frame, clock()))
-                if read % every == 0 { waiting.append(frame) }
+                if startsShot { shotStartRead = read }
+                let intoShot = lastDetectionRead - shotStartRead
+                let interval = owned.cuts == nil ? every : min(every, intoShot == 0 ? 2 : intoShot == 2 ? 6 : every)
+                let detect = read == 0 || startsShot || read - lastDetectionRead >= interval
+                if detect {
+                    lastDetectionRead = read
+                    waiting.append(frame)
+                }
+                decoded.append((frame, clock(), detect, startsShot))
                 read += 1
                 condition.broadcast()
             }, stopping: {
@@ -152,13 +176,16 @@ public final class DetectionAhead: @unchecked Sendable {
         }
     }
 
-    /// The source and the detector, each handed to the one thread that uses it from then on.
+    /// The source and the cut finder (the reader's) and the detector (the detection thread's),
+    /// each handed to the one thread that uses it from then on.
     private final class Owned: @unchecked Sendable {
         var source: any FrameSource
+        var cuts: ShotBoundary?
         let detector: any Detector
-        init(source: any FrameSource, detector: any Detector) {
+        init(source: any FrameSource, detector: any Detector, cuts: ShotBoundary?) {
             self.source = source
             self.detector = detector
+            self.cuts = cuts
         }
     }
 }

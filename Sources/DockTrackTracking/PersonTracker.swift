@@ -18,6 +18,13 @@ public protocol SubjectTracker {
     /// An identifier for a new subject from the tracker's own source, for subjects followed
     /// beside it (objects), so that no two subjects share one.
     mutating func newIdentifier() -> UUID
+    /// Forgets every subject (a cut in a film: whoever is in the next shot is seen anew); the
+    /// identifiers given so far are not given again.
+    mutating func forgetSubjects()
+    /// The people found once and not yet reported (a new track waits for a second sighting),
+    /// where they are predicted at the last update: a re-detector may look for their faces, and
+    /// a face found again (``refresh(_:)``) counts as that second sighting.
+    func candidates() -> [TrackedSubject]
 }
 
 /// A subject found again in a frame, near where its tracker predicted it.
@@ -38,6 +45,8 @@ public struct SubjectSighting: Sendable, Equatable {
 
 extension SubjectTracker {
     public mutating func refresh(_ sightings: [SubjectSighting]) -> [TrackedSubject]? { nil }
+    public mutating func forgetSubjects() {}
+    public func candidates() -> [TrackedSubject] { [] }
 
     /// An update without the picture: overlap and motion only.
     public mutating func update(time: Double, observations: [Observation]?) -> [TrackedSubject] {
@@ -111,6 +120,8 @@ public struct PersonTracker: SubjectTracker {
 
     public mutating func newIdentifier() -> UUID { identifiers.next() }
 
+    public mutating func forgetSubjects() { tracks.removeAll() }
+
     public init(params: Params = Params(), identifiers: IdentifierSource = .random) {
         self.params = params
         self.identifiers = identifiers
@@ -142,21 +153,31 @@ public struct PersonTracker: SubjectTracker {
         guard let now = time else { return [] }
         for sighting in sightings {
             guard let i = tracks.firstIndex(where: { $0.id == sighting.id }) else { continue }
-            let person = PersonObservation(face: sighting.face, body: sighting.body)
+            // A new track is confirmed by its face found again, never by a body found by its
+            // look alone (a box on the background matches itself on every frame).
+            let person = PersonObservation(face: sighting.face, body: tracks[i].isConfirmed ? sighting.body : nil)
             guard person.face != nil || person.body != nil else { continue }
             fold(person, into: &tracks[i], at: now, bodySizeMeasured: false)
         }
         return reported(at: now)
     }
 
+    public func candidates() -> [TrackedSubject] {
+        guard let now = time else { return [] }
+        return tracks.filter { !$0.isConfirmed && $0.face != nil }.map { subject(of: $0, at: now) }
+    }
+
     /// The confirmed tracks seen recently enough to report at `now`.
     private func reported(at now: Double) -> [TrackedSubject] {
         let reportLostFor = stretched(params.reportLostFor)
-        return tracks.filter { $0.isConfirmed && now - $0.lastSeen <= reportLostFor }.map { track in
-            TrackedSubject(id: track.id, kind: track.kind, rect: track.rect.clippedToUnit(), faceRect: track.face?.rect.clippedToUnit(),
-                           timeInView: now - track.firstSeen, isObserved: track.lastSeen == now,
-                           bodyRect: track.body?.rect.clippedToUnit())
-        }
+        return tracks.filter { $0.isConfirmed && now - $0.lastSeen <= reportLostFor }.map { subject(of: $0, at: now) }
+    }
+
+    /// `track` as a subject at `now`.
+    private func subject(of track: Track, at now: Double) -> TrackedSubject {
+        TrackedSubject(id: track.id, kind: track.kind, rect: track.rect.clippedToUnit(), faceRect: track.face?.rect.clippedToUnit(),
+                       timeInView: now - track.firstSeen, isObserved: track.lastSeen == now,
+                       bodyRect: track.body?.rect.clippedToUnit())
     }
 
     /// A period of `seconds` without a sighting, stretched to at least one and a half detection

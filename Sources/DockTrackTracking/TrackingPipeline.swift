@@ -127,9 +127,17 @@ public final class TrackingPipeline {
     }
 
     /// Processes a frame whose detection ran elsewhere, with the observations found in it
-    /// (`nil`: no detector ran on it): the frames of ``detectingAhead(of:selection:)``, and
-    /// the detection thread's results.
-    public func process(_ frame: Frame, detected observations: [Observation]?) throws(DetectorError) -> [TrackedSubject] {
+    /// (`nil`: no detector ran on it): the frames of ``detectingAhead(of:selection:cuts:)``, and
+    /// the detection thread's results. `startsShot`: a cut in the film leads into this frame,
+    /// and the people tracked so far are forgotten (the next shot's people are found anew, none
+    /// takes over the identity or the motion of someone from the last one).
+    public func process(_ frame: Frame, detected observations: [Observation]?, startsShot: Bool = false) throws(DetectorError) -> [TrackedSubject] {
+        if startsShot {
+            tracker.forgetSubjects()
+            faceReferences = [:]
+            bodyTemplates = [:]
+            objects = []
+        }
         processed += 1
         if observations != nil { detections += 1 }
         lastObservations = observations
@@ -175,9 +183,12 @@ public final class TrackingPipeline {
     /// The subjects of a frame no detector ran on, with the faces `redetector` and the bodies
     /// `bodyRedetector` find again moved to where they were found.
     private func redetected(_ subjects: [TrackedSubject], in image: Image) throws(DetectorError) -> [TrackedSubject] {
-        guard redetector != nil || bodyRedetector != nil, !subjects.isEmpty else { return subjects }
+        // New tracks too: a face found again where it is predicted confirms it (no waiting for
+        // the next detection, which may be many frames away).
+        let candidates = redetector == nil ? [] : tracker.candidates()
+        guard redetector != nil || bodyRedetector != nil, !subjects.isEmpty || !candidates.isEmpty else { return subjects }
         var sightings: [SubjectSighting] = []
-        for subject in subjects where subject.kind == .person {
+        for subject in subjects + candidates where subject.kind == .person {
             var face: UnitRect?, body: UnitRect?
             if let redetector, let predicted = subject.faceRect {
                 face = try redetector.redetect(face: predicted, reference: faceReferences[subject.id], in: image)?.rect
@@ -220,11 +231,13 @@ public final class TrackingPipeline {
     /// The frames of a file, decoded and detected every `detectEvery` frames ahead of this
     /// pipeline on threads of their own (``DetectionAhead``), with this pipeline's detector
     /// and schedule, which belong to the detection thread from then on: process its frames
-    /// with ``process(_:detected:)``. The results equal those of ``process(_:)``.
-    public func detectingAhead(of source: some FrameSource, selection: FrameSelection = FrameSelection()) -> DetectionAhead {
+    /// with ``process(_:detected:)``. Without `cuts` the results equal those of ``process(_:)``;
+    /// with, the first frame of each shot of a film is a detection frame too.
+    public func detectingAhead(of source: some FrameSource, selection: FrameSelection = FrameSelection(),
+                               cuts: ShotBoundary? = nil) -> DetectionAhead {
         guard let schedule else { preconditionFailure("detecting ahead needs a pipeline with a detector") }
         return DetectionAhead(source: source, selection: selection, detector: schedule, every: params.detectEvery,
-                       minimumConfidence: params.minimumConfidence)
+                              minimumConfidence: params.minimumConfidence, cuts: cuts)
     }
 
     /// Objects, face cues, sound and ranking on the tracked people of the frame at `time`

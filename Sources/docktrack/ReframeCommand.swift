@@ -65,7 +65,7 @@ struct ReframeCommand: ParsableCommand {
     @OptionGroup var frames: FrameOptions
 
     @Option(help: "Run the detector on every Nth frame; tracked faces and bodies are found again between (see track).")
-    var detectEvery = 6
+    var detectEvery = 12
 
     @Flag(help: "Do not read speaking and looking-at-camera cues from faces (faster; the speaker is then not preferred).")
     var noFaceCues = false
@@ -228,13 +228,13 @@ struct ReframeCommand: ParsableCommand {
                 progress.update(done: count)
             }
             do {
-                let detecting = pipeline.detectingAhead(of: source, selection: frames.selection)
+                let detecting = pipeline.detectingAhead(of: source, selection: frames.selection, cuts: reframer.shotBoundary)
                 defer { detecting.stop() }
-                while let (frame, observations, _) = try detecting.next() {
+                while let (frame, observations, _, startsShot) = try detecting.nextWithCut() {
                     firstTime = firstTime ?? frame.time
                     lastTime = frame.time
-                    let subjects = try pipeline.process(frame, detected: observations)
-                    if let shot = try reframer.push(frame, subjects: subjects) { try show(shot) }
+                    let subjects = try pipeline.process(frame, detected: observations, startsShot: startsShot)
+                    if let shot = try reframer.push(frame, subjects: subjects, startsShot: startsShot) { try show(shot) }
                 }
                 for shot in reframer.finish() { try show(shot) }
             } catch {

@@ -105,6 +105,40 @@ import Testing
         #expect(last.midX > 0.31 + 0.024 + 0.05, "the centre follows the sightings: \(last)")
     }
 
+    /// A person found once waits for a second sighting before being reported: a face found
+    /// again where it is predicted is one (no waiting for the next detection, many frames away
+    /// when detection is sparse); a body found by its look alone is not (a box on the background
+    /// matches itself on every frame).
+    @Test func aNewFaceFoundAgainIsConfirmedANewBodyFoundByItsLookIsNot() throws {
+        var tracker = PersonTracker(identifiers: .sequential)
+        let body = UnitRect(x: 0.6, y: 0.2, width: 0.1, height: 0.3)
+        #expect(tracker.update(time: 0, observations: [Self.face(x: 0.3), Observation(type: .humanBody, rect: body, confidence: 0.9)]).isEmpty)
+        _ = tracker.update(time: 0.04, observations: nil)
+        let candidates = tracker.candidates()
+        #expect(candidates.count == 1, "only the face's track is a candidate: \(candidates)")
+        let face = try #require(candidates.first?.faceRect)
+        #expect(abs(face.midX - 0.35) < 0.01)
+        // Sequential identifiers: the lone face's track is the first, the lone body's the second.
+        #expect(candidates[0].id == UUID(uuidString: "00000000-0000-0000-0000-000000000001"))
+        let bodyTrack = try #require(UUID(uuidString: "00000000-0000-0000-0000-000000000002"))
+        let refreshed = tracker.refresh([SubjectSighting(id: candidates[0].id, face: face, body: nil),
+                                         SubjectSighting(id: bodyTrack, face: nil, body: body)])
+        #expect(refreshed?.map(\.id) == [candidates[0].id], "the face is confirmed, the body is not: \(refreshed ?? [])")
+        #expect(tracker.candidates().isEmpty)
+    }
+
+    /// At a cut in a film everyone is forgotten: the next shot's people are new subjects.
+    @Test func forgottenSubjectsComeBackWithNewIdentities() throws {
+        var tracker = PersonTracker(identifiers: .sequential)
+        _ = tracker.update(time: 0, observations: [Self.face(x: 0.3)])
+        let before = try #require(tracker.update(time: 0.1, observations: [Self.face(x: 0.3)]).first?.id)
+        tracker.forgetSubjects()
+        #expect(tracker.update(time: 0.2, observations: nil).isEmpty)
+        _ = tracker.update(time: 0.3, observations: [Self.face(x: 0.31)])
+        let after = try #require(tracker.update(time: 0.4, observations: [Self.face(x: 0.31)]).first?.id)
+        #expect(after != before)
+    }
+
     @Test func aPlacementMovesABoxByHowFarTheFaceMovedFromItsReference() {
         let box = UnitRect(x: 0.4, y: 0.4, width: 0.2, height: 0.2)
         // The re-detector's own convention: a smaller box a bit lower than the detector's.

@@ -350,6 +350,25 @@ import Testing
         #expect(inLine.subjects.filter { $0.contains { $0.kind == .person } }.count >= 50, "people tracked in most frames")
     }
 
+    /// With a shot boundary, the first frame of each of Megamind's shots is detected, then the
+    /// frames 2 and 8 into the shot, then every 24th (the file's start is a shot's too).
+    @Test func eachShotOfAFilmIsDetectedFromItsFirstFrame() throws {
+        let detecting = DetectionAhead(source: try MediaFile.open(Fixtures.sample("Megamind.avi")), detector: ScriptedDetector { _, _ in [] },
+                                       every: 24, minimumConfidence: 0.5, cuts: ShotBoundary())
+        defer { detecting.stop() }
+        var detected: [Int] = [], cuts: [Int] = []
+        while let (frame, observations, _, startsShot) = try detecting.nextWithCut() {
+            if observations != nil { detected.append(frame.index) }
+            if startsShot { cuts.append(frame.index) }
+        }
+        #expect(Set(cuts) == ReframeToolTests.megamindCuts)
+        var expected: [Int] = []
+        for (start, end) in zip([0, 1, 98, 154, 200], [1, 98, 154, 200, 270]) {
+            expected += ([start, start + 2] + stride(from: start + 8, to: end, by: 24)).filter { $0 < end }
+        }
+        #expect(detected == expected)
+    }
+
     @Test func aFileEndingEarlyFailsAfterItsFrames() throws {
         let folder = try Fixtures.temporaryFolder()
         let path = try Fixtures.truncatedCopy(of: "vtest.avi", bytes: 4_000_000, in: folder)
