@@ -15,10 +15,15 @@ public protocol Dock {
     /// Seconds from a command to the motors answering it, as far as the dock knows (measured
     /// from its motion states for a device or a dock in another process; 0 for a model).
     var commandLatency: Double { get }
+    /// Waits up to `timeout` seconds for the commands taken so far to reach the motors (a dock
+    /// that sends them on a thread of its own); at the end of a run, so that its last command
+    /// (stop) is not lost with the process.
+    mutating func settle(timeout: Double)
 }
 
 extension Dock {
     public var commandLatency: Double { 0 }
+    public mutating func settle(timeout: Double) {}
 }
 
 /// How the framing controller tells the dock where to point.

@@ -164,7 +164,7 @@ struct ReframeCommand: ParsableCommand {
 
     /// Reframes `input` into `output`.
     func reframe() throws -> Summary {
-            var source = try MediaFile.open(input)
+            let source = try MediaFile.open(input)
             guard source.info.kind == .video || source is NetworkStream else { throw ToolError("\(input) is not a video") }
             let inputSize = source.info.size
             let asked = size.flatMap(Self.parseSize)

@@ -232,6 +232,7 @@ struct TrackCommand: ParsableCommand {
     private func stopMotors<Controller, D: Dock>(_ loop: inout FrameLoop<Controller, D>, live: Bool, at time: Double) {
         guard live else { return }
         try? loop.dock.perform(.setAngularVelocity(.zero), at: time)
+        loop.dock.settle(timeout: 3)
     }
 
     /// The sound to fuse into speaking confidence, as --audio says; `nil`: the picture alone.

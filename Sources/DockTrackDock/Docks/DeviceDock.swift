@@ -1,11 +1,17 @@
 import DockTrackCore
 import Foundation
 
-/// A PTZ device (VISCA, UVC) driven directly by the frame loop: commands go to the device, and
-/// where it pointed comes from its own position, read back (VISCA's position inquiry, UVC's
-/// absolute pan and tilt) at most every ``pollInterval`` seconds and interpolated between
-/// reads (``ReportedMotion``; velocities from successive reads). A device that cannot say where
-/// it points is followed by a model of its motors.
+/// A PTZ device (VISCA, UVC, ONVIF) driven directly by the frame loop: commands go to the
+/// device, and where it pointed comes from its own position, read back (VISCA's position
+/// inquiry, UVC's absolute pan and tilt, ONVIF's GetStatus) at most every ``pollInterval``
+/// seconds and interpolated between reads (``ReportedMotion``; velocities from successive
+/// reads). A device that cannot say where it points is followed by a model of its motors.
+///
+/// Asynchronous (a network camera, whose every request takes tens to hundreds of
+/// milliseconds): commands and reads go to the device from a thread of its own
+/// (``DeviceWorker``), the newest command wins, and each read is stamped with the middle of its
+/// request; the frame loop never waits for the device. A device's refusal then comes with the
+/// next command.
 public final class DeviceDock: Dock {
     public let hardware: any DockHardware
     /// Seconds between position reads.
@@ -19,16 +25,23 @@ public final class DeviceDock: Dock {
     private var lastRead = -Double.infinity
     private var failingSince: Double?
 
+    /// The thread that talks to the device when asynchronous.
+    private let worker: DeviceWorker?
+
     /// `clock` is the frame clock (seconds); `limits` the device's, for the model.
-    public init(hardware: any DockHardware, limits: DockLimits = .standard, clock: @escaping @Sendable () -> Double) {
+    public init(hardware: any DockHardware, limits: DockLimits = .standard, clock: @escaping @Sendable () -> Double,
+                asynchronous: Bool = false) {
         self.hardware = hardware
         self.clock = clock
         model = SimulatedDock(limits: limits, time: clock())
         reported.acceleration = DockVector(x: limits.pitch.maximumAcceleration, y: limits.yaw.maximumAcceleration, z: limits.roll.maximumAcceleration)
+        worker = asynchronous ? DeviceWorker(hardware: hardware, pollInterval: pollInterval, clock: clock) : nil
     }
 
+    deinit { worker?.stop() }
+
     public func motion(at time: Double) throws -> MotionState {
-        try read()
+        if let worker { try take(worker.takeReadings()) } else { try read() }
         guard readsPosition, var state = reported.motion(at: time) else { return model.motion(at: time) }
         state.time = time
         return state
@@ -41,8 +54,10 @@ public final class DeviceDock: Dock {
     public func perform(_ command: DockCommand, at time: Double) throws {
         let accepted = try model.apply(command, at: time)
         reported.commanded(accepted, at: clock())
-        try hardware.apply(accepted, at: time)
+        if let worker { try worker.send(accepted, at: time) } else { try hardware.apply(accepted, at: time) }
     }
+
+    public func settle(timeout: Double) { worker?.settle(timeout: timeout) }
 
     /// The latency measured from the device's positions (0.05 s until measured).
     public var commandLatency: Double { reported.latency.estimate }
@@ -67,10 +82,154 @@ public final class DeviceDock: Dock {
             readsPosition = false
             return
         }
-        // The velocity over the last 60 ms or more of reads: the position's steps are coarse.
-        let base = reported.states.last { now - $0.time >= 0.06 } ?? reported.states.first
+        record(position, at: now)
+    }
+
+    /// The reads the worker made since the last call: each recorded at its own time; the device
+    /// gone when its reads have failed for longer than ``tolerance``.
+    private func take(_ readings: DeviceWorker.Readings) throws {
+        if readings.cannotSay { readsPosition = false }
+        for (position, time) in readings.positions { record(position, at: time) }
+        if let since = readings.failingSince, clock() - since > tolerance {
+            throw DockConnectionError("the device stopped answering (\(readings.failure.map { "\($0)" } ?? "no answer"))")
+        }
+    }
+
+    /// A position read at `time`, with the velocity over the last 60 ms or more of reads (the
+    /// position's steps are coarse).
+    private func record(_ position: DockOrientation, at time: Double) {
+        let base = reported.states.last { time - $0.time >= 0.06 } ?? reported.states.first
         var velocity = AngularVelocity.zero
-        if let base, now > base.time { velocity = (position - base.position) * (1 / (now - base.time)) }
-        reported.record(MotionState(time: now, position: position, velocity: velocity))
+        if let base, time > base.time { velocity = (position - base.position) * (1 / (time - base.time)) }
+        reported.record(MotionState(time: time, position: position, velocity: velocity))
+    }
+}
+
+/// The thread that talks to an asynchronous ``DeviceDock``'s device: sends the newest command
+/// taken (one waiting at most: a newer one replaces it), and between commands reads the position
+/// every `pollInterval` seconds. The device is used on this thread only.
+final class DeviceWorker: @unchecked Sendable {
+    /// What the reads found since they were last taken.
+    struct Readings {
+        var positions: [(DockOrientation, Double)] = []
+        /// The device said it cannot tell where it points.
+        var cannotSay = false
+        /// Since when reads fail, and the last failure.
+        var failingSince: Double?
+        var failure: DockError?
+    }
+
+    // Guarded by `condition`.
+    private let condition = NSCondition()
+    private var waiting: (command: DockCommand, time: Double)?
+    private var inFlight = false
+    private var readings = Readings()
+    private var refusal: DockError?
+    private var stopped = false
+    private let running = DispatchGroup()
+
+    init(hardware: any DockHardware, pollInterval: Double, clock: @escaping @Sendable () -> Double) {
+        let device = Device(hardware)
+        running.enter()
+        let thread = Thread { [self] in
+            work(device, pollInterval: pollInterval, clock: clock)
+            running.leave()
+        }
+        thread.name = "docktrack-device"
+        thread.start()
+    }
+
+    /// Queues `command` (replacing one not sent yet); throws the device's refusal of an earlier
+    /// command, once.
+    func send(_ command: DockCommand, at time: Double) throws(DockError) {
+        condition.lock()
+        defer { condition.unlock() }
+        if let refusal {
+            self.refusal = nil
+            throw refusal
+        }
+        waiting = (command, time)
+        condition.broadcast()
+    }
+
+    /// The reads made since the last call.
+    func takeReadings() -> Readings {
+        condition.lock()
+        defer { condition.unlock() }
+        let taken = readings
+        readings.positions = []
+        return taken
+    }
+
+    /// Waits up to `timeout` seconds for the command waiting (and the one being sent) to go out.
+    func settle(timeout: Double) {
+        let deadline = Date(timeIntervalSinceNow: max(0, timeout))
+        condition.lock()
+        while (waiting != nil || inFlight) && !stopped && condition.wait(until: deadline) {}
+        condition.unlock()
+    }
+
+    /// Ends the thread after the request in progress, without waiting for it.
+    func stop() {
+        condition.lock()
+        stopped = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    private func work(_ device: Device, pollInterval: Double, clock: @Sendable () -> Double) {
+        var nextRead = clock()
+        var readsPosition = true
+        while true {
+            condition.lock()
+            while !stopped && waiting == nil && !(readsPosition && clock() >= nextRead) {
+                _ = condition.wait(until: Date(timeIntervalSinceNow: readsPosition ? max(0.001, nextRead - clock()) : 1))
+            }
+            if stopped {
+                condition.unlock()
+                return
+            }
+            // A command first, unless a read is overdue by a whole interval (a stream of
+            // commands must not starve the closed loop of positions).
+            let command = readsPosition && clock() >= nextRead + pollInterval ? nil : waiting
+            if command != nil { waiting = nil }
+            inFlight = command != nil
+            condition.unlock()
+            if let command {
+                var refused: DockError?
+                do { try device.hardware.apply(command.command, at: command.time) } catch { refused = error }
+                condition.lock()
+                inFlight = false
+                if let refused { refusal = refused }
+                condition.broadcast()
+                condition.unlock()
+                continue
+            }
+            let started = clock()
+            nextRead = started + pollInterval
+            let result: Result<DockOrientation?, DockError>
+            do { result = .success(try device.hardware.orientation()) } catch { result = .failure(error) }
+            let readAt = (started + clock()) / 2
+            condition.lock()
+            switch result {
+            case .success(let position?):
+                readings.positions.append((position, readAt))
+                readings.failingSince = nil
+                readings.failure = nil
+            case .success(nil):
+                readings.cannotSay = true
+                readsPosition = false
+            case .failure(let error):
+                readings.failingSince = readings.failingSince ?? started
+                readings.failure = error
+            }
+            condition.unlock()
+        }
+    }
+
+    /// The device, handed to the worker's thread.
+    private final class Device: @unchecked Sendable {
+        let hardware: any DockHardware
+        init(_ hardware: any DockHardware) { self.hardware = hardware }
     }
 }

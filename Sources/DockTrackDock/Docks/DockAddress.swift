@@ -47,7 +47,10 @@ public enum DockAddress: Sendable, Equatable {
         case .socket(let path):
             return AnyDock(try ProtocolDock(path: path, clock: clock))
         case .device(let address):
-            return AnyDock(DeviceDock(hardware: try DockBackend.open(address, onvif: onvif), limits: limits, clock: clock))
+            // A network camera answers each request in tens to hundreds of milliseconds: on a
+            // thread of its own, so that the frame loop never waits for it.
+            return AnyDock(DeviceDock(hardware: try DockBackend.open(address, onvif: onvif), limits: limits, clock: clock,
+                                      asynchronous: address.hasPrefix("onvif:")))
         }
     }
 }
@@ -63,4 +66,5 @@ public struct AnyDock: Dock {
     public mutating func motion(at time: Double) throws -> MotionState { try base.motion(at: time) }
     public mutating func perform(_ command: DockCommand, at time: Double) throws { try base.perform(command, at: time) }
     public var commandLatency: Double { base.commandLatency }
+    public mutating func settle(timeout: Double) { base.settle(timeout: timeout) }
 }
