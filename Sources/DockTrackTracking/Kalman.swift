@@ -52,12 +52,19 @@ public struct ConstantVelocityFilter: Sendable, Equatable {
 
     /// Forgets the velocity (a subject lost for long is assumed to stand still).
     public mutating func stop() { velocity = 0 }
+
+    /// Keeps the velocity within ±`limit` (a speed no subject of this kind reaches).
+    public mutating func limitVelocity(to limit: Double) {
+        guard limit.isFinite, limit >= 0 else { return }
+        velocity = min(max(velocity, -limit), limit)
+    }
 }
 
 /// A box followed by four constant-velocity filters: centre x, centre y, width, height (unit
 /// coordinates, lower-left origin).
 public struct BoxFilter: Sendable, Equatable {
     private var centerX, centerY, width, height: ConstantVelocityFilter
+    private let maximumSpeed: Double
 
     /// Noise settings, per unit of the image.
     public struct Params: Sendable, Equatable {
@@ -67,6 +74,12 @@ public struct BoxFilter: Sendable, Equatable {
         public var sizeProcessNoise = 0.01
         /// How far a detection's box typically is from the truth (standard deviation).
         public var measurementDeviation = 0.01
+        /// The fastest a box's centre moves, in its own widths (horizontally) and heights
+        /// (vertically) per second. A walker crosses about 2.5 body widths a second, a person
+        /// running about 8; a faster estimate comes from a sighting of someone else (detecting
+        /// every Nth frame, one wrong pairing would otherwise send the box off the picture
+        /// within a few frames).
+        public var maximumSpeed = 8.0
         public init() {}
     }
 
@@ -79,6 +92,14 @@ public struct BoxFilter: Sendable, Equatable {
         centerY = filter(rect.midY, params.centerProcessNoise)
         width = filter(rect.width, params.sizeProcessNoise)
         height = filter(rect.height, params.sizeProcessNoise)
+        maximumSpeed = params.maximumSpeed
+    }
+
+    /// The centre's velocity kept within ``Params/maximumSpeed`` of the box's size.
+    private mutating func limitSpeed() {
+        let size = rect
+        centerX.limitVelocity(to: maximumSpeed * size.width)
+        centerY.limitVelocity(to: maximumSpeed * size.height)
     }
 
     public var rect: UnitRect {
@@ -96,6 +117,7 @@ public struct BoxFilter: Sendable, Equatable {
     public mutating func update(_ rect: UnitRect) {
         centerX.update(measurement: rect.midX); centerY.update(measurement: rect.midY)
         width.update(measurement: rect.width); height.update(measurement: rect.height)
+        limitSpeed()
     }
 
     /// Folds in a measured centre: a sighting that found where the box is but did not measure
@@ -104,6 +126,7 @@ public struct BoxFilter: Sendable, Equatable {
     public mutating func update(centerOf rect: UnitRect) {
         centerX.update(measurement: rect.midX); centerY.update(measurement: rect.midY)
         width.stop(); height.stop()
+        limitSpeed()
     }
 
     public mutating func stop() {

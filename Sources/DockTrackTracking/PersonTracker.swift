@@ -22,8 +22,9 @@ public protocol SubjectTracker {
     /// identifiers given so far are not given again.
     mutating func forgetSubjects()
     /// The people found once and not yet reported (a new track waits for a second sighting),
-    /// where they are predicted at the last update: a re-detector may look for their faces, and
-    /// a face found again (``refresh(_:)``) counts as that second sighting.
+    /// where they are predicted at the last update: a re-detector may look for their faces and
+    /// bodies; a face found again (``refresh(_:)``) counts as that second sighting, a body found
+    /// again by its look only moves the track.
     func candidates() -> [TrackedSubject]
 }
 
@@ -154,7 +155,14 @@ public struct PersonTracker: SubjectTracker {
         for sighting in sightings {
             guard let i = tracks.firstIndex(where: { $0.id == sighting.id }) else { continue }
             // A new track is confirmed by its face found again, never by a body found by its
-            // look alone (a box on the background matches itself on every frame).
+            // look alone (a box on the background matches itself on every frame); such a body
+            // only follows its person, so that the next detection finds the track where the
+            // person walked to (detecting every Nth frame, a walker is far from where they were
+            // first seen by then, and would start a new track again and again).
+            if !tracks[i].isConfirmed, sighting.face == nil {
+                if let body = sighting.body { tracks[i].body?.update(centerOf: body) }
+                continue
+            }
             let person = PersonObservation(face: sighting.face, body: tracks[i].isConfirmed ? sighting.body : nil)
             guard person.face != nil || person.body != nil else { continue }
             fold(person, into: &tracks[i], at: now, bodySizeMeasured: false)
@@ -164,7 +172,7 @@ public struct PersonTracker: SubjectTracker {
 
     public func candidates() -> [TrackedSubject] {
         guard let now = time else { return [] }
-        return tracks.filter { !$0.isConfirmed && $0.face != nil }.map { subject(of: $0, at: now) }
+        return tracks.filter { !$0.isConfirmed && $0.kind == .person }.map { subject(of: $0, at: now) }
     }
 
     /// The confirmed tracks seen recently enough to report at `now`.

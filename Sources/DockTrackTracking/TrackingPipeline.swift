@@ -159,7 +159,8 @@ public final class TrackingPipeline {
         guard redetector != nil || bodyRedetector != nil, skipsFrames else { return subjects }
         var references: [UUID: FacePlacement] = [:]
         var templates: [UUID: BodyTemplate] = [:]
-        for subject in subjects where subject.kind == .person {
+        // New tracks too: found again between detections, they are where the next one looks.
+        for subject in subjects + tracker.candidates() where subject.kind == .person {
             if let redetector, let face = subject.faceRect {
                 if subject.isObserved, let placement = try redetector.reference(for: face, in: image) {
                     references[subject.id] = placement
@@ -184,8 +185,8 @@ public final class TrackingPipeline {
     /// `bodyRedetector` find again moved to where they were found.
     private func redetected(_ subjects: [TrackedSubject], in image: Image) throws(DetectorError) -> [TrackedSubject] {
         // New tracks too: a face found again where it is predicted confirms it (no waiting for
-        // the next detection, which may be many frames away).
-        let candidates = redetector == nil ? [] : tracker.candidates()
+        // the next detection, which may be many frames away); a body found again moves it.
+        let candidates = tracker.candidates()
         guard redetector != nil || bodyRedetector != nil, !subjects.isEmpty || !candidates.isEmpty else { return subjects }
         var sightings: [SubjectSighting] = []
         for subject in subjects + candidates where subject.kind == .person {

@@ -115,7 +115,7 @@ import Testing
         #expect(tracker.update(time: 0, observations: [Self.face(x: 0.3), Observation(type: .humanBody, rect: body, confidence: 0.9)]).isEmpty)
         _ = tracker.update(time: 0.04, observations: nil)
         let candidates = tracker.candidates()
-        #expect(candidates.count == 1, "only the face's track is a candidate: \(candidates)")
+        #expect(candidates.count == 2, "both new tracks are candidates: \(candidates)")
         let face = try #require(candidates.first?.faceRect)
         #expect(abs(face.midX - 0.35) < 0.01)
         // Sequential identifiers: the lone face's track is the first, the lone body's the second.
@@ -124,7 +124,26 @@ import Testing
         let refreshed = tracker.refresh([SubjectSighting(id: candidates[0].id, face: face, body: nil),
                                          SubjectSighting(id: bodyTrack, face: nil, body: body)])
         #expect(refreshed?.map(\.id) == [candidates[0].id], "the face is confirmed, the body is not: \(refreshed ?? [])")
-        #expect(tracker.candidates().isEmpty)
+        #expect(tracker.candidates().map(\.id) == [bodyTrack], "the body's track is still waiting")
+    }
+
+    /// A walker found once, with detection every 16th frame: by the next detection they are
+    /// more than three of their heights away from where they were first seen, too far to be
+    /// taken for the same person. Followed by their look between (not confirmed by it), the
+    /// new track is where they are, and the next detection confirms it.
+    @Test func aNewBodyFollowedByItsLookIsConfirmedByTheNextDetection() throws {
+        var tracker = PersonTracker(identifiers: .sequential)
+        func body(_ x: Double) -> UnitRect { UnitRect(x: x, y: 0.3, width: 0.025, height: 0.06) }
+        _ = tracker.update(time: -1.6, observations: [])  // detection runs every 1.6 s
+        #expect(tracker.update(time: 0, observations: [Observation(type: .humanBody, rect: body(0.2), confidence: 0.9)]).isEmpty)
+        for k in 1..<16 {
+            _ = tracker.update(time: Double(k) * 0.1, observations: nil)
+            let candidate = try #require(tracker.candidates().first, "frame \(k): the new track is kept until the next detection")
+            #expect(tracker.refresh([SubjectSighting(id: candidate.id, face: nil, body: body(0.2 + 0.012 * Double(k)))])?.isEmpty == true,
+                    "a body found by its look confirms no one")
+        }
+        let confirmed = tracker.update(time: 1.6, observations: [Observation(type: .humanBody, rect: body(0.2 + 0.012 * 16), confidence: 0.9)])
+        #expect(confirmed.map(\.id) == [UUID(uuidString: "00000000-0000-0000-0000-000000000001")], "\(confirmed)")
     }
 
     /// At a cut in a film everyone is forgotten: the next shot's people are new subjects.

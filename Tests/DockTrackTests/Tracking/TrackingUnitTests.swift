@@ -34,6 +34,23 @@ import Testing
         filter.predict(by: 1)
         #expect(abs(filter.position - 0.8) < 0.02)
     }
+
+    /// One wrong pairing (a box folded into someone else's detection, ten of its widths away)
+    /// must not send the box across the picture: its speed stays within 8 of its widths a second.
+    @Test func aBoxNeverLearnsASpeedNoPersonReaches() {
+        let start = UnitRect(x: 0.5, y: 0.3, width: 0.04, height: 0.1)
+        var box = BoxFilter(start)
+        box.predict(by: 0.1)
+        box.update(UnitRect(x: 0.9, y: 0.3, width: 0.04, height: 0.1))
+        #expect(abs(box.velocity.x) <= 8 * 0.04 + 1e-9, "\(box.velocity)")
+        // A walker's own speed is learned as it is: 2 widths a second, seen 10 times a second.
+        var walker = BoxFilter(start)
+        for step in 1...30 {
+            walker.predict(by: 0.1)
+            walker.update(UnitRect(x: 0.5 + 0.008 * Double(step), y: 0.3, width: 0.04, height: 0.1))
+        }
+        #expect(abs(walker.velocity.x - 0.08) < 0.005, "\(walker.velocity)")
+    }
 }
 
 /// The person tracker on made-up observations with exact timing (frame times are its clock).
