@@ -83,6 +83,7 @@ fuzz:
 bench: release
 	@dpkg -s python3-opencv >/dev/null 2>&1 || { SUDO=""; [ "$$(id -u)" -ne 0 ] && SUDO=sudo; \
 	  $$SUDO apt-get update -q && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q --no-install-recommends python3-opencv; }
+	$(BIN) bench samples/vtest.avi --frames 300 --repeat 3 --detect-every 4 --detect-every 8   # track's default detector; its default schedule is every 4
 	$(BIN) bench samples/vtest.avi --frames 300 --pipeline-detector fast --detect-every 5 --detect-every 8 --serial --repeat 3 \
 	  --recall samples --live 30 -d fast -d dnn-face -d hog-body-fast
 	$(BIN) bench samples/vtest.avi --frames 300 --resize 1280x720 --pipeline-detector fast --detect-every 5 --detect-every 8 --repeat 3 --live 30

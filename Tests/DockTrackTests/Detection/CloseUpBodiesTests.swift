@@ -19,6 +19,20 @@ import Testing
         #expect([close, far, hair, arm].droppingBodiesBesideCloseUps() == [close, far])
     }
 
+    /// Megamind.avi frame 100 as the default's Daimler window sees it: a close-up face and three
+    /// narrow bodies on the other person's hair and the dark backdrop, far aside.
+    @Test func bodiesShorterThanACloseUpFaceAreDroppedAnywhere() {
+        let close = Self.face(0.58, 0.44, 0.19, 0.35)
+        let hair = Self.body(0.17, 0.56, 0.05, 0.18), backdrop = Self.body(0.18, 0.26, 0.04, 0.14), edge = Self.body(0.09, 0.82, 0.04, 0.15)
+        #expect([close, hair, backdrop, edge].droppingBodiesBesideCloseUps() == [close])
+        // Beside a face that is no close-up (a tenth of the height), a far body is a person.
+        let small = Self.face(0.58, 0.44, 0.06, 0.1), far = Self.body(0.17, 0.56, 0.04, 0.09)
+        #expect([small, far].droppingBodiesBesideCloseUps() == [small, far])
+        // A body as tall as the close-up face or taller, far aside: someone nearer the camera.
+        let tall = Self.body(0.05, 0.1, 0.12, 0.4)
+        #expect([close, tall].droppingBodiesBesideCloseUps() == [close, tall])
+    }
+
     @Test func bodiesThatCanBePeopleAreKept() {
         let face = Self.face(0.4, 0.6, 0.05, 0.08)
         // As tall as 1.5 faces or more: a person at most 4.7 times as far as the face.
@@ -32,7 +46,7 @@ import Testing
     }
 
     /// Every 10th frame of Megamind.avi (an animated trailer: close-ups at a restaurant table):
-    /// the default's body detector alone fires on about half of them, the default on nearly none,
+    /// a body detector alone fires on about half of them, the default on nearly none,
     /// and the faces stay.
     @Test func megamindsCloseUpsGetNoBodies() throws {
         var source = try MediaFile.open(Fixtures.sample("Megamind.avi"))
