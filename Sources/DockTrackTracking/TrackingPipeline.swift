@@ -186,8 +186,9 @@ public final class TrackingPipeline {
     private func redetected(_ subjects: [TrackedSubject], in image: Image) throws(DetectorError) -> [TrackedSubject] {
         // New tracks too: a face found again where it is predicted confirms it (no waiting for
         // the next detection, which may be many frames away); a body found again moves it.
+        guard redetector != nil || bodyRedetector != nil else { return subjects }
         let candidates = tracker.candidates()
-        guard redetector != nil || bodyRedetector != nil, !subjects.isEmpty || !candidates.isEmpty else { return subjects }
+        guard !subjects.isEmpty || !candidates.isEmpty else { return subjects }
         var sightings: [SubjectSighting] = []
         for subject in subjects + candidates where subject.kind == .person {
             var face: UnitRect?, body: UnitRect?

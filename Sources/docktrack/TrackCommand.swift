@@ -106,7 +106,7 @@ struct TrackCommand: ParsableCommand {
 
     /// The detection interval without --detect-every: on vtest.avi, mtcnn-face + hog-body-fast
     /// every 4th frame with re-detection between keeps the 17 labelled walk points with no
-    /// identity change, as every frame does, at 3 times the speed of every frame (README: bench).
+    /// identity change, as every frame does, at about 10 times its speed (README: bench).
     static let defaultDetectEvery = 4
 
     /// A box given as x,y,w,h with the origin at the upper-left, as a UnitRect (lower-left origin).
