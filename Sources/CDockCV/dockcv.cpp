@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <malloc.h>
 #include <vector>
 
 #include <opencv2/core.hpp>
@@ -108,6 +109,10 @@ bool usable(const dcv_image *image, dcv_status *status) {
 const char *dcv_version(void) { return CV_VERSION; }
 void dcv_set_num_threads(int threads) { cv::setNumThreads(threads); }
 int dcv_get_num_threads(void) { return cv::getNumThreads(); }
+void dcv_keep_freed_blocks(void) {
+    mallopt(M_MMAP_THRESHOLD, 32 << 20);
+    mallopt(M_TRIM_THRESHOLD, 256 << 20);
+}
 
 // ---- images -------------------------------------------------------------------------------
 
@@ -641,11 +646,13 @@ struct FaceCandidate {
     float reg[4];
 };
 
-// The networks' input: RGB, (x - 127.5) / 128, N x W x H x C (the image transposed).
-cv::Mat mtcnn_input(const cv::Mat &bgr_float_rgb) {
-    cv::Mat swapped = bgr_float_rgb.t();
-    int dims[4] = {1, swapped.rows, swapped.cols, 3};
-    return cv::Mat(4, dims, CV_32F, swapped.ptr<float>()).clone();
+// The networks' input: RGB, (x - 127.5) / 128, N x W x H x C (the image transposed). Takes an
+// 8-bit RGB image that is already transposed (W rows of H pixels), so this is only the scaling.
+cv::Mat mtcnn_input(const cv::Mat &rgb8_transposed) {
+    cv::Mat scaled;
+    rgb8_transposed.convertTo(scaled, CV_32FC3, 0.0078125, -127.5 * 0.0078125);
+    int dims[4] = {1, scaled.rows, scaled.cols, 3};
+    return cv::Mat(4, dims, CV_32F, scaled.ptr<float>()).clone();
 }
 
 float iou(const FaceCandidate &a, const FaceCandidate &b, bool over_smaller) {
@@ -686,9 +693,18 @@ void squared(std::vector<FaceCandidate> &boxes) {
     }
 }
 
+// One picture of the pyramid: the 8-bit RGB image transposed (x and y swap places), shrunk by
+// `sx` horizontally and `sy` vertically (the full-size picture first, then smaller ones).
+struct PyramidLevel {
+    cv::Mat transposed;
+    float sx, sy;
+};
+
 // Runs `net` on size x size crops of the boxes; keeps those whose face probability reaches
-// `threshold`, with their regression (output `reg_name`) and probability (`prob_name`).
-std::vector<FaceCandidate> stage(cv::dnn::Net &net, const cv::Mat &rgb, const std::vector<FaceCandidate> &boxes, int size,
+// `threshold`, with their regression (output `reg_name`) and probability (`prob_name`). Each
+// crop is cut from the smallest level of `pyramid` where the box is still `size` px or more: a
+// close-up face's box is shrunk from a few hundred pixels, not from the full picture's.
+std::vector<FaceCandidate> stage(cv::dnn::Net &net, const std::vector<PyramidLevel> &pyramid, const std::vector<FaceCandidate> &boxes, int size,
                                  const char *reg_name, const char *prob_name, float threshold) {
     std::vector<FaceCandidate> kept;
     if (boxes.empty()) return kept;
@@ -697,12 +713,18 @@ std::vector<FaceCandidate> stage(cv::dnn::Net &net, const cv::Mat &rgb, const st
     cv::Mat batch(4, dims, CV_32F);
     for (int i = 0; i < n; ++i) {
         const auto &b = boxes[i];
-        const int x = (int)std::floor(b.x1), y = (int)std::floor(b.y1);
-        const int w = std::max(1, (int)std::lround(b.x2 - b.x1 + 1)), h = std::max(1, (int)std::lround(b.y2 - b.y1 + 1));
-        cv::Mat crop = padded_region(rgb, x, y, w, h), small;
+        const float bw = b.x2 - b.x1 + 1, bh = b.y2 - b.y1 + 1;
+        const PyramidLevel *from = &pyramid.front();
+        for (const auto &level : pyramid) {
+            if (std::min(bw * level.sx, bh * level.sy) < size) break;
+            from = &level;
+        }
+        const int x = (int)std::floor(b.x1 * from->sx), y = (int)std::floor(b.y1 * from->sy);
+        const int w = std::max(1, (int)std::lround(bw * from->sx)), h = std::max(1, (int)std::lround(bh * from->sy));
+        cv::Mat crop = padded_region(from->transposed, y, x, h, w), small;
         cv::resize(crop, small, cv::Size(size, size), 0, 0, cv::INTER_AREA);
-        cv::Mat swapped = small.t();
-        std::memcpy(batch.ptr<float>(i), swapped.ptr<float>(), sizeof(float) * size * size * 3);
+        cv::Mat slot(size, size, CV_32FC3, batch.ptr<float>(i));
+        small.convertTo(slot, CV_32FC3, 0.0078125, -127.5 * 0.0078125);
     }
     net.setInput(batch);
     std::vector<cv::Mat> outs;
@@ -747,16 +769,22 @@ int dcv_mtcnn_detect(dcv_mtcnn *net, const dcv_image *image, float min_face, con
             if (status && status->code == DCV_OK) set_status(status, DCV_ERR_ARGUMENT, "bad MTCNN request");
             return -1;
         }
-        cv::Mat rgb8, rgb;
+        // The networks look at the picture transposed: it is transposed once, in 8 bits, and
+        // each pyramid level is shrunk from the one before (a third of the cost of shrinking
+        // the whole frame for every level, at 1280x720).
+        cv::Mat rgb8;
         cv::cvtColor(image->mat, rgb8, cv::COLOR_BGR2RGB);
-        rgb8.convertTo(rgb, CV_32FC3, 0.0078125, -127.5 * 0.0078125);
+        const cv::Mat transposed = rgb8.t();
+        const int cols = image->mat.cols, rows = image->mat.rows;
         // Proposals: P-Net over the pyramid, a 12-pixel window with stride 2 at each scale.
         std::vector<FaceCandidate> proposals;
-        const int shortest = std::min(rgb.cols, rgb.rows);
+        const int shortest = std::min(cols, rows);
+        std::vector<PyramidLevel> pyramid{{transposed, 1.f, 1.f}};
         for (float scale = 12.f / min_face; shortest * scale >= 12; scale *= 0.709f) {
-            const int w = (int)std::ceil(rgb.cols * scale), h = (int)std::ceil(rgb.rows * scale);
+            const int w = (int)std::ceil(cols * scale), h = (int)std::ceil(rows * scale);
             cv::Mat scaled;
-            cv::resize(rgb, scaled, cv::Size(w, h), 0, 0, cv::INTER_AREA);
+            cv::resize(pyramid.back().transposed, scaled, cv::Size(h, w), 0, 0, cv::INTER_AREA);
+            pyramid.push_back({scaled, (float)w / cols, (float)h / rows});
             net->pnet.setInput(mtcnn_input(scaled));
             std::vector<cv::Mat> outs;
             net->pnet.forward(outs, std::vector<cv::String>{"conv2d_4", "softmax"});
@@ -782,12 +810,12 @@ int dcv_mtcnn_detect(dcv_mtcnn *net, const dcv_image *image, float min_face, con
         refine(proposals, false);
         squared(proposals);
         // Refinement: R-Net on 24x24 crops.
-        auto refined = stage(net->rnet, rgb, proposals, 24, "dense_2", "softmax_1", thresholds[1]);
+        auto refined = stage(net->rnet, pyramid, proposals, 24, "dense_2", "softmax_1", thresholds[1]);
         refined = suppress(refined, 0.7f, false);
         refine(refined, true);
         squared(refined);
         // Output: O-Net on 48x48 crops.
-        auto faces = stage(net->onet, rgb, refined, 48, "dense_5", "softmax_2", thresholds[2]);
+        auto faces = stage(net->onet, pyramid, refined, 48, "dense_5", "softmax_2", thresholds[2]);
         refine(faces, true);
         faces = suppress(faces, 0.7f, true);
         int count = 0;

@@ -14,6 +14,14 @@ public protocol Detector: AnyObject {
     func detect(in image: Image, minimumConfidence: Double) throws(DetectorError) -> [Observation]
 }
 
+/// A detector that can be asked to look only for things at least so tall, for less: its cost is
+/// in the small sizes (an image pyramid's largest levels), so skipping them saves most of it.
+public protocol SizeLimitedDetector: Detector {
+    /// As ``Detector/detect(in:minimumConfidence:)``, for things at least `smallestHeight` tall
+    /// (a fraction of the image's height; smaller ones may still be reported).
+    func detect(in image: Image, minimumConfidence: Double, smallestHeight: Double) throws(DetectorError) -> [Observation]
+}
+
 /// Why a detector could not be made or could not run.
 public enum DetectorError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The name matches no detector.

@@ -8,7 +8,7 @@ import Foundation
 /// ``Params/minimumFace`` pixels up, then a refine and an output network on the proposals. Finds
 /// small faces in large frames (the pyramid starts at the frame's own pixels, where res10 first
 /// shrinks the frame to 300 px), at a cost that grows with the frame's area.
-public final class MTCNNFaceDetector: Detector {
+public final class MTCNNFaceDetector: SizeLimitedDetector {
     public struct Params: Sendable, Equatable {
         /// The smallest face looked for, in pixels (12 at least).
         public var minimumFace = 20.0
@@ -51,6 +51,12 @@ public final class MTCNNFaceDetector: Detector {
     /// Faces whose ``confidence(probability:)`` is at least `minimumConfidence` (and whose
     /// output-network probability reaches its threshold).
     public func detect(in image: Image, minimumConfidence: Double) throws(DetectorError) -> [Observation] {
+        try detect(in: image, minimumConfidence: minimumConfidence, smallestHeight: 0)
+    }
+
+    /// Faces from `smallestHeight` of the image's height up (never below
+    /// ``Params/minimumFace`` pixels): the pyramid starts that much smaller.
+    public func detect(in image: Image, minimumConfidence: Double, smallestHeight: Double) throws(DetectorError) -> [Observation] {
         let size = image.size
         let work = size.fitting(maxWidth: params.maximumWorkingWidth)
         guard min(work.width, work.height) >= 12 else {
@@ -60,8 +66,10 @@ public final class MTCNNFaceDetector: Detector {
         }
         let picture = try preparing(name) { () throws(OpenCVError) in try image.resized(to: work) }
         var thresholds = params.thresholds
+        let asked = smallestHeight.isFinite ? min(max(0, smallestHeight), 1) * Double(work.height) : 0
+        let minimumFace = Float(max(params.minimumFace, asked))
         let boxes = try detectBoxes(name) { out, capacity, status in
-            dcv_mtcnn_detect(net, picture.handle, Float(params.minimumFace), &thresholds, out, capacity, status)
+            dcv_mtcnn_detect(net, picture.handle, minimumFace, &thresholds, out, capacity, status)
         }
         return boxes.map { Observation(type: .humanFace, rect: $0.unitRect(in: work).clippedToUnit(), confidence: confidence(probability: Double($0.score))) }
             .filter { $0.confidence >= minimumConfidence }

@@ -57,4 +57,9 @@ public enum OpenCVRuntime {
         get { Int(dcv_get_num_threads()) }
         set { dcv_set_num_threads(Int32(newValue)) }
     }
+
+    /// Keeps the big blocks OpenCV frees after a frame for the next one (`dcv_keep_freed_blocks`):
+    /// page faults and zeroing of fresh pages were 16% of `track`'s CPU time on a 1280x720 clip.
+    /// Call once, first thing in a program.
+    public static func keepFreedBlocks() { dcv_keep_freed_blocks() }
 }

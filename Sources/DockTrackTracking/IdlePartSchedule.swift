@@ -11,32 +11,54 @@ import DockTrackDetection
 /// body fits for the body detector: the idle part then costs a quarter of its time (at the
 /// default of 4) and a new face or body is still found within 4 rounds. A detector that is not
 /// a ``CombinedDetector`` runs every round.
+///
+/// A part that found something and can look for tall things only (``SizeLimitedDetector``)
+/// looks, on its next runs, only for things at least half as tall as the smallest it found,
+/// and for everything again every `fullSearchInterval`-th run: the tracker follows what was
+/// found between detections, and the small sizes are where the cost is (MTCNN on a 1280x720
+/// frame with a close-up face: about a tenth of the whole search). A new face much smaller
+/// than the ones in view is found within `fullSearchInterval` runs.
 public final class IdlePartSchedule: Detector {
     public let detector: any Detector
     public let maximumInterval: Int
+    public let fullSearchInterval: Int
+    /// The tallest a run between full searches leaves out, as a fraction of the smallest
+    /// thing the last run found.
+    public static let sizeMargin = 0.5
     /// Per part: rounds to wait between runs now, and rounds since its last run.
     private var intervals: [Int]
     private var waited: [Int]
+    /// Per part: the height (unit) of the smallest thing its last run found and kept, `nil`
+    /// when it found nothing; its runs since its last full search.
+    private var smallestFound: [Double?]
+    private var sinceFullSearch: [Int]
+    /// Full searches of each part so far (the rest of `runs` looked for tall things only).
+    public private(set) var fullSearches: [Int]
     /// Runs of each part, and rounds, so far (for the bench and tests).
     public private(set) var runs: [Int]
     public private(set) var rounds = 0
 
     public var name: String { detector.name }
 
-    public init(_ detector: any Detector, maximumInterval: Int = 4) {
+    public init(_ detector: any Detector, maximumInterval: Int = 4, fullSearchInterval: Int = 4) {
         self.detector = detector
         self.maximumInterval = max(1, maximumInterval)
+        self.fullSearchInterval = max(1, fullSearchInterval)
         let count = (detector as? CombinedDetector)?.parts.count ?? 1
         intervals = Array(repeating: 1, count: count)
         waited = Array(repeating: 0, count: count)
         runs = Array(repeating: 0, count: count)
+        smallestFound = Array(repeating: nil, count: count)
+        sinceFullSearch = Array(repeating: 0, count: count)
+        fullSearches = Array(repeating: 0, count: count)
     }
 
     public func detect(in image: Image, minimumConfidence: Double) throws(DetectorError) -> [Observation] {
         rounds += 1
         guard let combined = detector as? CombinedDetector else {
-            runs[0] += 1
-            return try detector.detect(in: image, minimumConfidence: minimumConfidence)
+            let found = try run(detector, part: 0, in: image, minimumConfidence: minimumConfidence)
+            smallestFound[0] = found.map(\.rect.height).min()
+            return found
         }
         var tooSmall: DetectorError?
         var due = 0, small = 0
@@ -51,7 +73,7 @@ public final class IdlePartSchedule: Detector {
             // over (and waits as long as an idle part); an error only when no part can look.
             let found: [Observation]
             do {
-                found = try combined.parts[part].detect(in: image, minimumConfidence: minimumConfidence)
+                found = try run(combined.parts[part], part: part, in: image, minimumConfidence: minimumConfidence)
             } catch .frameTooSmall(let detector, let size, let minimum) {
                 tooSmall = tooSmall ?? .frameTooSmall(detector: detector, size: size, minimum: minimum)
                 small += 1
@@ -59,7 +81,6 @@ public final class IdlePartSchedule: Detector {
                 intervals[part] = maximumInterval
                 continue
             }
-            runs[part] += 1
             waited[part] = 0
             ran.append((part, found))
         }
@@ -68,8 +89,27 @@ public final class IdlePartSchedule: Detector {
         // A part found something when any of it is kept: bodies dropped as pieces of a
         // close-up leave the body part idle.
         for (part, found) in ran {
-            intervals[part] = found.contains(where: merged.contains) ? 1 : min(intervals[part] * 2, maximumInterval)
+            let kept = found.filter(merged.contains)
+            intervals[part] = kept.isEmpty ? min(intervals[part] * 2, maximumInterval) : 1
+            smallestFound[part] = kept.map(\.rect.height).min()
         }
         return merged
+    }
+
+    /// One run of `part`: for tall things only when it can, found something last time, and its
+    /// full search is not due.
+    private func run(_ detector: any Detector, part: Int, in image: Image, minimumConfidence: Double) throws(DetectorError) -> [Observation] {
+        let found: [Observation]
+        if let limited = detector as? SizeLimitedDetector, let smallest = smallestFound[part],
+           sinceFullSearch[part] + 1 < fullSearchInterval {
+            found = try limited.detect(in: image, minimumConfidence: minimumConfidence, smallestHeight: smallest * Self.sizeMargin)
+            sinceFullSearch[part] += 1
+        } else {
+            found = try detector.detect(in: image, minimumConfidence: minimumConfidence)
+            sinceFullSearch[part] = 0
+            fullSearches[part] += 1
+        }
+        runs[part] += 1
+        return found
     }
 }

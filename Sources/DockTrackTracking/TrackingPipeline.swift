@@ -29,6 +29,10 @@ public final class TrackingPipeline {
         /// many detection rounds before it runs again (``IdlePartSchedule``); 1 runs every part
         /// every round.
         public var idlePartInterval = 4
+        /// A part that found something looks only for things at least half the size of the
+        /// smallest it found, and for everything every this many runs (``IdlePartSchedule``);
+        /// 1 searches every size every run.
+        public var fullSearchInterval = 4
         public init() {}
     }
 
@@ -82,7 +86,7 @@ public final class TrackingPipeline {
     public init(detector: (any Detector)?, cues: FaceCueEstimator?, params: Params = Params(),
                 tracking tracker: any SubjectTracker, ranking ranker: any SubjectRanker) {
         self.detector = detector
-        schedule = detector.map { IdlePartSchedule($0, maximumInterval: params.idlePartInterval) }
+        schedule = detector.map { IdlePartSchedule($0, maximumInterval: params.idlePartInterval, fullSearchInterval: params.fullSearchInterval) }
         self.cues = cues
         self.params = params
         self.tracker = tracker

@@ -15,6 +15,11 @@ struct DockTrackCommand: ParsableCommand {
         version: "0.1.0 (OpenCV \(OpenCVRuntime.version))",
         subcommands: [DetectCommand.self, EvalCommand.self, TrackCommand.self, DevicesCommand.self, VADCommand.self, SimulateCommand.self, ReframeCommand.self, PlotCommand.self, StepResponseCommand.self, BenchCommand.self]
     )
+
+    static func main() {
+        OpenCVRuntime.keepFreedBlocks()
+        main(nil)
+    }
 }
 
 /// Options every command that runs a detector shares.

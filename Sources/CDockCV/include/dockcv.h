@@ -55,6 +55,11 @@ const char *dcv_version(void);
 /* cv::setNumThreads / cv::getNumThreads. */
 void dcv_set_num_threads(int threads);
 int dcv_get_num_threads(void);
+/* Keeps big freed blocks in the process for the next frame (glibc mallopt: blocks of up to 32 MB
+ * from the heap instead of mmap, up to 256 MB free at the heap's top kept). OpenCV's networks and
+ * pyramids allocate megabytes per frame; returned to the kernel at once, each comes back as page
+ * faults on zeroed pages. Call once, before the first frame. */
+void dcv_keep_freed_blocks(void);
 
 /* ---- images (cv::Mat) -------------------------------------------------------------------- */
 

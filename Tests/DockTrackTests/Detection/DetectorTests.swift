@@ -36,6 +36,32 @@ import Testing
         #expect(face.rect.midX > 0.4 && face.rect.midX < 0.48, "\(face.rect)")
     }
 
+    /// Looking for tall faces only (what the schedule does between full searches) still finds
+    /// the portrait's face where it is when it is tall enough, and really leaves it out when
+    /// it is not: the limit is kept, not ignored.
+    @Test(arguments: portraits)
+    func aSearchForTallFacesFindsTheFaceOnlyWhenItIsTallEnough(file: String, face: PixelPoint) throws {
+        let image = try Image(contentsOf: Fixtures.sample(file))
+        let mtcnn = try MTCNNFaceDetector(models: Fixtures.models)
+        let full = try mtcnn.detect(in: image, minimumConfidence: 0.5)
+        let height = try #require(full.first { face.isInside($0.rect, of: image.size) }, "\(file): \(full)").rect.height
+        let halfAsTall = try mtcnn.detect(in: image, minimumConfidence: 0.5, smallestHeight: height * 0.5)
+        #expect(halfAsTall.contains { face.isInside($0.rect, of: image.size) }, "\(file), faces from \(height * 0.5): \(halfAsTall)")
+        let twiceAsTall = try mtcnn.detect(in: image, minimumConfidence: 0.5, smallestHeight: min(1, height * 2))
+        #expect(!twiceAsTall.contains { face.isInside($0.rect, of: image.size) }, "\(file), faces from \(height * 2): \(twiceAsTall)")
+    }
+
+    @Test func aSearchForTallPeopleLeavesOutTheShortOnes() throws {
+        let frame = try Fixtures.frames(of: Fixtures.sample("vtest.avi"))[100]
+        let hog = try HOGPeopleDetector(params: .fast)
+        let all = try hog.detect(in: frame.image, minimumConfidence: 0.5)
+        let tallest = try #require(all.map(\.rect.height).max())
+        #expect(all.count >= 3, "\(all.count) people")
+        #expect(try hog.detect(in: frame.image, minimumConfidence: 0.5, smallestHeight: tallest * 0.8).count >= 1)
+        #expect(try hog.detect(in: frame.image, minimumConfidence: 0.5, smallestHeight: tallest * 2).isEmpty)
+        #expect(try hog.detect(in: frame.image, minimumConfidence: 0.5, smallestHeight: .nan).count == all.count)
+    }
+
     /// People in two frames of vtest.avi, centres in pixels (read off the frames).
     static let pedestrians: [(frame: Int, people: [PixelPoint])] = [
         (100, [PixelPoint(x: 362, y: 237), PixelPoint(x: 393, y: 218), PixelPoint(x: 437, y: 222),

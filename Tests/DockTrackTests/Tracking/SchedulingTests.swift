@@ -40,6 +40,44 @@ import Testing
         #expect(bodies.calls <= 13 && bodies.calls >= 10, "the idle part runs about one round in four: \(bodies.calls)")
     }
 
+    /// A face detector that can look for tall faces only, and says what it was asked.
+    final class SizedFaces: SizeLimitedDetector, @unchecked Sendable {
+        let name = "sized"
+        var faces: [Observation]
+        /// The smallest height asked on each call (0: everything).
+        var asked: [Double] = []
+        init(_ faces: [Observation]) { self.faces = faces }
+        func detect(in image: Image, minimumConfidence: Double) throws(DetectorError) -> [Observation] {
+            try detect(in: image, minimumConfidence: minimumConfidence, smallestHeight: 0)
+        }
+        func detect(in image: Image, minimumConfidence: Double, smallestHeight: Double) throws(DetectorError) -> [Observation] {
+            asked.append(smallestHeight)
+            return faces.filter { $0.rect.height >= smallestHeight }
+        }
+    }
+
+    @Test func betweenFullSearchesAPartLooksOnlyForThingsHalfAsTallAsTheSmallestItFound() throws {
+        let big = Observation(type: .humanFace, rect: UnitRect(x: 0.1, y: 0.5, width: 0.2, height: 0.3), confidence: 0.9)
+        let small = Observation(type: .humanFace, rect: UnitRect(x: 0.6, y: 0.5, width: 0.05, height: 0.04), confidence: 0.9)
+        let faces = SizedFaces([big])
+        let schedule = IdlePartSchedule(CombinedDetector([faces]), maximumInterval: 4, fullSearchInterval: 4)
+        let image = try Frame.blank(index: 0, time: 0).image
+        for _ in 0..<6 { _ = try schedule.detect(in: image, minimumConfidence: 0.5) }
+        #expect(faces.asked == [0, 0.15, 0.15, 0.15, 0, 0.15], "\(faces.asked)")
+        #expect(schedule.fullSearches == [2] && schedule.runs == [6])
+        // A small face comes into view: the next full search finds it, and from then on the
+        // searches between go down to half its size.
+        faces.faces = [big, small]
+        var found: [Int] = []
+        for _ in 0..<4 { found.append(try schedule.detect(in: image, minimumConfidence: 0.5).count) }
+        #expect(found == [1, 1, 2, 2], "\(found)")
+        #expect(faces.asked.suffix(4) == [0.15, 0.15, 0, 0.02], "\(faces.asked.suffix(4))")
+        // Nothing found: the part waits a round (idle), then looks for everything.
+        faces.faces = []
+        for _ in 0..<3 { _ = try schedule.detect(in: image, minimumConfidence: 0.5) }
+        #expect(faces.asked.suffix(2) == [0.02, 0], "\(faces.asked.suffix(2))")
+    }
+
     @Test func aDetectionThreadTimesDetectionsOnTheClockItIsGiven() throws {
         let clock = ManualClock(at: 100)
         let detector = ScriptedDetector { _, _ in
