@@ -8,9 +8,10 @@ import DockTrackDetection
 /// every round again.
 ///
 /// Far from the camera no face is big enough for the face detector, and close to it no whole
-/// body fits for the body detector: the idle part then costs a quarter of its time (at the
-/// default of 4) and a new face or body is still found within 4 rounds. A detector that is not
-/// a ``CombinedDetector`` runs every round.
+/// body fits for the body detector: the idle part then costs an eighth of its time (at the
+/// default of 8) and a new face or body is still found within 8 rounds (32 frames, about a
+/// second, at track's schedule for a 30 fps file). A detector that is not a
+/// ``CombinedDetector`` runs every round.
 ///
 /// A part that found something and can look for tall things only (``SizeLimitedDetector``)
 /// looks, on its next runs, only for things at least half as tall as the smallest it found,
@@ -40,7 +41,7 @@ public final class IdlePartSchedule: Detector {
 
     public var name: String { detector.name }
 
-    public init(_ detector: any Detector, maximumInterval: Int = 4, fullSearchInterval: Int = 4) {
+    public init(_ detector: any Detector, maximumInterval: Int = 8, fullSearchInterval: Int = 8) {
         self.detector = detector
         self.maximumInterval = max(1, maximumInterval)
         self.fullSearchInterval = max(1, fullSearchInterval)
