@@ -23,7 +23,9 @@ public final class TrackingPipeline {
         public var maximumDetectionInterval = 8
         /// Detect on a worker thread, newest frame wins (for live input): every frame is tracked
         /// at once by the motion model, and each finished detection is folded in at the frame
-        /// in hand (it is one detection time old). `detectEvery` and adaptive detection are unused.
+        /// in hand (it is one detection time old). The thread detects no more often than every
+        /// `detectEvery` frames (the newest frame once that many have passed); adaptive detection
+        /// is unused.
         public var asyncDetection = false
         /// A part of a combined detector (faces, bodies) that found nothing waits up to this
         /// many detection rounds before it runs again (``IdlePartSchedule``); 1 runs every part
@@ -92,7 +94,7 @@ public final class TrackingPipeline {
         self.params = params
         self.tracker = tracker
         self.ranker = ranker
-        worker = params.asyncDetection ? schedule.map { DetectionWorker(detector: $0, minimumConfidence: params.minimumConfidence) } : nil
+        worker = params.asyncDetection ? schedule.map { DetectionWorker(detector: $0, minimumConfidence: params.minimumConfidence, every: params.detectEvery) } : nil
     }
 
     deinit { worker?.stop() }

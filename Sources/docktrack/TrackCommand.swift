@@ -38,7 +38,7 @@ struct TrackCommand: ParsableCommand {
     @Flag(help: "With --dock and a camera: the camera does not move with the dock (it stands beside it).")
     var fixedCamera = false
 
-    @Option(help: ArgumentHelp("Run the detector on every Nth processed frame (default \(Self.defaultDetectEvery)); between, each tracked face and body is found again where it is predicted (--redetection). On a file, decoding and detection run on threads of their own ahead of the tracker (same results). 1: every frame (slower; see docktrack bench).", valueName: "n"))
+    @Option(help: ArgumentHelp("Run the detector on every Nth processed frame (default \(Self.defaultDetectEvery)); between, each tracked face and body is found again where it is predicted (--redetection). On a file, decoding and detection run on threads of their own ahead of the tracker (same results); live, the detection thread detects no more often than every Nth frame. 1: every frame (slower; see docktrack bench).", valueName: "n"))
     var detectEvery: Int?
 
     @Flag(inversion: .prefixedNo, help: "Detect on a thread of its own, newest frame wins: every frame is tracked and framed at once, detections are folded in as they finish. The default for cameras and network streams; on a file, read faster than real time, detections fall far behind (--detect-every is used there).")

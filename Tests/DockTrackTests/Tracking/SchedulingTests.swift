@@ -97,6 +97,24 @@ import Testing
         #expect(results.first?.seconds == 0.25)
     }
 
+    /// Live, the detection thread detects no more often than every Nth frame, whatever its
+    /// detector could keep up with (the frame loop keeps the cores it needs).
+    @Test func aDetectionThreadDetectsAtMostEveryNthFrame() throws {
+        let detector = ScriptedDetector(always: [Self.face])
+        let worker = DetectionWorker(detector: detector, minimumConfidence: 0.5, every: 4)
+        defer { worker.stop() }
+        var detected: [Int] = []
+        for k in 0..<24 {
+            worker.offer(try Frame.blank(index: k, time: Double(k) / 30))
+            Thread.sleep(forTimeInterval: 0.01)
+            detected += try worker.takeResults().map(\.frameIndex)
+        }
+        Thread.sleep(forTimeInterval: 0.05)
+        detected += try worker.takeResults().map(\.frameIndex)
+        #expect(detected.first == 0 && detected.count >= 4 && detected.count <= 6, "\(detected)")
+        #expect(zip(detected, detected.dropFirst()).allSatisfy { $1 - $0 >= 4 }, "\(detected)")
+    }
+
     @Test func aFailingDetectorSurfacesItsErrorFromThePipeline() throws {
         let pipeline = TrackingPipeline(detector: ScriptedDetector(failingCall: 2) { _, _ in [] }, cues: nil)
         for k in 0..<2 { _ = try pipeline.process(try Frame.blank(index: k, time: Double(k))) }
