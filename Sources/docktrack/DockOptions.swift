@@ -18,6 +18,62 @@ struct DockOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Seconds of searching with nobody found before returning home.", valueName: "seconds"))
     var searchTime = 30.0
 
+    @OptionGroup var onvif: ONVIFOptions
+
+    /// How an ONVIF camera's spaces map to radians, and its credentials.
+    func onvifSettings() throws -> ONVIFSettings { try onvif.settings() }
+
+    @Option(help: ArgumentHelp("ONVIF: the camera's preset (its name or token) to return to when nobody is left (after --home-after, or after --search-time with a search): where it points is the home pose. Save one with docktrack onvif HOST:PORT --save-preset NAME.", valueName: "preset"))
+    var onvifHomePreset: String?
+
+    func validate() throws {
+        if let dock { _ = try address(default: dock) }
+        if onvifHomePreset != nil && !(dock?.hasPrefix("onvif:") ?? false) {
+            throw ValidationError("--onvif-home-preset needs --dock onvif:HOST:PORT")
+        }
+        guard searchTime > 0 && searchTime.isFinite else { throw ValidationError("--search-time must be a positive number of seconds") }
+    }
+
+    /// The dock's address (`fallback` when --dock is not given).
+    func address(default fallback: String) throws -> DockAddress {
+        do {
+            return try DockAddress(dock ?? fallback)
+        } catch {
+            throw ValidationError("--dock: \(error)")
+        }
+    }
+
+    /// The home pose of --onvif-home-preset: where the camera at `address` says that preset
+    /// points; `nil` without the option.
+    func onvifHome(at address: DockAddress) throws -> DockOrientation? {
+        guard let name = onvifHomePreset else { return nil }
+        guard case .device(let device) = address, let camera = try DockBackend.open(device, onvif: onvifSettings()) as? ONVIFDock else {
+            throw ValidationError("--onvif-home-preset needs --dock onvif:HOST:PORT")
+        }
+        do {
+            guard let orientation = try camera.preset(name).orientation else { throw ToolError("--onvif-home-preset: the camera does not say where its preset \(name) points") }
+            return orientation
+        } catch let error as DockError {
+            throw ToolError("--onvif-home-preset: \(error)")
+        }
+    }
+
+    /// The command kind and the search (on when `searchByDefault` unless told otherwise).
+    func apply(to params: inout FramingController.Params, searchByDefault: Bool) {
+        params.commands = commands
+        if search ?? searchByDefault {
+            var search = SubjectSearch.Params()
+            search.giveUpAfter = searchTime
+            params.search = search
+        }
+    }
+}
+
+extension DockCommandKind: ExpressibleByArgument {}
+
+/// An ONVIF camera's credentials and how its spaces map to degrees: for --dock onvif: and for
+/// docktrack onvif.
+struct ONVIFOptions: ParsableArguments {
     @Option(help: ArgumentHelp("ONVIF: the user for WS-Security (password digest).", valueName: "user"))
     var onvifUser: String?
 
@@ -37,7 +93,7 @@ struct DockOptions: ParsableArguments {
     var onvifSpeed = 0.6
 
     /// How an ONVIF camera's spaces map to radians, and its credentials.
-    func onvifSettings() throws -> ONVIFSettings {
+    func settings() throws -> ONVIFSettings {
         var settings = ONVIFSettings()
         settings.panRange = onvifPanRange
         settings.tiltRange = onvifTiltRange
@@ -56,28 +112,5 @@ struct DockOptions: ParsableArguments {
         where !(value.isFinite && value > 0 && value <= 3600) {
             throw ValidationError("\(name) must be a number above 0")
         }
-        if let dock { _ = try address(default: dock) }
-        guard searchTime > 0 && searchTime.isFinite else { throw ValidationError("--search-time must be a positive number of seconds") }
-    }
-
-    /// The dock's address (`fallback` when --dock is not given).
-    func address(default fallback: String) throws -> DockAddress {
-        do {
-            return try DockAddress(dock ?? fallback)
-        } catch {
-            throw ValidationError("--dock: \(error)")
-        }
-    }
-
-    /// The command kind and the search (on when `searchByDefault` unless told otherwise).
-    func apply(to params: inout FramingController.Params, searchByDefault: Bool) {
-        params.commands = commands
-        if search ?? searchByDefault {
-            var search = SubjectSearch.Params()
-            search.giveUpAfter = searchTime
-            params.search = search
-        }
     }
 }
-
-extension DockCommandKind: ExpressibleByArgument {}

@@ -13,7 +13,7 @@ struct DockTrackCommand: ParsableCommand {
             go to stderr.
             """,
         version: "0.1.0 (OpenCV \(OpenCVRuntime.version))",
-        subcommands: [DetectCommand.self, EvalCommand.self, TrackCommand.self, DevicesCommand.self, VADCommand.self, SimulateCommand.self, ReframeCommand.self, PlotCommand.self, StepResponseCommand.self, BenchCommand.self]
+        subcommands: [DetectCommand.self, EvalCommand.self, TrackCommand.self, DevicesCommand.self, VADCommand.self, SimulateCommand.self, ReframeCommand.self, PlotCommand.self, StepResponseCommand.self, BenchCommand.self, ONVIFCommand.self]
     )
 
     static func main() {

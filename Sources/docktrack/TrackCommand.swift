@@ -278,6 +278,7 @@ struct TrackCommand: ParsableCommand {
                            clock: @escaping @Sendable () -> Double) throws -> FrameLoop<FramingController, AnyDock> {
         var params = params
         dockOptions.apply(to: &params, searchByDefault: address.isLive)
+        if let home = try dockOptions.onvifHome(at: address) { params.home = home }
         let dock = try address.open(limits: params.limits, home: params.home, clock: clock, onvif: dockOptions.onvifSettings()) { try commands?.write($0) }
         return try FrameLoop(controller: FramingController(params: params), dock: dock, cameraOnDock: address.isLive && cameraOnDock,
                              clock: address.isLive ? clock : nil, trace: trace.map { path throws in try LineOutput(path: path) })

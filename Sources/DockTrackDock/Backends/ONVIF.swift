@@ -33,6 +33,11 @@ public final class ONVIFDock {
     public let mediaService: URL
     /// The media profile whose PTZ configuration is driven.
     public let profile: String
+    /// The camera's absolute pan and tilt position spaces (`GetConfigurationOptions`): -1...1,
+    /// ONVIF's generic space, unless the camera reports others. ``ONVIFSettings/panRange`` and
+    /// ``ONVIFSettings/tiltRange`` are the degrees at their ends.
+    public private(set) var panSpace: ClosedRange<Double> = -1...1
+    public private(set) var tiltSpace: ClosedRange<Double> = -1...1
     private var lastVelocity: (pan: Double, tilt: Double)?
 
     /// Connects to the device service at `host`:`port`: its capabilities (where the media and
@@ -63,12 +68,50 @@ public final class ONVIFDock {
             throw .notCapable("the camera reports no media profile")
         }
         profile = token
+        // The position spaces of the profile's PTZ configuration; a camera that does not answer
+        // (ipycam) is taken to use the generic -1...1.
+        if let configuration = Self.element("Profiles", in: profiles).flatMap({ Self.attribute("token", ofFirst: "PTZConfiguration", in: $0) }),
+           let options = try? send("GetConfigurationOptions", "<tptz:GetConfigurationOptions><tptz:ConfigurationToken>\(Self.escaped(configuration))</tptz:ConfigurationToken></tptz:GetConfigurationOptions>"),
+           let spaces = Self.positionSpaces(in: options) {
+            (panSpace, tiltSpace) = spaces
+        }
     }
 
-    /// ONVIF pan/tilt in -1...1 for a dock orientation (pan right, tilt up are positive there).
+    /// The absolute pan/tilt position space's ranges in a `GetConfigurationOptions` reply;
+    /// `nil` when it names none, or one that is empty or not finite.
+    package static func positionSpaces(in reply: String) -> (pan: ClosedRange<Double>, tilt: ClosedRange<Double>)? {
+        guard let space = element("AbsolutePanTiltPositionSpace", in: reply) else { return nil }
+        func range(_ axis: String) -> ClosedRange<Double>? {
+            guard let text = element(axis, in: space),
+                  let low = element("Min", in: text).flatMap({ Double($0.trimmingCharacters(in: .whitespacesAndNewlines)) }),
+                  let high = element("Max", in: text).flatMap({ Double($0.trimmingCharacters(in: .whitespacesAndNewlines)) }),
+                  low.isFinite, high.isFinite, low < high else { return nil }
+            return low...high
+        }
+        guard let pan = range("XRange"), let tilt = range("YRange") else { return nil }
+        return (pan, tilt)
+    }
+
+    /// The camera's pan/tilt position for a dock orientation (pan right, tilt up are positive
+    /// there): the degrees over ``ONVIFSettings/panRange`` (-1...1, kept within), onto the
+    /// camera's own space.
     func normalised(_ orientation: DockOrientation) -> (pan: Double, tilt: Double) {
-        (pan: max(-1, min(1, orientation.y * 180 / .pi / settings.panRange)),
-         tilt: max(-1, min(1, -orientation.x * 180 / .pi / settings.tiltRange)))
+        (pan: Self.onto(panSpace, max(-1, min(1, orientation.y * 180 / .pi / settings.panRange))),
+         tilt: Self.onto(tiltSpace, max(-1, min(1, -orientation.x * 180 / .pi / settings.tiltRange))))
+    }
+
+    /// The dock orientation of the camera's position `pan`, `tilt` (its own spaces).
+    func orientation(pan: Double, tilt: Double) -> DockOrientation {
+        DockOrientation(x: -Self.generic(tiltSpace, tilt) * settings.tiltRange * .pi / 180,
+                        y: Self.generic(panSpace, pan) * settings.panRange * .pi / 180, z: 0)
+    }
+
+    /// -1...1 onto `space`, and back: the one place the camera's own ranges come in.
+    package static func onto(_ space: ClosedRange<Double>, _ generic: Double) -> Double {
+        space.lowerBound + (generic + 1) / 2 * (space.upperBound - space.lowerBound)
+    }
+    package static func generic(_ space: ClosedRange<Double>, _ value: Double) -> Double {
+        2 * (value - space.lowerBound) / (space.upperBound - space.lowerBound) - 1
     }
 
     private func send(_ action: String, _ body: String) throws(DockError) -> String {
@@ -96,7 +139,102 @@ public final class ONVIFDock {
             throw .invalidRequest("the camera's status has no pan/tilt position")
         }
         let zoom = Self.attribute("x", ofFirst: "Zoom", in: position).flatMap(Double.init)
-        return (DockOrientation(x: -tilt * settings.tiltRange * .pi / 180, y: pan * settings.panRange * .pi / 180, z: 0), zoom)
+        return (orientation(pan: pan, tilt: tilt), zoom)
+    }
+
+    /// Turns by `change` from where the camera points (`RelativeMove`, a translation in its
+    /// position space); a camera that refuses it is read (`GetStatus`) and sent the sum
+    /// (`AbsoluteMove`).
+    public func turn(by change: DockOrientation) throws(DockError) {
+        let pan = change.y * 180 / .pi / settings.panRange * (panSpace.upperBound - panSpace.lowerBound) / 2
+        let tilt = -change.x * 180 / .pi / settings.tiltRange * (tiltSpace.upperBound - tiltSpace.lowerBound) / 2
+        guard pan.isFinite, tilt.isFinite else { throw .invalidRequest("a turn must be numbers") }
+        do {
+            _ = try send("RelativeMove", "<tptz:RelativeMove><tptz:ProfileToken>\(Self.escaped(profile))</tptz:ProfileToken><tptz:Translation><tt:PanTilt x=\"\(Self.number(pan))\" y=\"\(Self.number(tilt))\"/></tptz:Translation></tptz:RelativeMove>")
+        } catch .invalidRequest(let reason) where reason.contains("refused RelativeMove") {
+            try point(at: try status().orientation + change)
+        }
+        lastVelocity = nil
+    }
+
+    /// Points at `orientation` (`AbsoluteMove`).
+    public func point(at orientation: DockOrientation) throws(DockError) {
+        let (pan, tilt) = normalised(orientation)
+        _ = try send("AbsoluteMove", "<tptz:AbsoluteMove><tptz:ProfileToken>\(Self.escaped(profile))</tptz:ProfileToken><tptz:Position><tt:PanTilt x=\"\(Self.number(pan))\" y=\"\(Self.number(tilt))\"/></tptz:Position></tptz:AbsoluteMove>")
+        lastVelocity = nil
+    }
+
+    // MARK: Presets
+
+    /// A position saved in the camera (`GetPresets`).
+    public struct Preset: Sendable, Equatable {
+        public var token: String
+        public var name: String
+        /// Where it points, when the camera says.
+        public var orientation: DockOrientation?
+        public var zoom: Double?
+    }
+
+    /// The presets saved in the camera, in its order.
+    public func presets() throws(DockError) -> [Preset] {
+        let reply = try send("GetPresets", "<tptz:GetPresets><tptz:ProfileToken>\(Self.escaped(profile))</tptz:ProfileToken></tptz:GetPresets>")
+        return Self.presets(in: reply).map { found in
+            Preset(token: found.token, name: found.name, orientation: found.pan.flatMap { pan in found.tilt.map { orientation(pan: pan, tilt: $0) } },
+                   zoom: found.zoom)
+        }
+    }
+
+    /// The presets of a `GetPresets` reply, as the camera gives them (its own spaces).
+    package static func presets(in reply: String) -> [(token: String, name: String, pan: Double?, tilt: Double?, zoom: Double?)] {
+        var found: [(token: String, name: String, pan: Double?, tilt: Double?, zoom: Double?)] = []
+        var rest = Substring(reply)
+        while let open = rest.range(of: "<(?:[A-Za-z0-9_]+:)?Preset\\s[^>]*>", options: .regularExpression) {
+            let tag = String(rest[open])
+            let after = rest[open.upperBound...]
+            let close = after.range(of: "</(?:[A-Za-z0-9_]+:)?Preset>", options: .regularExpression)
+            let body = String(close.map { after[..<$0.lowerBound] } ?? after)
+            rest = close.map { after[$0.upperBound...] } ?? ""
+            guard let token = attribute("token", ofFirst: "Preset", in: tag) else { continue }
+            func number(_ name: String, _ axis: String) -> Double? {
+                attribute(axis, ofFirst: name, in: body).flatMap(Double.init).flatMap { $0.isFinite ? $0 : nil }
+            }
+            found.append((token: unescaped(token), name: unescaped(element("Name", in: body) ?? ""),
+                          pan: number("PanTilt", "x"), tilt: number("PanTilt", "y"), zoom: number("Zoom", "x")))
+        }
+        return found
+    }
+
+    /// The preset whose token is `key`, else the last one named `key`.
+    public func preset(_ key: String) throws(DockError) -> Preset {
+        let all = try presets()
+        guard let preset = all.first(where: { $0.token == key }) ?? all.last(where: { $0.name == key }) else {
+            throw .invalidRequest("the camera has no preset \(key) (it has: \(all.isEmpty ? "none" : all.map(\.name).joined(separator: ", ")))")
+        }
+        return preset
+    }
+
+    /// Saves where the camera points now as a preset named `name` (`SetPreset`; the preset of
+    /// that name is replaced on a camera that keeps tokens), and returns its token.
+    @discardableResult
+    public func savePreset(named name: String) throws(DockError) -> String {
+        guard !name.isEmpty else { throw .invalidRequest("a preset needs a name") }
+        let existing = try presets().last { $0.name == name }
+        let token = existing.map { "<tptz:PresetToken>\(Self.escaped($0.token))</tptz:PresetToken>" } ?? ""
+        let reply = try send("SetPreset", "<tptz:SetPreset><tptz:ProfileToken>\(Self.escaped(profile))</tptz:ProfileToken><tptz:PresetName>\(Self.escaped(name))</tptz:PresetName>\(token)</tptz:SetPreset>")
+        return Self.element("PresetToken", in: reply).map { Self.unescaped($0.trimmingCharacters(in: .whitespacesAndNewlines)) } ?? existing?.token ?? name
+    }
+
+    /// Moves to the preset whose token or name is `key` (`GotoPreset`).
+    public func goToPreset(_ key: String) throws(DockError) {
+        let preset = try preset(key)
+        _ = try send("GotoPreset", "<tptz:GotoPreset><tptz:ProfileToken>\(Self.escaped(profile))</tptz:ProfileToken><tptz:PresetToken>\(Self.escaped(preset.token))</tptz:PresetToken></tptz:GotoPreset>")
+        lastVelocity = nil
+    }
+
+    /// Moves to the camera's home position (`GotoHomePosition`).
+    public func goHome() throws(DockError) {
+        _ = try send("GotoHomePosition", "<tptz:GotoHomePosition><tptz:ProfileToken>\(Self.escaped(profile))</tptz:ProfileToken></tptz:GotoHomePosition>")
+        lastVelocity = nil
     }
 
     // MARK: SOAP
@@ -191,6 +329,13 @@ public final class ONVIFDock {
             .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
     }
 
+    /// XML's five entities back to their characters (names and tokens in replies).
+    static func unescaped(_ text: String) -> String {
+        text.replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")
+            .replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&apos;", with: "'")
+            .replacingOccurrences(of: "&amp;", with: "&")
+    }
+
     static func number(_ value: Double) -> String { String(format: "%.5f", value) }
 
     /// SHA-1 of `message` (for tests of the digest).
@@ -203,11 +348,7 @@ extension ONVIFDock: DockHardware {
     public func apply(_ command: DockCommand, at time: Double) throws(DockError) {
         switch command {
         case .setOrientation(let orientation, _, let relative):
-            var target = orientation
-            if relative { target = target + (try status().orientation) }
-            let (pan, tilt) = normalised(target)
-            _ = try send("AbsoluteMove", "<tptz:AbsoluteMove><tptz:ProfileToken>\(Self.escaped(profile))</tptz:ProfileToken><tptz:Position><tt:PanTilt x=\"\(Self.number(pan))\" y=\"\(Self.number(tilt))\"/></tptz:Position></tptz:AbsoluteMove>")
-            lastVelocity = nil
+            if relative { try turn(by: orientation) } else { try point(at: orientation) }
         case .setAngularVelocity(let velocity):
             guard velocity.z == 0 else { throw .notCapable("roll") }
             // Radians a second over the radians a second of velocity 1 on each axis.

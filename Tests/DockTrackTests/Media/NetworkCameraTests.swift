@@ -57,6 +57,19 @@ import Glibc
         #expect(ONVIFDock.attribute("token", ofFirst: "Profiles", in: #"<trt:Profiles fixed="true" token="Profile_Main"><tt:Name>m</tt:Name>"#) == "Profile_Main")
         #expect(ONVIFDock.element("Text", in: #"<s:Fault><s:Reason><s:Text xml:lang="en">Sender not authorized</s:Text></s:Reason></s:Fault>"#) == "Sender not authorized")
         #expect(ONVIFDock.element("Missing", in: status) == nil)
+        // GetConfigurationOptions (the form of ONVIF's PTZ specification): a camera's own ranges.
+        let options = #"<tptz:PTZConfigurationOptions><tt:Spaces><tt:AbsolutePanTiltPositionSpace><tt:URI>http://www.onvif.org/ver10/tptz/PanTiltSpaces/PositionGenericSpace</tt:URI><tt:XRange><tt:Min>-180</tt:Min><tt:Max>180</tt:Max></tt:XRange><tt:YRange><tt:Min>-30</tt:Min><tt:Max>90</tt:Max></tt:YRange></tt:AbsolutePanTiltPositionSpace><tt:AbsoluteZoomPositionSpace><tt:XRange><tt:Min>0</tt:Min><tt:Max>1</tt:Max></tt:XRange></tt:AbsoluteZoomPositionSpace></tt:Spaces></tptz:PTZConfigurationOptions>"#
+        let spaces = ONVIFDock.positionSpaces(in: options)
+        #expect(spaces?.pan == -180...180 && spaces?.tilt == -30...90, "\(String(describing: spaces))")
+        #expect(ONVIFDock.positionSpaces(in: options.replacingOccurrences(of: "<tt:Max>180</tt:Max>", with: "<tt:Max>-180</tt:Max>")) == nil, "an empty range is no range")
+        #expect(ONVIFDock.positionSpaces(in: options.replacingOccurrences(of: "-30", with: "nan")) == nil)
+        #expect(ONVIFDock.positionSpaces(in: status) == nil)
+        #expect(ONVIFDock.onto(-30...90, -1) == -30 && ONVIFDock.onto(-30...90, 1) == 90 && ONVIFDock.generic(-30...90, 30) == 0)
+        // GetPresets: tokens and names unescaped, a preset without a position kept without one.
+        let presets = ONVIFDock.presets(in: #"<tptz:GetPresetsResponse><tptz:Preset token="p&amp;1"><tt:Name>door &lt;1&gt;</tt:Name><tt:PTZPosition><tt:PanTilt x="-0.2" y="0.1"/><tt:Zoom x="0.5"/></tt:PTZPosition></tptz:Preset><tptz:Preset token="2"><tt:Name>desk</tt:Name></tptz:Preset></tptz:GetPresetsResponse>"#)
+        #expect(presets.count == 2)
+        #expect(presets.first?.token == "p&1" && presets.first?.name == "door <1>" && presets.first?.pan == -0.2 && presets.first?.tilt == 0.1 && presets.first?.zoom == 0.5)
+        #expect(presets.last?.token == "2" && presets.last?.name == "desk" && presets.last?.pan == nil)
     }
 
     @Test func docktrackTracksTheStreamOfAnIPCameraAndWaitsOutItsLoss() throws {
@@ -196,6 +209,70 @@ import Glibc
         let after = try #require(try Self.faceInSnapshot(session, folder: folder, name: "after.jpg"), "the face is in view at the end")
         print(String(format: "ONVIF %@: face centre x %.3f -> %.3f, y %.3f -> %.3f; camera pan %.3f", commands, before.x, after.x, before.y, after.y, pan))
         #expect(abs(after.x - 0.5) < 0.1 && abs(after.y - 0.5) < 0.2, "the person is framed: \(after)")
+    }
+
+    /// A scene with nobody in it: a gray 640x360 picture, 40 s at 25 fps.
+    static func emptyScene(in folder: URL) throws -> String {
+        let picture = try Frame.blank(index: 0, time: 0, size: ImageSize(width: 640, height: 360)).image
+        let path = folder.appendingPathComponent("empty.mp4").path
+        let video = try EncodedVideoFile(path: path, size: picture.size, framesPerSecond: 25)
+        for _ in 0..<1000 { try video.write(picture) }
+        try video.close()
+        return path
+    }
+
+    /// Presets by hand (`docktrack onvif`: a turn by RelativeMove saved with SetPreset, home,
+    /// GotoPreset back), then `track --onvif-home-preset`: with nobody in view the camera goes
+    /// back to the preset. ipycam's own API says where it points (pan 1 = 170 deg, tilt 1 = 90 deg
+    /// with the default ranges).
+    @Test func presetsAreSavedGoneToAndReturnedToWhenNobodyIsLeft() throws {
+        let folder = try Fixtures.temporaryFolder()
+        let session = folder.appendingPathComponent("ipcam").path
+        let started = try Self.camera(["start", session, try Self.emptyScene(in: folder)])
+        defer { _ = try? Self.camera(["stop", session]) }
+        try #require(started.status == 0, "ip camera: \(started.stderr)")
+        #expect(try Self.pose(session, action: #"{"action":"zoom_to","value":0.5}"#)["zoom"] as? Double == 0.5)
+        func onvif(_ arguments: [String]) throws -> (status: Int32, records: [[String: Any]], stderr: String) {
+            let run = try Self.camera(["run", session, Fixtures.tool, "onvif", "127.0.0.1:8080"] + arguments)
+            return (run.status, run.lines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }, run.stderr)
+        }
+        func status(_ records: [[String: Any]]) -> (pan: Double, tilt: Double)? {
+            guard let status = records.last?["status"] as? [String: Double], let pan = status["pan"], let tilt = status["tilt"] else { return nil }
+            return (pan, tilt)
+        }
+        let saved = try onvif(["--turn=-30,10", "--save-preset", "door", "--status"])
+        #expect(saved.status == 0, "\(saved.stderr)")
+        let door = try #require(status(saved.records), "\(saved.records)")
+        #expect(abs(door.pan + 30) < 0.5 && abs(door.tilt - 10) < 0.5, "turned by -30, 10 degrees: \(door)")
+        let camera = try Self.pose(session)
+        #expect(abs((camera["pan"] as? Double ?? 0) + 30.0 / 170) < 0.005 && abs((camera["tilt"] as? Double ?? 0) - 10.0 / 90) < 0.005, "\(camera)")
+        let listed = try onvif(["--presets"])
+        let presets = try #require(listed.records.first?["presets"] as? [[String: Any]], "\(listed.records)")
+        #expect(presets.contains { $0["name"] as? String == "door" && abs(($0["pan"] as? Double ?? 0) + 30) < 0.5 }, "\(presets)")
+
+        let home = try onvif(["--home", "--status"])
+        let atHome = try #require(status(home.records), "\(home.records) \(home.stderr)")
+        #expect(abs(atHome.pan) < 0.5 && abs(atHome.tilt) < 0.5, "home: \(atHome)")
+        let back = try onvif(["--go-to-preset", "door", "--status"])
+        let atDoor = try #require(status(back.records), "\(back.records) \(back.stderr)")
+        #expect(abs(atDoor.pan + 30) < 0.5 && abs(atDoor.tilt - 10) < 0.5, "back at the preset: \(atDoor)")
+        let unknown = try onvif(["--go-to-preset", "nowhere"])
+        #expect(unknown.status == 1 && unknown.stderr.contains("no preset nowhere") && unknown.stderr.contains("door"), "\(unknown.stderr)")
+
+        // Home, then tracking with nobody in view: after --home-after the camera heads for the preset.
+        _ = try onvif(["--home"])
+        _ = try Self.pose(session, action: #"{"action":"zoom_to","value":0.5}"#)
+        let track = try Self.camera(["run", session, Fixtures.tool, "track", Self.stream, "--dock", "onvif:127.0.0.1:8080",
+                                     "--onvif-home-preset", "door", "--no-search", "--home-after", "1", "--duration", "8",
+                                     "-d", "dnn-face", "--summary"])
+        #expect(track.status == 0, "\(track.stderr)")
+        let end = try Self.pose(session)
+        let pan = try #require(end["pan"] as? Double), tilt = try #require(end["tilt"] as? Double)
+        print(String(format: "ONVIF home preset: the camera ended at pan %.4f, tilt %.4f (the preset: %.4f, %.4f)", pan, tilt, -30.0 / 170, 10.0 / 90))
+        #expect(abs(pan + 30.0 / 170) < 0.03 && abs(tilt - 10.0 / 90) < 0.03, "the camera went back to the preset: \(end)")
+        let noPreset = try Self.camera(["run", session, Fixtures.tool, "track", Self.stream, "--dock", "onvif:127.0.0.1:8080",
+                                        "--onvif-home-preset", "attic", "--duration", "2", "-d", "dnn-face"])
+        #expect(noPreset.status == 1 && noPreset.stderr.contains("no preset attic"), "\(noPreset.stderr)")
     }
 
     /// A camera with credentials: its stream takes them in the URL, its ONVIF service as a
