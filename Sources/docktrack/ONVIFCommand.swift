@@ -70,6 +70,8 @@ struct ONVIFCommand: ParsableCommand {
         try reportingErrors {
             do {
                 try act()
+            } catch DockError.notConnected {
+                throw ToolError("onvif \(camera): no answer from an ONVIF device service there (the camera's HTTP port: often 80, 8000 or 8080)")
             } catch let error as DockError {
                 throw ToolError("onvif \(camera): \(error)")
             }
