@@ -103,7 +103,12 @@ public final class HOGPeopleDetector: SizeLimitedDetector {
         guard work.width >= window.width, work.height >= window.height else {
             throw .frameTooSmall(detector: name, size: image.size, minimum: minimumFrameSize(width: image.size.width))
         }
-        let picture = try preparing(name) { () throws(OpenCVError) in try image.resized(to: work) }
+        // Daimler's window was trained on gray pictures (the Daimler mono pedestrian set): it
+        // looks at one channel, a sixth less work than the strongest of three (vtest.avi's
+        // labelled walks at every 4, 5, 6 and 8 frames summed: 59 tracked, 4 changes either way).
+        let picture = try preparing(name) { () throws(OpenCVError) in
+            params.model == .daimler ? try image.resized(to: work).gray(equalized: false) : try image.resized(to: work)
+        }
         let boxes = try detectBoxes(name) { out, capacity, status in
             dcv_hog_detect(hog, picture.handle, 0, Int32(params.windowStride), params.scale, out, capacity, status)
         }

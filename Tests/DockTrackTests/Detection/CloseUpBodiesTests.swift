@@ -72,14 +72,15 @@ import Testing
         #expect(schedule.runs[0] >= 25 && schedule.runs[1] <= 10, "runs of faces, bodies: \(schedule.runs)")
     }
 
-    /// The Daimler window of `fast` sees a body in Grace Hopper's flag and three around the
-    /// astronaut; the portraits keep their one face and lose those bodies.
+    /// The Daimler window of `fast` sees bodies around the astronaut (and, in colour, one in
+    /// Grace Hopper's flag: on the gray picture it was trained on, none); the portraits keep
+    /// their one face and lose those bodies.
     @Test(arguments: ["grace_hopper_512x512.jpg", "astronaut.png"])
     func portraitsGetTheirFaceAndNoBody(file: String) throws {
         let image = try Image(contentsOf: Fixtures.sample(file))
         let alone = try HOGPeopleDetector(params: .fast).detect(in: image, minimumConfidence: 0.5)
         let found = try DetectorCatalog.make("fast", models: Fixtures.models).detect(in: image, minimumConfidence: 0.5)
-        #expect(!alone.isEmpty, "hog-body-fast alone")
+        if file == "astronaut.png" { #expect(!alone.isEmpty, "hog-body-fast alone") }
         #expect(found.map(\.type) == [.humanFace], "\(file): \(found)")
     }
 }
