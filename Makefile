@@ -87,6 +87,7 @@ bench: release
 	$(BIN) bench samples/vtest.avi --frames 300 --pipeline-detector fast --detect-every 5 --detect-every 8 --serial --repeat 3 \
 	  --recall samples --live 30 -d fast -d dnn-face -d hog-body-fast
 	$(BIN) bench samples/vtest.avi --frames 300 --resize 1280x720 --pipeline-detector fast --detect-every 5 --detect-every 8 --repeat 3 --live 30
+	tools/virtual-camera-latency.sh $(BIN)   # the virtual camera at 1280x720 with a reader on it: capture-to-output p50, p99
 	$(BIN) bench samples/Megamind.avi --resize 1280x720 --pipeline-detector fast --detect-every 5 --detect-every 8 --repeat 2 --reframe 9:16
 
 soak: release
