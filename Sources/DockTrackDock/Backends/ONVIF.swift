@@ -78,14 +78,14 @@ public final class ONVIFDock {
     }
 
     /// The absolute pan/tilt position space's ranges in a `GetConfigurationOptions` reply;
-    /// `nil` when it names none, or one that is empty or not finite.
+    /// `nil` when it names none, or one that is empty or not finite (its span included).
     package static func positionSpaces(in reply: String) -> (pan: ClosedRange<Double>, tilt: ClosedRange<Double>)? {
         guard let space = element("AbsolutePanTiltPositionSpace", in: reply) else { return nil }
         func range(_ axis: String) -> ClosedRange<Double>? {
             guard let text = element(axis, in: space),
                   let low = element("Min", in: text).flatMap({ Double($0.trimmingCharacters(in: .whitespacesAndNewlines)) }),
                   let high = element("Max", in: text).flatMap({ Double($0.trimmingCharacters(in: .whitespacesAndNewlines)) }),
-                  low.isFinite, high.isFinite, low < high else { return nil }
+                  low.isFinite, high.isFinite, low < high, (high - low).isFinite else { return nil }
             return low...high
         }
         guard let pan = range("XRange"), let tilt = range("YRange") else { return nil }

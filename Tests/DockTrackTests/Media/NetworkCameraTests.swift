@@ -63,6 +63,7 @@ import Glibc
         #expect(spaces?.pan == -180...180 && spaces?.tilt == -30...90, "\(String(describing: spaces))")
         #expect(ONVIFDock.positionSpaces(in: options.replacingOccurrences(of: "<tt:Max>180</tt:Max>", with: "<tt:Max>-180</tt:Max>")) == nil, "an empty range is no range")
         #expect(ONVIFDock.positionSpaces(in: options.replacingOccurrences(of: "-30", with: "nan")) == nil)
+        #expect(ONVIFDock.positionSpaces(in: options.replacingOccurrences(of: "<tt:Min>-180</tt:Min><tt:Max>180</tt:Max>", with: "<tt:Min>-1e308</tt:Min><tt:Max>1e308</tt:Max>")) == nil, "a span past the largest number")
         #expect(ONVIFDock.positionSpaces(in: status) == nil)
         #expect(ONVIFDock.onto(-30...90, -1) == -30 && ONVIFDock.onto(-30...90, 1) == 90 && ONVIFDock.generic(-30...90, 30) == 0)
         // GetPresets: tokens and names unescaped, a preset without a position kept without one.
