@@ -19,10 +19,17 @@ import DockTrackDetection
 /// found between detections, and the small sizes are where the cost is (MTCNN on a 1280x720
 /// frame with a close-up face: about a tenth of the whole search). A new face much smaller
 /// than the ones in view is found within `fullSearchInterval` runs.
+///
+/// A part whose last run found faces only runs every `faceInterval` rounds rather than every
+/// round, when the pipeline looks for each tracked face again on every frame between (O-Net
+/// where it is predicted, ``TrackingPipeline/redetector``): what the round adds for faces in
+/// view is a new face, found a round later. Bodies, followed between rounds by their look
+/// alone, keep every round.
 public final class IdlePartSchedule: Detector {
     public let detector: any Detector
     public let maximumInterval: Int
     public let fullSearchInterval: Int
+    public let faceInterval: Int
     /// The tallest a run between full searches leaves out, as a fraction of the smallest
     /// thing the last run found.
     public static let sizeMargin = 0.5
@@ -41,10 +48,11 @@ public final class IdlePartSchedule: Detector {
 
     public var name: String { detector.name }
 
-    public init(_ detector: any Detector, maximumInterval: Int = 8, fullSearchInterval: Int = 8) {
+    public init(_ detector: any Detector, maximumInterval: Int = 8, fullSearchInterval: Int = 8, faceInterval: Int = 1) {
         self.detector = detector
         self.maximumInterval = max(1, maximumInterval)
         self.fullSearchInterval = max(1, fullSearchInterval)
+        self.faceInterval = max(1, faceInterval)
         let count = (detector as? CombinedDetector)?.parts.count ?? 1
         intervals = Array(repeating: 1, count: count)
         waited = Array(repeating: 0, count: count)
@@ -91,7 +99,8 @@ public final class IdlePartSchedule: Detector {
         // close-up leave the body part idle.
         for (part, found) in ran {
             let kept = found.filter(merged.contains)
-            intervals[part] = kept.isEmpty ? min(intervals[part] * 2, maximumInterval) : 1
+            intervals[part] = kept.isEmpty ? min(intervals[part] * 2, maximumInterval)
+                : kept.allSatisfy({ $0.type == .humanFace }) ? faceInterval : 1
             smallestFound[part] = kept.map(\.rect.height).min()
         }
         return merged

@@ -36,6 +36,10 @@ public final class TrackingPipeline {
         /// smallest it found, and for everything every this many runs (``IdlePartSchedule``);
         /// 1 searches every size every run.
         public var fullSearchInterval = 8
+        /// A part that found faces only runs every this many rounds (``IdlePartSchedule``):
+        /// 2 when `redetector` looks for each tracked face on every frame between (track,
+        /// reframe and bench set it with re-detection on); 1 runs it every round.
+        public var faceRoundInterval = 1
         public init() {}
     }
 
@@ -89,7 +93,8 @@ public final class TrackingPipeline {
     public init(detector: (any Detector)?, cues: FaceCueEstimator?, params: Params = Params(),
                 tracking tracker: any SubjectTracker, ranking ranker: any SubjectRanker) {
         self.detector = detector
-        schedule = detector.map { IdlePartSchedule($0, maximumInterval: params.idlePartInterval, fullSearchInterval: params.fullSearchInterval) }
+        schedule = detector.map { IdlePartSchedule($0, maximumInterval: params.idlePartInterval, fullSearchInterval: params.fullSearchInterval,
+                                                         faceInterval: params.faceRoundInterval) }
         self.cues = cues
         self.params = params
         self.tracker = tracker

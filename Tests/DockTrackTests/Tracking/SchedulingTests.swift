@@ -40,6 +40,22 @@ import Testing
         #expect(bodies.calls <= 13 && bodies.calls >= 10, "the idle part runs about one round in four: \(bodies.calls)")
     }
 
+    /// With faces looked for again on every frame between rounds, a part that found faces only
+    /// runs every other round; one that found a body still runs every round.
+    @Test func aPartThatFoundFacesOnlyRunsEveryOtherRound() throws {
+        let body = Observation(type: .humanBody, rect: UnitRect(x: 0.6, y: 0.1, width: 0.1, height: 0.5), confidence: 0.9)
+        let faces = ScriptedDetector(name: "faces", always: [Self.face])
+        let bodies = ScriptedDetector(name: "bodies", always: [body])
+        let schedule = IdlePartSchedule(CombinedDetector([faces, bodies]), faceInterval: 2)
+        let image = try Frame.blank(index: 0, time: 0).image
+        for _ in 0..<20 { _ = try schedule.detect(in: image, minimumConfidence: 0.5) }
+        #expect(faces.calls == 10 && bodies.calls == 20, "faces \(faces.calls), bodies \(bodies.calls)")
+        let alone = ScriptedDetector(name: "faces", always: [Self.face])
+        let everyRound = IdlePartSchedule(CombinedDetector([alone]))
+        for _ in 0..<20 { _ = try everyRound.detect(in: image, minimumConfidence: 0.5) }
+        #expect(alone.calls == 20, "faceInterval 1 (the default): every round")
+    }
+
     /// A face detector that can look for tall faces only, and says what it was asked.
     final class SizedFaces: SizeLimitedDetector, @unchecked Sendable {
         let name = "sized"
