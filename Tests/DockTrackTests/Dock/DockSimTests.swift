@@ -239,6 +239,15 @@ actor Collected<Element: Sendable> {
         #expect(!buttonOff.trackingButtonEnabled && buttonOff.identifier == first.identifier, "the tracking button switched off: \(buttonOff)")
         #expect(first.identifier == again.identifier && !again.trackingButtonEnabled, "the same dock re-registered, its button still off")
         #expect(await events.items == [.button(id: 2, pressed: true), .cameraZoom(factor: 2.5)])
+        // On a loaded machine the command may have reached the dock just before it undocked
+        // (which stops it): then the pan is asked again on the re-docked dock.
+        let movedBefore = await motion.items.contains { $0.velocity.y > 0.3 }
+        if !movedBefore {
+            dock.send(.setAngularVelocity(AngularVelocity(x: 0, y: 0.4, z: 0)))
+            for _ in 0..<400 where await !motion.items.contains(where: { $0.velocity.y > 0.3 }) {
+                try await Task.sleep(for: .milliseconds(25))
+            }
+        }
         let moving = await motion.items.filter { $0.velocity.y > 0.3 }
         #expect(!moving.isEmpty, "motion states show the pan moving")
         let batteries = await battery.items
