@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstring>
 #include <malloc.h>
+#include <set>
 #include <vector>
 
 #include <opencv2/core.hpp>
@@ -578,6 +579,77 @@ int dcv_hog_detect(dcv_hog *hog, const dcv_image *image, double hit_threshold, i
                                          cv::Size(win_stride, win_stride), cv::Size(8, 8), scale,
                                          2.0, false);
         return copy_boxes(rects, weights, out, capacity);
+    });
+}
+
+int dcv_hog_detect_regions(dcv_hog *hog, const dcv_image *image, const int *regions,
+                           int region_count, double hit_threshold, int win_stride, double scale,
+                           dcv_box *out, int capacity, dcv_status *status) {
+    return guarded<int>(status, -1, [&]() -> int {
+        if (hog == nullptr || !usable(image, status)) return -1;
+        if (region_count < 0 || (region_count > 0 && regions == nullptr) || win_stride < 1 || !(scale > 1)) {
+            set_status(status, DCV_ERR_ARGUMENT, "bad regions, stride or scale");
+            return -1;
+        }
+        const cv::Mat &img = image->mat;
+        const cv::Size window = hog->descriptor.winSize;
+        const cv::Size stride(win_stride, win_stride), padding(8, 8);
+        // detectMultiScale's levels: while the level still holds a window (at most 64).
+        std::vector<double> levels;
+        for (double s = 1; levels.size() < 64; s *= scale) {
+            levels.push_back(s);
+            if (cvRound(img.cols / s) < window.width || cvRound(img.rows / s) < window.height) break;
+        }
+        std::vector<cv::Rect> rects;
+        std::vector<double> weights;
+        std::mutex mutex;
+        cv::parallel_for_(cv::Range(0, (int)levels.size()), [&](const cv::Range &range) {
+            for (int level = range.start; level < range.end; ++level) {
+                const double s = levels[level];
+                const cv::Size size(cvRound(img.cols / s), cvRound(img.rows / s));
+                if (size.width < window.width || size.height < window.height) continue;
+                cv::Mat smaller;
+                if (size == img.size()) smaller = img;
+                else cv::resize(img, smaller, size, 0, 0, cv::INTER_LINEAR_EXACT);
+                const cv::Rect whole(0, 0, size.width, size.height);
+                // Each window once, however many regions reach it.
+                std::set<std::pair<int, int>> seen;
+                for (int r = 0; r < region_count; ++r) {
+                    const int *q = regions + 4 * r;
+                    // The region at this level, its corner on the stride's grid (as the whole
+                    // search's windows are), at least a window large, inside the level.
+                    int x0 = (int)std::floor(q[0] / s), y0 = (int)std::floor(q[1] / s);
+                    int x1 = (int)std::ceil((q[0] + q[2]) / s), y1 = (int)std::ceil((q[1] + q[3]) / s);
+                    x0 = std::max(0, x0 - x0 % win_stride);
+                    y0 = std::max(0, y0 - y0 % win_stride);
+                    x1 = std::min(size.width, std::max(x1, x0 + window.width));
+                    y1 = std::min(size.height, std::max(y1, y0 + window.height));
+                    const cv::Rect area = cv::Rect(x0, y0, x1 - x0, y1 - y0) & whole;
+                    if (area.width < window.width || area.height < window.height) continue;
+                    std::vector<cv::Point> hits;
+                    std::vector<double> scores;
+                    hog->descriptor.detect(smaller(area), hits, scores, hit_threshold, stride, padding);
+                    std::lock_guard<std::mutex> lock(mutex);
+                    for (size_t i = 0; i < hits.size(); ++i) {
+                        const cv::Point at = hits[i] + area.tl();
+                        if (!seen.insert({at.x, at.y}).second) continue;
+                        rects.emplace_back(cvRound(at.x * s), cvRound(at.y * s), cvRound(window.width * s),
+                                           cvRound(window.height * s));
+                        weights.push_back(i < scores.size() ? scores[i] : 0.0);
+                    }
+                }
+            }
+        });
+        hog->descriptor.groupRectangles(rects, weights, 2, 0.2);
+        // As detectMultiScale's clipObjects: cut to the image, drop what falls outside.
+        const cv::Rect whole(0, 0, img.cols, img.rows);
+        std::vector<cv::Rect> clipped;
+        std::vector<double> kept;
+        for (size_t i = 0; i < rects.size(); ++i) {
+            const cv::Rect r = rects[i] & whole;
+            if (r.area() > 0) { clipped.push_back(r); kept.push_back(i < weights.size() ? weights[i] : 0.0); }
+        }
+        return copy_boxes(clipped, kept, out, capacity);
     });
 }
 

@@ -22,6 +22,15 @@ public protocol SizeLimitedDetector: Detector {
     func detect(in image: Image, minimumConfidence: Double, smallestHeight: Double) throws(DetectorError) -> [Observation]
 }
 
+/// A detector that can also be asked to look only where things may have appeared (around
+/// ``MotionRegions`` and what it found last), for less: its cost grows with the area searched.
+public protocol RegionLimitedDetector: SizeLimitedDetector {
+    /// As ``SizeLimitedDetector/detect(in:minimumConfidence:smallestHeight:)``, for things that
+    /// overlap one of `regions` (unit coordinates, lower-left origin); no regions, no search.
+    /// Things elsewhere may still be reported.
+    func detect(in image: Image, minimumConfidence: Double, smallestHeight: Double, regions: [UnitRect]) throws(DetectorError) -> [Observation]
+}
+
 /// Why a detector could not be made or could not run.
 public enum DetectorError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The name matches no detector.

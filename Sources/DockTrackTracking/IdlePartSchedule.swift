@@ -20,6 +20,14 @@ import DockTrackDetection
 /// frame with a close-up face: about a tenth of the whole search). A new face much smaller
 /// than the ones in view is found within `fullSearchInterval` runs.
 ///
+/// A part that can also look in parts of the picture only (``RegionLimitedDetector``: the
+/// body detector), and found something last time, looks between full searches only where the
+/// picture moved since its last run (``MotionRegions``) and around what it found then: on a
+/// still camera a new person walks in, and the people standing are followed by the tracker and
+/// found again where they were. A turning camera, a cut or a change of light moves most of the
+/// picture, and that run searches all of it. `track samples/vtest.avi` takes about a third less
+/// time this way, its labelled walks tracked as well.
+///
 /// A part whose last run found faces only runs every `faceInterval` rounds rather than every
 /// round, when the pipeline looks for each tracked face again on every frame between (O-Net
 /// where it is predicted, ``TrackingPipeline/redetector``): what the round adds for faces in
@@ -42,13 +50,23 @@ public final class IdlePartSchedule: Detector {
     private var sinceFullSearch: [Int]
     /// Full searches of each part so far (the rest of `runs` looked for tall things only).
     public private(set) var fullSearches: [Int]
+    /// Runs of each part that looked only where the picture moved and around what it found.
+    public private(set) var regionSearches: [Int]
+    public let motion: MotionRegions.Params
+    /// Per part that can look in regions: the picture's cells at its last run, and the places
+    /// (unit) of what it found and kept then.
+    private var cellsAtLastRun: [MotionCells?]
+    private var placesFound: [[UnitRect]]
+    /// This round's cells, made at most once a round.
+    private var cellsThisRound: (round: Int, cells: MotionCells?)?
     /// Runs of each part, and rounds, so far (for the bench and tests).
     public private(set) var runs: [Int]
     public private(set) var rounds = 0
 
     public var name: String { detector.name }
 
-    public init(_ detector: any Detector, maximumInterval: Int = 8, fullSearchInterval: Int = 8, faceInterval: Int = 1) {
+    public init(_ detector: any Detector, maximumInterval: Int = 8, fullSearchInterval: Int = 8, faceInterval: Int = 1,
+                motion: MotionRegions.Params = MotionRegions.Params()) {
         self.detector = detector
         self.maximumInterval = max(1, maximumInterval)
         self.fullSearchInterval = max(1, fullSearchInterval)
@@ -60,6 +78,10 @@ public final class IdlePartSchedule: Detector {
         smallestFound = Array(repeating: nil, count: count)
         sinceFullSearch = Array(repeating: 0, count: count)
         fullSearches = Array(repeating: 0, count: count)
+        regionSearches = Array(repeating: 0, count: count)
+        self.motion = motion
+        cellsAtLastRun = Array(repeating: nil, count: count)
+        placesFound = Array(repeating: [], count: count)
     }
 
     public func detect(in image: Image, minimumConfidence: Double) throws(DetectorError) -> [Observation] {
@@ -67,6 +89,7 @@ public final class IdlePartSchedule: Detector {
         guard let combined = detector as? CombinedDetector else {
             let found = try run(detector, part: 0, in: image, minimumConfidence: minimumConfidence)
             smallestFound[0] = found.map(\.rect.height).min()
+            placesFound[0] = found.map(\.rect)
             return found
         }
         var tooSmall: DetectorError?
@@ -102,17 +125,33 @@ public final class IdlePartSchedule: Detector {
             intervals[part] = kept.isEmpty ? min(intervals[part] * 2, maximumInterval)
                 : kept.allSatisfy({ $0.type == .humanFace }) ? faceInterval : 1
             smallestFound[part] = kept.map(\.rect.height).min()
+            placesFound[part] = kept.map(\.rect)
         }
         return merged
     }
 
     /// One run of `part`: for tall things only when it can, found something last time, and its
-    /// full search is not due.
+    /// full search is not due; then, when it can, only where the picture moved and around what
+    /// it found.
     private func run(_ detector: any Detector, part: Int, in image: Image, minimumConfidence: Double) throws(DetectorError) -> [Observation] {
         let found: [Observation]
+        // The motion since this part's last run, for a part that can use it.
+        var moving: [UnitRect]?
+        if detector is RegionLimitedDetector {
+            let cells = cells(of: image)
+            if let cells, let earlier = cellsAtLastRun[part] { moving = MotionRegions.regions(from: earlier, to: cells, params: motion) }
+            cellsAtLastRun[part] = cells
+        }
         if let limited = detector as? SizeLimitedDetector, let smallest = smallestFound[part],
            sinceFullSearch[part] + 1 < fullSearchInterval {
-            found = try limited.detect(in: image, minimumConfidence: minimumConfidence, smallestHeight: smallest * Self.sizeMargin)
+            let smallestHeight = smallest * Self.sizeMargin
+            if let regional = detector as? RegionLimitedDetector, let moving {
+                found = try regional.detect(in: image, minimumConfidence: minimumConfidence, smallestHeight: smallestHeight,
+                                            regions: moving + placesFound[part])
+                regionSearches[part] += 1
+            } else {
+                found = try limited.detect(in: image, minimumConfidence: minimumConfidence, smallestHeight: smallestHeight)
+            }
             sinceFullSearch[part] += 1
         } else {
             found = try detector.detect(in: image, minimumConfidence: minimumConfidence)
@@ -121,5 +160,14 @@ public final class IdlePartSchedule: Detector {
         }
         runs[part] += 1
         return found
+    }
+
+    /// The picture's cells this round (made once however many parts ask); `nil` when they
+    /// cannot be made, and the part searches everything.
+    private func cells(of image: Image) -> MotionCells? {
+        if let made = cellsThisRound, made.round == rounds { return made.cells }
+        let cells = try? MotionCells(of: image, cellSize: motion.cellSize)
+        cellsThisRound = (rounds, cells)
+        return cells
     }
 }

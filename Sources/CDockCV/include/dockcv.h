@@ -218,6 +218,14 @@ void dcv_hog_destroy(dcv_hog *hog);
  * than the window, on which OpenCV 4.6 corrupts memory). */
 int dcv_hog_detect(dcv_hog *hog, const dcv_image *image, double hit_threshold, int win_stride,
                    double scale, dcv_box *out, int capacity, dcv_status *status);
+/* As dcv_hog_detect, looking only at windows near `region_count` regions of the image (4 ints
+ * each: x, y, width, height in its pixels, top-left origin): the same pyramid levels, window grid
+ * and grouping as detectMultiScale, each level searched only inside the regions (scaled to it,
+ * grown to the window stride), so a window searched scores as in the whole search. Gradients
+ * at a region's edge come from the pixels around it. No regions: no boxes. */
+int dcv_hog_detect_regions(dcv_hog *hog, const dcv_image *image, const int *regions,
+                           int region_count, double hit_threshold, int win_stride, double scale,
+                           dcv_box *out, int capacity, dcv_status *status);
 
 /* ---- face landmarks (MTCNN output network, ONNX) ----------------------------------------- */
 

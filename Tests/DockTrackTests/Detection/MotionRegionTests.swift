@@ -1,0 +1,100 @@
+import DockTrack
+import DockTrackTestKit
+import Foundation
+import Testing
+
+/// Searching where the picture moved: the moving cells, the body detector's region search on
+/// vtest.avi, and the schedule that uses them.
+@Suite struct MotionRegionTests {
+    /// 10 x 8 cells of gray 100, with `changes` (column, row, new value).
+    static func cells(_ changes: [(Int, Int, UInt8)] = [], columns: Int = 10, rows: Int = 8) -> MotionCells {
+        var values = [UInt8](repeating: 100, count: columns * rows)
+        for (column, row, value) in changes { values[row * columns + column] = value }
+        return MotionCells(columns: columns, rows: rows, values: values)
+    }
+
+    static func close(_ a: UnitRect, _ b: UnitRect) -> Bool {
+        abs(a.x - b.x) < 1e-9 && abs(a.y - b.y) < 1e-9 && abs(a.width - b.width) < 1e-9 && abs(a.height - b.height) < 1e-9
+    }
+
+    @Test func theMovingCellsAreGrownByACellAndJoinedIntoRectangles() throws {
+        // A block at columns 2-3, rows 1-2 (top-left origin), one cell at (8, 6), and a cell
+        // that changed by the threshold exactly (not moving).
+        let now = Self.cells([(2, 1, 140), (3, 1, 140), (2, 2, 60), (3, 2, 140), (8, 6, 200), (5, 6, 115)])
+        let regions = try #require(MotionRegions.regions(from: Self.cells(), to: now))
+        #expect(regions.count == 2, "\(regions)")
+        // Grown: columns 1-4, rows 0-3 -> x 0.1, width 0.4; top 0, height 0.5 (lower-left y 0.5).
+        #expect(regions.contains { Self.close($0, UnitRect(x: 0.1, y: 0.5, width: 0.4, height: 0.5)) }, "\(regions)")
+        // Columns 7-9, rows 5-7: the bottom-right corner.
+        #expect(regions.contains { Self.close($0, UnitRect(x: 0.7, y: 0, width: 0.3, height: 0.375)) }, "\(regions)")
+    }
+
+    @Test func aStillPictureHasNoRegionsAndAMovingOneIsSearchedWhole() {
+        #expect(MotionRegions.regions(from: Self.cells(), to: Self.cells()) == [])
+        // A turning camera, a cut, the light: more than half the cells moved.
+        let everything = (0..<10).flatMap { c in (0..<5).map { r in (c, r, UInt8(180)) } }
+        #expect(MotionRegions.regions(from: Self.cells(), to: Self.cells(everything)) == nil)
+        // Another size of picture (a stream that came back at another resolution).
+        #expect(MotionRegions.regions(from: Self.cells(), to: Self.cells(columns: 12, rows: 8)) == nil)
+    }
+
+    @Test func cellsOfFramesLargeAndTiny() throws {
+        let frame = try Fixtures.frames(of: Fixtures.sample("vtest.avi"))[100]
+        let cells = try MotionCells(of: frame.image, cellSize: 8)
+        #expect(cells.columns == 96 && cells.rows == 72)
+        // The same frame has not moved; a white one has, everywhere.
+        #expect(MotionRegions.regions(from: cells, to: try MotionCells(of: frame.image, cellSize: 8)) == [])
+        let white = try Image.filling(size: frame.size, channels: 3) { $0.initializeMemory(as: UInt8.self, repeating: 255); return true }!
+        #expect(MotionRegions.regions(from: cells, to: try MotionCells(of: white, cellSize: 8)) == nil)
+        // One pixel is one cell; so is a picture smaller than a cell.
+        let dot = try Image(pixels: [10, 20, 30], width: 1, height: 1, channels: 3)
+        let one = try MotionCells(of: dot, cellSize: 8)
+        #expect(one.columns == 1 && one.rows == 1)
+    }
+
+    /// The region search looks at the whole search's windows: around the people the whole
+    /// search found, it finds the same boxes; nowhere, nothing.
+    @Test func aRegionSearchFindsWhatTheWholeSearchFindsThere() throws {
+        let frames = try Fixtures.frames(of: Fixtures.sample("vtest.avi"))
+        let hog = try HOGPeopleDetector(params: .fast)
+        for index in [100, 400] {
+            let image = frames[index].image
+            let whole = try hog.detect(in: image, minimumConfidence: 0.5, smallestHeight: 0)
+            #expect(whole.count >= 3, "frame \(index): \(whole.count) people")
+            let near = try hog.detect(in: image, minimumConfidence: 0.5, smallestHeight: 0, regions: whole.map(\.rect))
+            for person in whole {
+                let best = near.map { $0.rect.intersectionOverUnion(person.rect) }.max() ?? 0
+                #expect(best > 0.9, "frame \(index): \(person.rect) found again at IoU \(best)")
+            }
+            #expect(try hog.detect(in: image, minimumConfidence: 0.5, smallestHeight: 0, regions: []).isEmpty)
+            // One person's region: that person, and nobody far from them.
+            let one = whole[0].rect
+            let alone = try hog.detect(in: image, minimumConfidence: 0.5, smallestHeight: 0, regions: [one])
+            #expect(alone.contains { $0.rect.intersectionOverUnion(one) > 0.9 })
+            #expect(alone.allSatisfy { abs($0.rect.midX - one.midX) < 0.25 }, "\(alone.map(\.rect)) around \(one)")
+            // A region that is no number: the whole search.
+            let nan = UnitRect(x: .nan, y: 0, width: 0.1, height: 0.1)
+            #expect(try hog.detect(in: image, minimumConfidence: 0.5, smallestHeight: 0, regions: [nan]).count == whole.count)
+        }
+    }
+
+    /// Between full searches the body part looks where vtest.avi moved and around the people it
+    /// found, and keeps finding the walkers; a picture that changed everywhere is searched whole.
+    @Test func betweenFullSearchesTheBodyPartLooksWhereThePictureMoved() throws {
+        let frames = try Fixtures.frames(of: Fixtures.sample("vtest.avi"))
+        let hog = try HOGPeopleDetector(params: .fast)
+        let schedule = IdlePartSchedule(CombinedDetector([try HOGPeopleDetector(params: .fast)]), fullSearchInterval: 8)
+        var counts: [(scheduled: Int, whole: Int)] = []
+        for index in stride(from: 100, to: 128, by: 4) {
+            let found = try schedule.detect(in: frames[index].image, minimumConfidence: 0.5)
+            let whole = try hog.detect(in: frames[index].image, minimumConfidence: 0.5)
+            counts.append((found.count, whole.count))
+        }
+        #expect(schedule.fullSearches == [1] && schedule.regionSearches == [6], "\(schedule.fullSearches) \(schedule.regionSearches)")
+        #expect(counts.allSatisfy { $0.scheduled >= $0.whole - 1 }, "\(counts)")
+        // A white picture: everything moved, so the whole of it is searched.
+        let white = try Image.filling(size: frames[0].size, channels: 3) { $0.initializeMemory(as: UInt8.self, repeating: 255); return true }!
+        _ = try schedule.detect(in: white, minimumConfidence: 0.5)
+        #expect(schedule.regionSearches == [6] && schedule.runs == [8])
+    }
+}
