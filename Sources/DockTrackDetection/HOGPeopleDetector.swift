@@ -141,20 +141,6 @@ public final class HOGPeopleDetector: RegionLimitedDetector {
         }.suppressingOverlaps()
     }
 
-    /// A rectangle of whole pixels of the working picture (top-left origin), for the shim.
-    struct PixelArea: Equatable {
-        var x, y, width, height: Int
-        var maxX: Int { x + width }
-        var maxY: Int { y + height }
-        func overlaps(_ other: PixelArea) -> Bool {
-            x < other.maxX && other.x < maxX && y < other.maxY && other.y < maxY
-        }
-        func union(_ other: PixelArea) -> PixelArea {
-            let x0 = min(x, other.x), y0 = min(y, other.y)
-            return PixelArea(x: x0, y: y0, width: max(maxX, other.maxX) - x0, height: max(maxY, other.maxY) - y0)
-        }
-    }
-
     /// How far a region is grown on each side to search, in windows: a window that shows a
     /// person inside the region (the person in its middle 60% of width, 78% of height) starts
     /// less than that far away. vtest.avi's labelled walks at detection every 4, 5, 6 and 8
@@ -164,32 +150,12 @@ public final class HOGPeopleDetector: RegionLimitedDetector {
     static let regionMargin = 0.75
 
     /// Where to run the window for people overlapping `regions` in a working picture of `size`:
-    /// each region grown by ``regionMargin`` windows on every side, cut to the picture, at least
-    /// a window large, and overlapping ones joined. `nil` (the whole picture) when they would
-    /// cover more than 80% of it anyway.
-    static func searchAreas(around regions: [UnitRect], in size: ImageSize, window: ImageSize) -> [PixelArea]? {
-        var areas: [PixelArea] = []
-        for region in regions {
-            // A region that is no number says nothing of where to look: everywhere.
-            guard [region.x, region.y, region.width, region.height].allSatisfy(\.isFinite) else { return nil }
-            let r = region.clippedToUnit().pixelRect(in: size)
-            let grow = (x: Self.regionMargin * Double(window.width), y: Self.regionMargin * Double(window.height))
-            var x0 = Int((r.x - grow.x).rounded(.down)), x1 = Int((r.x + r.width + grow.x).rounded(.up))
-            var y0 = Int((r.y - grow.y).rounded(.down)), y1 = Int((r.y + r.height + grow.y).rounded(.up))
-            x0 = max(0, x0); y0 = max(0, y0); x1 = min(size.width, x1); y1 = min(size.height, y1)
-            // At least a window: pushed back inside the picture where cut at its edge.
-            if x1 - x0 < window.width { x0 = max(0, min(x0, size.width - window.width)); x1 = min(size.width, x0 + window.width) }
-            if y1 - y0 < window.height { y0 = max(0, min(y0, size.height - window.height)); y1 = min(size.height, y0 + window.height) }
-            guard x1 > x0, y1 > y0 else { continue }
-            var area = PixelArea(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
-            // Joined with every area it overlaps, until none does.
-            while let index = areas.firstIndex(where: { $0.overlaps(area) }) {
-                area = area.union(areas.remove(at: index))
-            }
-            areas.append(area)
+    /// each region grown by ``regionMargin`` windows on every side, at least a window large;
+    /// `nil` (the whole picture) when that covers more than 80% of it.
+    static func searchAreas(around regions: [UnitRect], in size: ImageSize, window: ImageSize) -> [SearchArea]? {
+        SearchArea.around(regions, in: size, minimum: window, maximumShare: 0.8) { _ in
+            (regionMargin * Double(window.width), regionMargin * Double(window.height))
         }
-        let covered = areas.reduce(0) { $0 + $1.width * $1.height }
-        return Double(covered) > 0.8 * Double(size.width * size.height) ? nil : areas
     }
 
     /// A person fills about the middle 60% of the 64x128 window's width and 78% of its

@@ -8,7 +8,7 @@ import Foundation
 /// ``Params/minimumFace`` pixels up, then a refine and an output network on the proposals. Finds
 /// small faces in large frames (the pyramid starts at the frame's own pixels, where res10 first
 /// shrinks the frame to 300 px), at a cost that grows with the frame's area.
-public final class MTCNNFaceDetector: SizeLimitedDetector {
+public final class MTCNNFaceDetector: RegionLimitedDetector {
     public struct Params: Sendable, Equatable {
         /// The smallest face looked for, in pixels (12 at least).
         public var minimumFace = 20.0
@@ -57,6 +57,18 @@ public final class MTCNNFaceDetector: SizeLimitedDetector {
     /// Faces from `smallestHeight` of the image's height up (never below
     /// ``Params/minimumFace`` pixels): the pyramid starts that much smaller.
     public func detect(in image: Image, minimumConfidence: Double, smallestHeight: Double) throws(DetectorError) -> [Observation] {
+        try detect(in: image, minimumConfidence: minimumConfidence, smallestHeight: smallestHeight, regions: nil)
+    }
+
+    /// Faces from `smallestHeight` up near `regions`: the cascade runs on the part of the
+    /// picture around each (grown by half its size each way, at least a smallest face), so a
+    /// face that moved into a region, or was found there before, is found whole.
+    public func detect(in image: Image, minimumConfidence: Double, smallestHeight: Double, regions: [UnitRect]) throws(DetectorError) -> [Observation] {
+        try detect(in: image, minimumConfidence: minimumConfidence, smallestHeight: smallestHeight, regions: Optional(regions))
+    }
+
+    /// The whole picture when `regions` is `nil`.
+    private func detect(in image: Image, minimumConfidence: Double, smallestHeight: Double, regions: [UnitRect]?) throws(DetectorError) -> [Observation] {
         let size = image.size
         let work = size.fitting(maxWidth: params.maximumWorkingWidth)
         guard min(work.width, work.height) >= 12 else {
@@ -64,15 +76,31 @@ public final class MTCNNFaceDetector: SizeLimitedDetector {
             let rows = Int((12 * Double(size.width) / Double(max(1, work.width))).rounded(.up))
             throw .frameTooSmall(detector: name, size: size, minimum: ImageSize(width: 12, height: max(12, rows)))
         }
-        let picture = try preparing(name) { () throws(OpenCVError) in try image.resized(to: work) }
         var thresholds = params.thresholds
         let asked = smallestHeight.isFinite ? min(max(0, smallestHeight), 1) * Double(work.height) : 0
         let minimumFace = Float(max(params.minimumFace, asked))
-        let boxes = try detectBoxes(name) { out, capacity, status in
-            dcv_mtcnn_detect(net, picture.handle, minimumFace, &thresholds, out, capacity, status)
+        let side = Int(Double(minimumFace).rounded(.up))
+        let areas = regions.flatMap {
+            SearchArea.around($0, in: work, minimum: ImageSize(width: side, height: side), maximumShare: 0.6) { r in
+                (max(Double(side), r.width / 2), max(Double(side), r.height / 2))
+            }
         }
-        return boxes.map { Observation(type: .humanFace, rect: $0.unitRect(in: work).clippedToUnit(), confidence: confidence(probability: Double($0.score))) }
-            .filter { $0.confidence >= minimumConfidence }
-            .filter { $0.rect.width > 0 && $0.rect.height > 0 }
+        if areas?.isEmpty == true { return [] }
+        let picture = try preparing(name) { () throws(OpenCVError) in try image.resized(to: work) }
+        var found: [Observation] = []
+        for area in areas ?? [SearchArea(x: 0, y: 0, width: work.width, height: work.height)] {
+            let part = areas == nil ? picture : try preparing(name) { () throws(OpenCVError) in
+                try picture.cropped(to: area.pixelRect, size: ImageSize(width: area.width, height: area.height))
+            }
+            let boxes = try detectBoxes(name) { out, capacity, status in
+                dcv_mtcnn_detect(net, part.handle, minimumFace, &thresholds, out, capacity, status)
+            }
+            found += boxes.map { box in
+                let rect = PixelRect(x: Double(box.x) + Double(area.x), y: Double(box.y) + Double(area.y),
+                                     width: Double(box.width), height: Double(box.height))
+                return Observation(type: .humanFace, rect: UnitRect(rect, in: work), confidence: confidence(probability: Double(box.score)))
+            }
+        }
+        return found.filter { $0.confidence >= minimumConfidence && $0.rect.width > 0 && $0.rect.height > 0 }
     }
 }

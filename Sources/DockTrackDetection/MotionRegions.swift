@@ -102,3 +102,50 @@ public enum MotionRegions {
         return rectangles
     }
 }
+
+/// A rectangle of whole pixels of a detector's working picture (top-left origin): where a
+/// region search (``RegionLimitedDetector``) looks.
+struct SearchArea: Equatable {
+    var x, y, width, height: Int
+    var maxX: Int { x + width }
+    var maxY: Int { y + height }
+    var pixelRect: PixelRect { PixelRect(x: Double(x), y: Double(y), width: Double(width), height: Double(height)) }
+
+    func overlaps(_ other: SearchArea) -> Bool {
+        x < other.maxX && other.x < maxX && y < other.maxY && other.y < maxY
+    }
+
+    func union(_ other: SearchArea) -> SearchArea {
+        let x0 = min(x, other.x), y0 = min(y, other.y)
+        return SearchArea(x: x0, y: y0, width: max(maxX, other.maxX) - x0, height: max(maxY, other.maxY) - y0)
+    }
+
+    /// Where to look for things overlapping `regions` (unit, lower-left origin) in a working
+    /// picture of `size`: each region grown on each side by what `grow` says for it (in
+    /// pixels), cut to the picture, at least `minimum` large (pushed back inside where cut at
+    /// its edge), and overlapping ones joined. `nil`, the whole picture, when they would cover
+    /// more than `maximumShare` of it anyway (one search costs less than many that overlap), or
+    /// when a region is no number (it says nothing of where to look).
+    static func around(_ regions: [UnitRect], in size: ImageSize, minimum: ImageSize, maximumShare: Double,
+                       grow: (PixelRect) -> (x: Double, y: Double)) -> [SearchArea]? {
+        var areas: [SearchArea] = []
+        for region in regions {
+            guard [region.x, region.y, region.width, region.height].allSatisfy(\.isFinite) else { return nil }
+            let r = region.clippedToUnit().pixelRect(in: size)
+            let by = grow(r)
+            var x0 = max(0, Int((r.x - by.x).rounded(.down))), x1 = min(size.width, Int((r.x + r.width + by.x).rounded(.up)))
+            var y0 = max(0, Int((r.y - by.y).rounded(.down))), y1 = min(size.height, Int((r.y + r.height + by.y).rounded(.up)))
+            if x1 - x0 < minimum.width { x0 = max(0, min(x0, size.width - minimum.width)); x1 = min(size.width, x0 + minimum.width) }
+            if y1 - y0 < minimum.height { y0 = max(0, min(y0, size.height - minimum.height)); y1 = min(size.height, y0 + minimum.height) }
+            guard x1 > x0, y1 > y0 else { continue }
+            var area = SearchArea(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+            // Joined with every area it overlaps, until none does.
+            while let index = areas.firstIndex(where: { $0.overlaps(area) }) {
+                area = area.union(areas.remove(at: index))
+            }
+            areas.append(area)
+        }
+        let covered = areas.reduce(0) { $0 + $1.width * $1.height }
+        return Double(covered) > maximumShare * Double(size.width * size.height) ? nil : areas
+    }
+}

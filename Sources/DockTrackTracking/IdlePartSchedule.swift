@@ -142,16 +142,15 @@ public final class IdlePartSchedule: Detector {
             if let cells, let earlier = cellsAtLastRun[part] { moving = MotionRegions.regions(from: earlier, to: cells, params: motion) }
             cellsAtLastRun[part] = cells
         }
-        if let limited = detector as? SizeLimitedDetector, let smallest = smallestFound[part],
-           sinceFullSearch[part] + 1 < fullSearchInterval {
-            let smallestHeight = smallest * Self.sizeMargin
-            if let regional = detector as? RegionLimitedDetector, let moving {
-                found = try regional.detect(in: image, minimumConfidence: minimumConfidence, smallestHeight: smallestHeight,
-                                            regions: moving + placesFound[part])
-                regionSearches[part] += 1
-            } else {
-                found = try limited.detect(in: image, minimumConfidence: minimumConfidence, smallestHeight: smallestHeight)
-            }
+        let fullSearchDue = sinceFullSearch[part] + 1 >= fullSearchInterval
+        let smallestHeight = (smallestFound[part] ?? 0) * Self.sizeMargin
+        if !fullSearchDue, let regional = detector as? RegionLimitedDetector, let moving {
+            found = try regional.detect(in: image, minimumConfidence: minimumConfidence, smallestHeight: smallestHeight,
+                                        regions: moving + placesFound[part])
+            regionSearches[part] += 1
+            sinceFullSearch[part] += 1
+        } else if !fullSearchDue, let limited = detector as? SizeLimitedDetector, smallestFound[part] != nil {
+            found = try limited.detect(in: image, minimumConfidence: minimumConfidence, smallestHeight: smallestHeight)
             sinceFullSearch[part] += 1
         } else {
             found = try detector.detect(in: image, minimumConfidence: minimumConfidence)

@@ -78,6 +78,39 @@ import Testing
         }
     }
 
+    /// MTCNN around regions: the faces of a group photo found again around where the whole
+    /// search found them, none away from them, none with no region.
+    @Test func aFaceRegionSearchFindsTheFacesThere() throws {
+        let mtcnn = try MTCNNFaceDetector(models: Fixtures.models)
+        let image = try Image(contentsOf: Fixtures.sample("faces/2008_002470.jpg"))
+        let whole = try mtcnn.detect(in: image, minimumConfidence: 0.5, smallestHeight: 0)
+        #expect(whole.count >= 3, "\(whole.count) faces")
+        let near = try mtcnn.detect(in: image, minimumConfidence: 0.5, smallestHeight: 0, regions: whole.map(\.rect))
+        for face in whole {
+            let best = near.map { $0.rect.intersectionOverUnion(face.rect) }.max() ?? 0
+            #expect(best > 0.7, "\(face.rect) found again at IoU \(best)")
+        }
+        #expect(try mtcnn.detect(in: image, minimumConfidence: 0.5, smallestHeight: 0, regions: []).isEmpty)
+        let one = whole[0].rect
+        let alone = try mtcnn.detect(in: image, minimumConfidence: 0.5, smallestHeight: 0, regions: [one])
+        #expect(alone.contains { $0.rect.intersectionOverUnion(one) > 0.7 })
+        #expect(alone.count < whole.count, "one face's region: \(alone.count) of \(whole.count) faces")
+    }
+
+    /// A part that found nothing looks only where the picture moved too: on a still picture it
+    /// does not search at all between its full searches.
+    @Test func anIdlePartLooksOnlyWhereThePictureMoved() throws {
+        let frames = try Fixtures.frames(of: Fixtures.sample("vtest.avi"))
+        let hog = try HOGPeopleDetector(params: .fast)
+        let schedule = IdlePartSchedule(hog, fullSearchInterval: 8)
+        let white = try Image.filling(size: frames[0].size, channels: 3) { $0.initializeMemory(as: UInt8.self, repeating: 255); return true }!
+        for _ in 0..<4 { #expect(try schedule.detect(in: white, minimumConfidence: 0.5).isEmpty) }
+        #expect(schedule.fullSearches == [1] && schedule.regionSearches == [3])
+        // People walk into the picture (it moved nearly everywhere): the whole of it is searched.
+        #expect(try schedule.detect(in: frames[100].image, minimumConfidence: 0.5).count >= 3)
+        #expect(schedule.fullSearches == [2] && schedule.regionSearches == [3], "\(schedule.fullSearches) \(schedule.regionSearches)")
+    }
+
     /// Between full searches the body part looks where vtest.avi moved and around the people it
     /// found, and keeps finding the walkers; a picture that changed everywhere is searched whole.
     @Test func betweenFullSearchesTheBodyPartLooksWhereThePictureMoved() throws {
