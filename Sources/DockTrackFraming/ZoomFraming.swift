@@ -53,6 +53,12 @@ public struct ZoomFraming: Sendable {
         return target!
     }
 
+    /// Counts `now` as when someone was last seen, when nobody has been yet: a camera that
+    /// starts zoomed stays so for ``Params/widenAfter`` seconds before widening.
+    public mutating func holdIfUnseen(at now: Double) {
+        if lastSeen == nil, now.isFinite { lastSeen = now }
+    }
+
     /// The part of the picture to keep in view (unit coordinates, lower-left origin): the
     /// primary subject's shot, joined by the group's in automatic mode; `nil` with nobody.
     static func shot(of subjects: [TrackedSubject], mode: FramingMode, params: Params) -> UnitRect? {
@@ -72,5 +78,88 @@ public struct ZoomFraming: Sendable {
         let union = shots.dropFirst().reduce(shots[0]) { $0.union($1) }
         guard [union.x, union.y, union.width, union.height].allSatisfy(\.isFinite) else { return nil }
         return union
+    }
+}
+
+/// Zoom as part of framing for a camera that zooms itself (an ONVIF PTZ camera): the subjects,
+/// seen in the zoomed picture, are taken back to the widest picture, ``ZoomFraming`` says the
+/// magnification to head for there (one person head and shoulders, a group whole, the widest
+/// after ``ZoomFraming/Params/widenAfter`` seconds with nobody: it never runs away after a lost
+/// face), and the framing controller aims with the camera at the magnification in force.
+public struct CameraZoomFraming: Sendable {
+    /// The picture at the widest zoom: its size and aspect, its field of view across its width,
+    /// and the camera's largest magnification (`maximumZoom`).
+    public let widest: CropWindow
+    /// A digital PTZ (a window cropped from the widest picture): its angles are the widest
+    /// picture's, linear (``CropWindow/camera(at:)``). An optical zoom: a pinhole whose field of
+    /// view narrows with the magnification.
+    public let digital: Bool
+    public var framing: ZoomFraming
+    /// Seconds between two zoom requests at least (a camera's zoom is slow to settle).
+    public var minimumInterval = 1.0
+    private var sent: (magnification: Double, time: Double)?
+
+    public init(widest: CropWindow, digital: Bool, framing: ZoomFraming = ZoomFraming()) {
+        self.widest = widest
+        self.digital = digital
+        self.framing = framing
+    }
+
+    /// The camera the framing controller aims with at `magnification`.
+    public func camera(at magnification: Double) -> CameraModel {
+        let m = widest.clampZoom(magnification)
+        if digital { return widest.camera(at: m) }
+        let size = widest.size(at: 1)
+        let horizontal = 2 * atan(tan(widest.fieldOfView / 2) / m)
+        return CameraModel(horizontalFieldOfView: horizontal, size: ImageSize(width: Int(size.width.rounded()), height: Int(size.height.rounded())))
+    }
+
+    /// The pan and tilt ranges the camera can turn through at `magnification`, with the speeds
+    /// of `base`: a digital PTZ's window stays inside the widest picture (no turn at all at the
+    /// widest); an optical zoom does not change them.
+    public func limits(at magnification: Double, from base: DockLimits) -> DockLimits {
+        guard digital else { return base }
+        let range = widest.limits(at: widest.clampZoom(magnification), from: base)
+        var limits = base
+        limits.yaw.range = range.yaw.range
+        limits.pitch.range = range.pitch.range
+        return limits
+    }
+
+    /// `subjects` of a picture at `magnification` as the widest picture would show them: sizes
+    /// shrunk by the magnification about the centre (what ``ZoomFraming`` weighs is their size).
+    public static func widened(_ subjects: [TrackedSubject], from magnification: Double) -> [TrackedSubject] {
+        let m = magnification.isFinite && magnification >= 1 ? magnification : 1
+        func widened(_ rect: UnitRect) -> UnitRect {
+            UnitRect(x: 0.5 + (rect.x - 0.5) / m, y: 0.5 + (rect.y - 0.5) / m, width: rect.width / m, height: rect.height / m)
+        }
+        return subjects.map { subject in
+            var wide = subject
+            wide.rect = widened(subject.rect)
+            wide.faceRect = subject.faceRect.map(widened)
+            wide.bodyRect = subject.bodyRect.map(widened)
+            return wide
+        }
+    }
+
+    /// The magnification to ask the camera for at `now`, for `subjects` of its picture (ranked)
+    /// framed in `mode` while it is at `magnification`; `nil` when the request would change
+    /// nothing (within the dead band of the last one sent) or come within ``minimumInterval``
+    /// of it.
+    public mutating func request(subjects: [TrackedSubject], mode: FramingMode, magnification: Double, now: Double) -> Double? {
+        let current = widest.clampZoom(magnification)
+        // The camera's own zoom holds at the start, as after a face is lost.
+        framing.holdIfUnseen(at: now)
+        let wanted = framing.update(subjects: Self.widened(subjects, from: current), mode: mode, window: widest, current: current, now: now)
+        guard now.isFinite else { return nil }
+        // At the start the camera's zoom is taken as asked: nothing is sent for the first
+        // ``minimumInterval``.
+        guard let sent else {
+            sent = (current, now)
+            return nil
+        }
+        if now - sent.time < minimumInterval || abs(log(wanted / sent.magnification)) < log(1 + framing.params.deadBand) / 2 { return nil }
+        self.sent = (wanted, now)
+        return wanted
     }
 }

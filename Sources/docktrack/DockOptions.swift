@@ -31,6 +31,9 @@ struct DockOptions: ParsableArguments {
         if onvifHomePreset != nil && !(dock?.hasPrefix("onvif:") ?? false) {
             throw ValidationError("--onvif-home-preset needs --dock onvif:HOST:PORT")
         }
+        if onvif.onvifZoom != nil && !(dock?.hasPrefix("onvif:") ?? false) {
+            throw ValidationError("--onvif-zoom needs --dock onvif:HOST:PORT (the virtual dock of reframe and --virtual-camera zooms by itself)")
+        }
         guard searchTime > 0 && searchTime.isFinite else { throw ValidationError("--search-time must be a positive number of seconds") }
     }
 
@@ -92,6 +95,12 @@ struct ONVIFOptions: ParsableArguments {
     @Option(help: ArgumentHelp("ONVIF: how far the camera moves in its normalised position space (-1...1) per second at full continuous-move speed (ipycam: 1).", valueName: "units"))
     var onvifSpeed = 0.6
 
+    @Option(help: ArgumentHelp("ONVIF: the camera's magnification at the end of its zoom space (zoom 1; 1 at zoom 0, linear between; ipycam: 4). Zoom becomes part of framing: one person head and shoulders, a group whole, the widest after 4 s with nobody. --fov is then the field of view at the widest zoom.", valueName: "magnification"))
+    var onvifZoom: Double?
+
+    @Flag(help: ArgumentHelp("ONVIF: the camera's PTZ is digital (a window cropped from its wider picture, as ipycam): pan and tilt move the window within the picture, so how far they turn shrinks with the zoom, to nothing at zoom 0 (needs --onvif-zoom)."))
+    var onvifDigitalPtz = false
+
     /// How an ONVIF camera's spaces map to radians, and its credentials.
     func settings() throws -> ONVIFSettings {
         var settings = ONVIFSettings()
@@ -100,6 +109,7 @@ struct ONVIFOptions: ParsableArguments {
         settings.fullSpeed = onvifSpeed
         settings.user = onvifUser
         settings.password = onvifPassword
+        settings.maximumMagnification = onvifZoom
         if let file = onvifPasswordFile {
             guard let text = try? String(contentsOfFile: file, encoding: .utf8) else { throw ValidationError("--onvif-password-file: cannot read \(file)") }
             settings.password = String(text.split(separator: "\n", omittingEmptySubsequences: false).first ?? "")
@@ -112,5 +122,9 @@ struct ONVIFOptions: ParsableArguments {
         where !(value.isFinite && value > 0 && value <= 3600) {
             throw ValidationError("\(name) must be a number above 0")
         }
+        if let zoom = onvifZoom, !(zoom.isFinite && zoom >= 1 && zoom <= 1000) {
+            throw ValidationError("--onvif-zoom must be a magnification from 1 to 1000")
+        }
+        if onvifDigitalPtz && onvifZoom == nil { throw ValidationError("--onvif-digital-ptz needs --onvif-zoom (the largest magnification)") }
     }
 }

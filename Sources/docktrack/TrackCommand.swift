@@ -156,6 +156,12 @@ struct TrackCommand: ParsableCommand {
                                      clock: { MonotonicClock.now() - origin })
             let server = try serving(loop)
             defer { server?.stop() }
+            // Zoom as part of framing, for a camera that zooms (--onvif-zoom).
+            let zoomingDevice = (loop.dock.base as? DeviceDock).flatMap { device in (device.hardware as? ONVIFDock).map { (device, $0) } }
+            let framingLimits = loop.controller.params.limits
+            var cameraZoom = zoomWindow(framingParams).flatMap { widest in
+                zoomingDevice.map { _ in CameraZoomFraming(widest: widest, digital: dockOptions.onvif.onvifDigitalPtz) }
+            }
             let pacedFromFile = address.isLive && liveRun == nil
             let window = preview ? PreviewWindow.open(title: "docktrack") : nil
             let video = try annotate.map { path throws in
@@ -187,7 +193,21 @@ struct TrackCommand: ParsableCommand {
                     captured = MonotonicClock.now() - origin
                 }
                 server?.control.apply(to: &loop, pipeline: pipeline, at: captured)
+                if let zoom = cameraZoom, let (_, camera) = zoomingDevice {
+                    // The controller aims with the camera at the zoom in force, within the turns
+                    // it allows.
+                    let magnification = camera.magnification(at: camera.zoom)
+                    loop.controller.params.camera = zoom.camera(at: magnification)
+                    loop.controller.params.limits = zoom.limits(at: magnification, from: framingLimits)
+                }
                 let step = try loop.step(capturedAt: captured) { _ in try perceive() }
+                if var zoom = cameraZoom, let (device, camera) = zoomingDevice {
+                    let magnification = camera.magnification(at: camera.zoom)
+                    if let wanted = zoom.request(subjects: step.subjects, mode: loop.controller.params.mode, magnification: magnification, now: captured) {
+                        try device.zoom(to: camera.zoom(atMagnification: wanted))
+                    }
+                    cameraZoom = zoom
+                }
                 let record = SubjectStatesRecord(frame: frame.index, time: frame.time, subjects: step.subjects)
                 server?.control.publish(record, motion: step.atCommand)
                 try statesOutput?.write(record.jsonLine)
@@ -280,9 +300,28 @@ struct TrackCommand: ParsableCommand {
         var params = params
         dockOptions.apply(to: &params, searchByDefault: address.isLive)
         if let home = try dockOptions.onvifHome(at: address) { params.home = home }
-        let dock = try address.open(limits: params.limits, home: params.home, clock: clock, onvif: dockOptions.onvifSettings()) { try commands?.write($0) }
+        let dock = try address.open(limits: params.limits, home: params.home, clock: clock, onvif: onvifSettings(params)) { try commands?.write($0) }
         return try FrameLoop(controller: FramingController(params: params), dock: dock, cameraOnDock: address.isLive && cameraOnDock,
                              clock: address.isLive ? clock : nil, trace: trace.map { path throws in try LineOutput(path: path) })
+    }
+
+    /// The ONVIF settings of the options; a digital PTZ's window over the widest picture, as
+    /// the framing's camera sees it (--fov across its width) at the camera's largest zoom.
+    private func onvifSettings(_ params: FramingController.Params) throws -> ONVIFSettings {
+        var settings = try dockOptions.onvifSettings()
+        if let widest = zoomWindow(params), dockOptions.onvif.onvifDigitalPtz { settings.digitalWindow = widest }
+        return settings
+    }
+
+    /// The picture at the widest zoom as a window (its aspect and --fov from the framing's
+    /// camera), up to --onvif-zoom; `nil` without it.
+    private func zoomWindow(_ params: FramingController.Params) -> CropWindow? {
+        guard let largest = dockOptions.onvif.onvifZoom else { return nil }
+        let camera = params.camera
+        // A picture 1000 px wide of the camera's aspect: only ratios and angles are used.
+        let aspect = tan(camera.horizontalFieldOfView / 2) / tan(camera.verticalFieldOfView / 2)
+        return CropWindow(sourceSize: ImageSize(width: 1000, height: max(1, Int((1000 / aspect).rounded()))), aspect: aspect,
+                          fieldOfView: camera.horizontalFieldOfView, maximumZoom: largest)
     }
 
     /// The control server of --serve, bound before the first frame; `nil` without the option.

@@ -18,6 +18,16 @@ public struct ONVIFSettings: Sendable, Equatable {
     public var password: String?
     /// Seconds a request may take.
     public var timeout = 2.0
+    /// The magnification at the end of the camera's zoom space (zoom 1; linear from 1 at zoom
+    /// 0), when zoom is driven; `nil` when it is not.
+    public var maximumMagnification: Double?
+    /// A digital PTZ (ipycam): the picture is a window cropped from a wider one and scaled up,
+    /// 1/m of its width and height at magnification m, and pan and tilt move the window's centre
+    /// within the wider picture (x = 1: the window's right edge at the picture's). Pan and tilt
+    /// then turn through this window's geometry (its `maximumZoom` the camera's largest
+    /// magnification), so their range in degrees shrinks to nothing at zoom 0, and
+    /// ``panRange`` and ``tiltRange`` are not used. `nil`: a camera that turns.
+    public var digitalWindow: CropWindow?
     public init() {}
 }
 
@@ -39,6 +49,9 @@ public final class ONVIFDock {
     public private(set) var panSpace: ClosedRange<Double> = -1...1
     public private(set) var tiltSpace: ClosedRange<Double> = -1...1
     private var lastVelocity: (pan: Double, tilt: Double)?
+    /// The zoom (0...1) last sent or read: the frame loop and the device's thread both ask.
+    private let zoomLock = NSLock()
+    private var zoomValue = 0.0
 
     /// Connects to the device service at `host`:`port`: its capabilities (where the media and
     /// PTZ services are) and its first media profile.
@@ -75,6 +88,8 @@ public final class ONVIFDock {
            let spaces = Self.positionSpaces(in: options) {
             (panSpace, tiltSpace) = spaces
         }
+        // Where its zoom is (for the spaces and for zoom framing), before anything moves it.
+        _ = try? status()
     }
 
     /// The absolute pan/tilt position space's ranges in a `GetConfigurationOptions` reply;
@@ -92,18 +107,46 @@ public final class ONVIFDock {
         return (pan, tilt)
     }
 
+    /// The zoom (0...1 of the camera's generic zoom space) last sent or read.
+    public var zoom: Double {
+        zoomLock.lock(); defer { zoomLock.unlock() }
+        return zoomValue
+    }
+
+    /// The magnification at `zoom` (1 without ``ONVIFSettings/maximumMagnification``).
+    public func magnification(at zoom: Double) -> Double {
+        guard let largest = settings.maximumMagnification, largest.isFinite, largest > 1, zoom.isFinite else { return 1 }
+        return 1 + max(0, min(1, zoom)) * (largest - 1)
+    }
+
+    /// The zoom (0...1) at magnification `magnification`: the inverse of ``magnification(at:)``.
+    public func zoom(atMagnification magnification: Double) -> Double {
+        guard let largest = settings.maximumMagnification, largest.isFinite, largest > 1, magnification.isFinite else { return 0 }
+        return max(0, min(1, (magnification - 1) / (largest - 1)))
+    }
+
+    /// Radians a generic pan or tilt of 1 turns the camera now: the degrees of the settings, or,
+    /// for a digital PTZ, how far the window's centre may go at the present magnification.
+    private var unitTurn: (pan: Double, tilt: Double) {
+        guard let window = settings.digitalWindow else { return (settings.panRange * .pi / 180, settings.tiltRange * .pi / 180) }
+        let range = window.limits(at: magnification(at: zoom), from: .standard)
+        return (range.yaw.range.upperBound, range.pitch.range.upperBound)
+    }
+
     /// The camera's pan/tilt position for a dock orientation (pan right, tilt up are positive
-    /// there): the degrees over ``ONVIFSettings/panRange`` (-1...1, kept within), onto the
-    /// camera's own space.
+    /// there): the radians over a generic turn of 1 (``unitTurn``; -1...1, kept within), onto
+    /// the camera's own space. A digital PTZ at zoom 0 cannot turn: 0.
     func normalised(_ orientation: DockOrientation) -> (pan: Double, tilt: Double) {
-        (pan: Self.onto(panSpace, max(-1, min(1, orientation.y * 180 / .pi / settings.panRange))),
-         tilt: Self.onto(tiltSpace, max(-1, min(1, -orientation.x * 180 / .pi / settings.tiltRange))))
+        let unit = unitTurn
+        func generic(_ radians: Double, over turn: Double) -> Double { turn > 0 ? max(-1, min(1, radians / turn)) : 0 }
+        return (pan: Self.onto(panSpace, generic(orientation.y, over: unit.pan)),
+                tilt: Self.onto(tiltSpace, generic(-orientation.x, over: unit.tilt)))
     }
 
     /// The dock orientation of the camera's position `pan`, `tilt` (its own spaces).
     func orientation(pan: Double, tilt: Double) -> DockOrientation {
-        DockOrientation(x: -Self.generic(tiltSpace, tilt) * settings.tiltRange * .pi / 180,
-                        y: Self.generic(panSpace, pan) * settings.panRange * .pi / 180, z: 0)
+        let unit = unitTurn
+        return DockOrientation(x: -Self.generic(tiltSpace, tilt) * unit.tilt, y: Self.generic(panSpace, pan) * unit.pan, z: 0)
     }
 
     /// -1...1 onto `space`, and back: the one place the camera's own ranges come in.
@@ -127,7 +170,9 @@ public final class ONVIFDock {
     /// Zooms to `zoom` in 0...1 (the camera's generic zoom space: wide to tele).
     public func zoom(to zoom: Double) throws(DockError) {
         guard zoom.isFinite else { throw .invalidRequest("zoom must be a number") }
-        _ = try send("AbsoluteMove", "<tptz:AbsoluteMove><tptz:ProfileToken>\(Self.escaped(profile))</tptz:ProfileToken><tptz:Position><tt:Zoom x=\"\(Self.number(max(0, min(1, zoom))))\"/></tptz:Position></tptz:AbsoluteMove>")
+        let zoom = max(0, min(1, zoom))
+        _ = try send("AbsoluteMove", "<tptz:AbsoluteMove><tptz:ProfileToken>\(Self.escaped(profile))</tptz:ProfileToken><tptz:Position><tt:Zoom x=\"\(Self.number(zoom))\"/></tptz:Position></tptz:AbsoluteMove>")
+        zoomLock.lock(); zoomValue = zoom; zoomLock.unlock()
     }
 
     /// Where the camera points (`GetStatus`), and its zoom in 0...1.
@@ -139,6 +184,7 @@ public final class ONVIFDock {
             throw .invalidRequest("the camera's status has no pan/tilt position")
         }
         let zoom = Self.attribute("x", ofFirst: "Zoom", in: position).flatMap(Double.init)
+        if let zoom, zoom.isFinite { zoomLock.lock(); zoomValue = max(0, min(1, zoom)); zoomLock.unlock() }
         return (orientation(pan: pan, tilt: tilt), zoom)
     }
 
@@ -146,8 +192,9 @@ public final class ONVIFDock {
     /// position space); a camera that refuses it is read (`GetStatus`) and sent the sum
     /// (`AbsoluteMove`).
     public func turn(by change: DockOrientation) throws(DockError) {
-        let pan = change.y * 180 / .pi / settings.panRange * (panSpace.upperBound - panSpace.lowerBound) / 2
-        let tilt = -change.x * 180 / .pi / settings.tiltRange * (tiltSpace.upperBound - tiltSpace.lowerBound) / 2
+        let unit = unitTurn
+        let pan = unit.pan > 0 ? change.y / unit.pan * (panSpace.upperBound - panSpace.lowerBound) / 2 : 0
+        let tilt = unit.tilt > 0 ? -change.x / unit.tilt * (tiltSpace.upperBound - tiltSpace.lowerBound) / 2 : 0
         guard pan.isFinite, tilt.isFinite else { throw .invalidRequest("a turn must be numbers") }
         do {
             _ = try send("RelativeMove", "<tptz:RelativeMove><tptz:ProfileToken>\(Self.escaped(profile))</tptz:ProfileToken><tptz:Translation><tt:PanTilt x=\"\(Self.number(pan))\" y=\"\(Self.number(tilt))\"/></tptz:Translation></tptz:RelativeMove>")
@@ -342,7 +389,7 @@ public final class ONVIFDock {
     package static func sha1(_ message: [UInt8]) -> [UInt8] { SHA1.hash(message) }
 }
 
-extension ONVIFDock: DockHardware {
+extension ONVIFDock: ZoomingHardware {
     public var capabilities: [String] { ["pan", "tilt", "zoom", "systemTracking"] }
 
     public func apply(_ command: DockCommand, at time: Double) throws(DockError) {
@@ -352,8 +399,10 @@ extension ONVIFDock: DockHardware {
         case .setAngularVelocity(let velocity):
             guard velocity.z == 0 else { throw .notCapable("roll") }
             // Radians a second over the radians a second of velocity 1 on each axis.
-            let panSpeed = settings.fullSpeed * settings.panRange * .pi / 180, tiltSpeed = settings.fullSpeed * settings.tiltRange * .pi / 180
-            let pan = max(-1, min(1, velocity.y / panSpeed)), tilt = max(-1, min(1, -velocity.x / tiltSpeed))
+            let unit = unitTurn
+            let panSpeed = settings.fullSpeed * unit.pan, tiltSpeed = settings.fullSpeed * unit.tilt
+            func speed(_ radians: Double, over full: Double) -> Double { full > 0 ? max(-1, min(1, radians / full)) : 0 }
+            let pan = speed(velocity.y, over: panSpeed), tilt = speed(-velocity.x, over: tiltSpeed)
             // The same speed again changes nothing: not sent (a request per frame otherwise).
             if let last = lastVelocity, abs(last.pan - pan) < 1e-4, abs(last.tilt - tilt) < 1e-4 { return }
             if pan == 0 && tilt == 0 { return try stop() }

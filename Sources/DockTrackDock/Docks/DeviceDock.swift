@@ -59,6 +59,15 @@ public final class DeviceDock: Dock {
 
     public func settle(timeout: Double) { worker?.settle(timeout: timeout) }
 
+    /// Zooms a device that zooms (``ZoomingHardware``) to `zoom` (0...1), from the device's
+    /// thread when asynchronous (the newest zoom asked wins); a device that does not zoom is
+    /// not capable.
+    public func zoom(to zoom: Double) throws(DockError) {
+        guard let zooming = hardware as? any ZoomingHardware else { throw .notCapable("zoom") }
+        guard zoom.isFinite else { throw .invalidRequest("zoom must be a number") }
+        if let worker { try worker.send(zoom: zoom) } else { try zooming.zoom(to: zoom) }
+    }
+
     /// The latency measured from the device's positions (0.05 s until measured).
     public var commandLatency: Double { reported.latency.estimate }
     public var latencySamples: [Double] { reported.latency.samples }
@@ -122,6 +131,7 @@ final class DeviceWorker: @unchecked Sendable {
     // Guarded by `condition`.
     private let condition = NSCondition()
     private var waiting: (command: DockCommand, time: Double)?
+    private var waitingZoom: Double?
     private var inFlight = false
     private var readings = Readings()
     private var refusal: DockError?
@@ -152,6 +162,19 @@ final class DeviceWorker: @unchecked Sendable {
         condition.broadcast()
     }
 
+    /// Queues a zoom (replacing one not sent yet); throws the device's refusal of an earlier
+    /// request, once.
+    func send(zoom: Double) throws(DockError) {
+        condition.lock()
+        defer { condition.unlock() }
+        if let refusal {
+            self.refusal = nil
+            throw refusal
+        }
+        waitingZoom = zoom
+        condition.broadcast()
+    }
+
     /// The reads made since the last call.
     func takeReadings() -> Readings {
         condition.lock()
@@ -165,7 +188,7 @@ final class DeviceWorker: @unchecked Sendable {
     func settle(timeout: Double) {
         let deadline = Date(timeIntervalSinceNow: max(0, timeout))
         condition.lock()
-        while (waiting != nil || inFlight) && !stopped && condition.wait(until: deadline) {}
+        while (waiting != nil || waitingZoom != nil || inFlight) && !stopped && condition.wait(until: deadline) {}
         condition.unlock()
     }
 
@@ -182,7 +205,7 @@ final class DeviceWorker: @unchecked Sendable {
         var readsPosition = true
         while true {
             condition.lock()
-            while !stopped && waiting == nil && !(readsPosition && clock() >= nextRead) {
+            while !stopped && waiting == nil && waitingZoom == nil && !(readsPosition && clock() >= nextRead) {
                 _ = condition.wait(until: Date(timeIntervalSinceNow: readsPosition ? max(0.001, nextRead - clock()) : 1))
             }
             if stopped {
@@ -191,13 +214,21 @@ final class DeviceWorker: @unchecked Sendable {
             }
             // A command first, unless a read is overdue by a whole interval (a stream of
             // commands must not starve the closed loop of positions).
-            let command = readsPosition && clock() >= nextRead + pollInterval ? nil : waiting
+            // A zoom before a command: a digital PTZ's pan and tilt turn by how far its window
+            // may go at the zoom in force, so a move asked after a zoom goes out at that zoom.
+            let overdue = readsPosition && clock() >= nextRead + pollInterval
+            let zoom = overdue ? nil : waitingZoom
+            if zoom != nil { waitingZoom = nil }
+            let command = overdue || zoom != nil ? nil : waiting
             if command != nil { waiting = nil }
-            inFlight = command != nil
+            inFlight = command != nil || zoom != nil
             condition.unlock()
-            if let command {
+            if zoom != nil || command != nil {
                 var refused: DockError?
-                do { try device.hardware.apply(command.command, at: command.time) } catch { refused = error }
+                do {
+                    if let zoom { try (device.hardware as? any ZoomingHardware)?.zoom(to: zoom) }
+                    if let command { try device.hardware.apply(command.command, at: command.time) }
+                } catch { refused = error }
                 condition.lock()
                 inFlight = false
                 if let refused { refusal = refused }

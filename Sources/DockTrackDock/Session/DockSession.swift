@@ -345,3 +345,11 @@ public protocol DockHardware: AnyObject {
     /// The device's present orientation, when it can say.
     func orientation() throws(DockError) -> DockOrientation?
 }
+
+/// A device that zooms (an ONVIF PTZ camera), in its generic zoom space: 0 the widest, 1 the
+/// closest.
+public protocol ZoomingHardware: DockHardware {
+    /// The zoom last sent or read.
+    var zoom: Double { get }
+    func zoom(to zoom: Double) throws(DockError)
+}

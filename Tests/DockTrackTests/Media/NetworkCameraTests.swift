@@ -163,15 +163,16 @@ import Glibc
         return path
     }
 
-    /// The face in the camera's snapshot now: its centre in unit coordinates (lower-left origin).
-    static func faceInSnapshot(_ session: String, folder: URL, name: String) throws -> (x: Double, y: Double)? {
+    /// The face in the camera's snapshot now: its centre in unit coordinates (lower-left origin)
+    /// and its height (a share of the picture's).
+    static func faceInSnapshot(_ session: String, folder: URL, name: String) throws -> (x: Double, y: Double, height: Double)? {
         let path = folder.appendingPathComponent(name).path
         let fetched = try camera(["run", session, "curl", "-s", "--max-time", "5", "-o", path, "http://127.0.0.1:8080/snapshot.jpg"])
         guard fetched.status == 0 else { return nil }
         let found = try ToolRun.docktrack(["detect", path, "-d", "dnn-face"])
         guard let line = found.lines.first, let record = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
               let face = (record["observations"] as? [[String: Any]])?.first, let rect = face["rect"] as? [String: Double] else { return nil }
-        return (rect["x"]! + rect["width"]! / 2, rect["y"]! + rect["height"]! / 2)
+        return (rect["x"]! + rect["width"]! / 2, rect["y"]! + rect["height"]! / 2, rect["height"]!)
     }
 
     /// ipycam's own account of its pose (its web API, not ONVIF).
@@ -209,6 +210,38 @@ import Glibc
         #expect(moving == false, "the camera was left still: \(pose)")
         let after = try #require(try Self.faceInSnapshot(session, folder: folder, name: "after.jpg"), "the face is in view at the end")
         print(String(format: "ONVIF %@: face centre x %.3f -> %.3f, y %.3f -> %.3f; camera pan %.3f", commands, before.x, after.x, before.y, after.y, pan))
+        #expect(abs(after.x - 0.5) < 0.1 && abs(after.y - 0.5) < 0.2, "the person is framed: \(after)")
+    }
+
+    /// Zoom as part of framing: ipycam starts at (nearly) its widest, where its digital PTZ
+    /// can hardly turn, with the person off centre; `track --onvif-zoom 4 --onvif-digital-ptz`
+    /// zooms in toward head and shoulders, which lets it turn, and turns onto the person, by
+    /// velocity and by absolute moves. (ipycam streams its source unscaled while pan, tilt and
+    /// zoom are all 0, at another size than its output, and OpenCV's MJPEG reading does not
+    /// follow a stream whose size changes: the test starts at zoom 0.002.)
+    @Test(arguments: ["velocity", "orientation"])
+    func docktrackZoomsAnONVIFCameraInToFrameThePerson(commands: String) throws {
+        let folder = try Fixtures.temporaryFolder()
+        let session = folder.appendingPathComponent("ipcam").path
+        let started = try Self.camera(["start", session, try Self.offCentreScene(in: folder)])
+        defer { _ = try? Self.camera(["stop", session]) }
+        try #require(started.status == 0, "ip camera: \(started.stderr)")
+        #expect(try Self.pose(session, action: #"{"action":"zoom_to","value":0.002}"#)["zoom"] as? Double == 0.002)
+        Thread.sleep(forTimeInterval: 0.5)
+        let before = try #require(try Self.faceInSnapshot(session, folder: folder, name: "before.jpg"), "the face is in the wide view")
+        #expect(abs(before.x - 0.5) > 0.08, "the person starts off centre: \(before)")
+        let track = try Self.camera(["run", session, Fixtures.tool, "track", Self.stream, "--dock", "onvif:127.0.0.1:8080", "--commands", commands,
+                                     "--onvif-zoom", "4", "--onvif-digital-ptz", "--fov", "60", "--onvif-speed", "1",
+                                     "--duration", "15", "-d", "dnn-face", "--detect-async", "--summary"])
+        #expect(track.status == 0, "\(track.stderr)")
+        let pose = try Self.pose(session)
+        let zoom = try #require(pose["zoom"] as? Double), pan = try #require(pose["pan"] as? Double)
+        let after = try #require(try Self.faceInSnapshot(session, folder: folder, name: "after.jpg"), "the face is in view at the end: \(pose)")
+        print(String(format: "ONVIF zoom, %@: zoom 0.002 -> %.3f, pan %.3f; face x %.3f -> %.3f, height %.3f -> %.3f",
+                     commands, zoom, pan, before.x, after.x, before.height, after.height))
+        #expect(zoom > 0.15 && zoom < 0.6, "zoomed in, not to the end: \(pose)")
+        #expect(pan < -0.2, "turned toward the person (left): \(pose)")
+        #expect(after.height > 1.5 * before.height, "the face is bigger: \(before.height) -> \(after.height)")
         #expect(abs(after.x - 0.5) < 0.1 && abs(after.y - 0.5) < 0.2, "the person is framed: \(after)")
     }
 
