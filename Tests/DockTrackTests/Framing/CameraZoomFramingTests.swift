@@ -29,6 +29,21 @@ import Testing
         }
     }
 
+    @Test func aGroupIsFramedWiderThanOnePerson() throws {
+        func asked(_ subjects: [TrackedSubject]) -> Double? {
+            var zoom = CameraZoomFraming(widest: Self.widest, digital: false)
+            _ = zoom.request(subjects: subjects, mode: .automatic, magnification: 1, now: 0)
+            return zoom.request(subjects: subjects, mode: .automatic, magnification: 1, now: 2)
+        }
+        let one = Self.person(faceHeight: 0.08)
+        var other = Self.person(faceHeight: 0.08)
+        other.saliencyRank = 2
+        other.faceRect!.x += 0.4
+        other.rect.x += 0.4
+        let alone = try #require(asked([one])), together = try #require(asked([one, other]))
+        #expect(together < alone * 0.7, "one \(alone), two \(together)")
+    }
+
     @Test func withNobodyTheZoomHoldsThenWidensAndNeverRunsOn() throws {
         var zoom = CameraZoomFraming(widest: Self.widest, digital: false)
         #expect(zoom.request(subjects: [], mode: .automatic, magnification: 2.5, now: 10) == nil)
