@@ -35,7 +35,10 @@
 #include <vector>
 
 struct dcv_image { cv::Mat mat; };
-struct dcv_capture { cv::VideoCapture capture; };
+struct dcv_capture {
+    cv::VideoCapture capture;
+    bool jpeg_pictures = false;  // a Motion JPEG stream read as its encoded pictures
+};
 struct dcv_writer { cv::VideoWriter writer; };
 struct dcv_ssd { cv::dnn::Net net; cv::Mat blob; };
 struct dcv_cascade { cv::CascadeClassifier classifier; };
@@ -368,6 +371,11 @@ dcv_capture *dcv_capture_open_stream(const char *url, int open_timeout_ms, int r
                        "no stream FFmpeg can decode answered (waited up to " + std::to_string(open_timeout_ms) + " ms)");
             return nullptr;
         }
+        // The codec's tag, or (FFmpeg's MJPEG over HTTP, which has none) its name's first letters.
+        const int fourcc = (int)capture->capture.get(cv::CAP_PROP_FOURCC);
+        if (fourcc == cv::VideoWriter::fourcc('M', 'J', 'P', 'G') || fourcc == cv::VideoWriter::fourcc('m', 'j', 'p', 'e')) {
+            capture->jpeg_pictures = capture->capture.set(cv::CAP_PROP_FORMAT, -1);
+        }
         return capture;
     });
 }
@@ -393,6 +401,20 @@ int dcv_capture_read(dcv_capture *capture, dcv_image *into, double *position_ms,
     return guarded<int>(status, -1, [&]() -> int {
         if (capture == nullptr || into == nullptr) {
             set_status(status, DCV_ERR_ARGUMENT, "no capture or destination");
+            return -1;
+        }
+        if (capture->jpeg_pictures) {
+            // A picture that does not decode (cut short) is passed over for the next.
+            for (int tries = 0; tries < 8; ++tries) {
+                cv::Mat packet;
+                if (!capture->capture.read(packet) || packet.empty()) return 0;
+                cv::imdecode(packet, cv::IMREAD_COLOR, &into->mat);
+                if (!into->mat.empty()) {
+                    if (position_ms) *position_ms = capture->capture.get(cv::CAP_PROP_POS_MSEC);
+                    return 1;
+                }
+            }
+            set_status(status, DCV_ERR_ARGUMENT, "the stream's pictures do not decode as JPEG");
             return -1;
         }
         if (!capture->capture.read(into->mat) || into->mat.empty()) return 0;

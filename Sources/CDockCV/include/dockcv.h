@@ -147,7 +147,10 @@ dcv_capture *dcv_capture_open(const char *path, dcv_status *status);
 /* Opens a network stream (any URL FFmpeg reads: rtsp://, http:// MJPEG, ...), giving up when it
  * does not answer within `open_timeout_ms`; a later read that waits longer than
  * `read_timeout_ms` for a frame fails (CAP_PROP_OPEN_TIMEOUT_MSEC, CAP_PROP_READ_TIMEOUT_MSEC).
- * NULL with DCV_ERR_OPEN when nothing FFmpeg can decode answered. */
+ * NULL with DCV_ERR_OPEN when nothing FFmpeg can decode answered. A Motion JPEG stream is read
+ * as its JPEG pictures, each decoded on its own (cv::imdecode), so that a stream whose picture
+ * size changes midway is read at each picture's size (OpenCV 4.6's FFmpeg reader keeps the
+ * first size and garbles the rest). */
 dcv_capture *dcv_capture_open_stream(const char *url, int open_timeout_ms, int read_timeout_ms, dcv_status *status);
 void dcv_capture_destroy(dcv_capture *capture);
 dcv_capture_info dcv_capture_get_info(const dcv_capture *capture);

@@ -213,12 +213,11 @@ import Glibc
         #expect(abs(after.x - 0.5) < 0.1 && abs(after.y - 0.5) < 0.2, "the person is framed: \(after)")
     }
 
-    /// Zoom as part of framing: ipycam starts at (nearly) its widest, where its digital PTZ
-    /// can hardly turn, with the person off centre; `track --onvif-zoom 4 --onvif-digital-ptz`
-    /// zooms in toward head and shoulders, which lets it turn, and turns onto the person, by
-    /// velocity and by absolute moves. (ipycam streams its source unscaled while pan, tilt and
-    /// zoom are all 0, at another size than its output, and OpenCV's MJPEG reading does not
-    /// follow a stream whose size changes: the test starts at zoom 0.002.)
+    /// Zoom as part of framing: ipycam starts at its widest, where its digital PTZ cannot turn
+    /// at all, with the person off centre; `track --onvif-zoom 4 --onvif-digital-ptz` zooms in
+    /// toward head and shoulders, which lets it turn, and turns onto the person, by velocity and
+    /// by absolute moves. (At pan, tilt and zoom 0 ipycam streams its 1280x720 source as it is,
+    /// otherwise its 1920x1080 output: the stream changes size as soon as the camera zooms.)
     @Test(arguments: ["velocity", "orientation"])
     func docktrackZoomsAnONVIFCameraInToFrameThePerson(commands: String) throws {
         let folder = try Fixtures.temporaryFolder()
@@ -226,7 +225,7 @@ import Glibc
         let started = try Self.camera(["start", session, try Self.offCentreScene(in: folder)])
         defer { _ = try? Self.camera(["stop", session]) }
         try #require(started.status == 0, "ip camera: \(started.stderr)")
-        #expect(try Self.pose(session, action: #"{"action":"zoom_to","value":0.002}"#)["zoom"] as? Double == 0.002)
+        #expect(try Self.pose(session, action: #"{"action":"zoom_to","value":0}"#)["zoom"] as? Double == 0)
         Thread.sleep(forTimeInterval: 0.5)
         let before = try #require(try Self.faceInSnapshot(session, folder: folder, name: "before.jpg"), "the face is in the wide view")
         #expect(abs(before.x - 0.5) > 0.08, "the person starts off centre: \(before)")
@@ -237,12 +236,45 @@ import Glibc
         let pose = try Self.pose(session)
         let zoom = try #require(pose["zoom"] as? Double), pan = try #require(pose["pan"] as? Double)
         let after = try #require(try Self.faceInSnapshot(session, folder: folder, name: "after.jpg"), "the face is in view at the end: \(pose)")
-        print(String(format: "ONVIF zoom, %@: zoom 0.002 -> %.3f, pan %.3f; face x %.3f -> %.3f, height %.3f -> %.3f",
+        print(String(format: "ONVIF zoom, %@: zoom 0 -> %.3f, pan %.3f; face x %.3f -> %.3f, height %.3f -> %.3f",
                      commands, zoom, pan, before.x, after.x, before.height, after.height))
         #expect(zoom > 0.15 && zoom < 0.6, "zoomed in, not to the end: \(pose)")
         #expect(pan < -0.2, "turned toward the person (left): \(pose)")
         #expect(after.height > 1.5 * before.height, "the face is bigger: \(before.height) -> \(after.height)")
         #expect(abs(after.x - 0.5) < 0.1 && abs(after.y - 0.5) < 0.2, "the person is framed: \(after)")
+    }
+
+    /// A Motion JPEG stream whose pictures change size midway (ipycam: its 1280x720 source at
+    /// zoom 0, its 1920x1080 output zoomed) is read at each picture's size: the face grows with
+    /// the zoom and is back as it was after (OpenCV's own reading kept the first size and
+    /// garbled the rest: the face stayed where it was in a picture tiled at the old stride).
+    @Test func anMJPEGStreamThatChangesSizeIsReadAtEachSize() throws {
+        let folder = try Fixtures.temporaryFolder()
+        let session = folder.appendingPathComponent("ipcam").path
+        let started = try Self.camera(["start", session, try Self.offCentreScene(in: folder)])
+        defer { _ = try? Self.camera(["stop", session]) }
+        try #require(started.status == 0, "ip camera: \(started.stderr)")
+        _ = try Self.pose(session, action: #"{"action":"zoom_to","value":0}"#)
+        let zoomer = Thread {
+            Thread.sleep(forTimeInterval: 3)
+            _ = try? Self.pose(session, action: #"{"action":"zoom_to","value":0.5}"#)
+            Thread.sleep(forTimeInterval: 3)
+            _ = try? Self.pose(session, action: #"{"action":"zoom_to","value":0}"#)
+        }
+        zoomer.start()
+        let detect = try Self.camera(["run", session, Fixtures.tool, "detect", Self.stream, "-d", "dnn-face", "--end", "250"])
+        #expect(detect.status == 0, "\(detect.stderr)")
+        var faces: [(width: Int, height: Double)] = []
+        for line in detect.lines {
+            guard let record = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], let width = record["width"] as? Int,
+                  let face = (record["observations"] as? [[String: Any]])?.first, let rect = face["rect"] as? [String: Double] else { continue }
+            faces.append((width, rect["height"]!))
+        }
+        let wide = faces.filter { $0.width == 1280 }, zoomed = faces.filter { $0.width == 1920 }
+        #expect(wide.count > 50 && zoomed.count > 30, "pictures of each size: \(wide.count) wide, \(zoomed.count) zoomed")
+        let wideFace = wide.map(\.height).max() ?? 0, zoomedFace = zoomed.map(\.height).min() ?? 0
+        #expect(zoomedFace > 2 * wideFace, "zoomed 2.5 times, the face \(wideFace) -> \(zoomedFace)")
+        #expect(faces.last?.width == 1280, "back to the source's size at zoom 0")
     }
 
     /// A scene with nobody in it: a gray 640x360 picture, 40 s at 25 fps.
