@@ -24,11 +24,22 @@ public protocol SizeLimitedDetector: Detector {
 
 /// A detector that can also be asked to look only where things may have appeared (around
 /// ``MotionRegions`` and what it found last), for less: its cost grows with the area searched.
+/// It implements one search; the whole-picture ones come from it.
 public protocol RegionLimitedDetector: SizeLimitedDetector {
     /// As ``SizeLimitedDetector/detect(in:minimumConfidence:smallestHeight:)``, for things that
-    /// overlap one of `regions` (unit coordinates, lower-left origin); no regions, no search.
-    /// Things elsewhere may still be reported.
-    func detect(in image: Image, minimumConfidence: Double, smallestHeight: Double, regions: [UnitRect]) throws(DetectorError) -> [Observation]
+    /// overlap one of `regions` (unit coordinates, lower-left origin); no regions, no search;
+    /// `nil`, the whole picture. Things elsewhere may still be reported.
+    func detect(in image: Image, minimumConfidence: Double, smallestHeight: Double, regions: [UnitRect]?) throws(DetectorError) -> [Observation]
+}
+
+extension RegionLimitedDetector {
+    public func detect(in image: Image, minimumConfidence: Double) throws(DetectorError) -> [Observation] {
+        try detect(in: image, minimumConfidence: minimumConfidence, smallestHeight: 0, regions: nil)
+    }
+
+    public func detect(in image: Image, minimumConfidence: Double, smallestHeight: Double) throws(DetectorError) -> [Observation] {
+        try detect(in: image, minimumConfidence: minimumConfidence, smallestHeight: smallestHeight, regions: nil)
+    }
 }
 
 /// Why a detector could not be made or could not run.

@@ -90,23 +90,10 @@ public final class HOGPeopleDetector: RegionLimitedDetector {
                          height: Int((Double(window.height) / factor).rounded(.up)))
     }
 
-    public func detect(in image: Image, minimumConfidence: Double) throws(DetectorError) -> [Observation] {
-        try detect(in: image, minimumConfidence: minimumConfidence, smallestHeight: 0)
-    }
-
-    /// People from `smallestHeight` of the image's height up: the image is shrunk further first.
-    public func detect(in image: Image, minimumConfidence: Double, smallestHeight: Double) throws(DetectorError) -> [Observation] {
-        try detect(in: image, minimumConfidence: minimumConfidence, smallestHeight: smallestHeight, regions: nil)
-    }
-
-    /// People from `smallestHeight` up near `regions`: the windows searched are the whole
-    /// search's, at the same levels and places, so each scores as it would there.
-    public func detect(in image: Image, minimumConfidence: Double, smallestHeight: Double, regions: [UnitRect]) throws(DetectorError) -> [Observation] {
-        try detect(in: image, minimumConfidence: minimumConfidence, smallestHeight: smallestHeight, regions: Optional(regions))
-    }
-
-    /// The whole picture when `regions` is `nil`.
-    private func detect(in image: Image, minimumConfidence: Double, smallestHeight: Double, regions: [UnitRect]?) throws(DetectorError) -> [Observation] {
+    /// People from `smallestHeight` of the image's height up (the image is shrunk further
+    /// first), near `regions` when given: the windows searched there are the whole search's, at
+    /// the same levels and places, so each scores as it would there.
+    public func detect(in image: Image, minimumConfidence: Double, smallestHeight: Double, regions: [UnitRect]?) throws(DetectorError) -> [Observation] {
         let window = params.model.window
         var work = workingSize(for: image.size, smallestHeight: smallestHeight)
         // Shrunk below the window for such tall people: the whole search instead.

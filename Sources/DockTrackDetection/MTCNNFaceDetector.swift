@@ -49,26 +49,12 @@ public final class MTCNNFaceDetector: RegionLimitedDetector {
     deinit { dcv_mtcnn_destroy(net) }
 
     /// Faces whose ``confidence(probability:)`` is at least `minimumConfidence` (and whose
-    /// output-network probability reaches its threshold).
-    public func detect(in image: Image, minimumConfidence: Double) throws(DetectorError) -> [Observation] {
-        try detect(in: image, minimumConfidence: minimumConfidence, smallestHeight: 0)
-    }
-
-    /// Faces from `smallestHeight` of the image's height up (never below
-    /// ``Params/minimumFace`` pixels): the pyramid starts that much smaller.
-    public func detect(in image: Image, minimumConfidence: Double, smallestHeight: Double) throws(DetectorError) -> [Observation] {
-        try detect(in: image, minimumConfidence: minimumConfidence, smallestHeight: smallestHeight, regions: nil)
-    }
-
-    /// Faces from `smallestHeight` up near `regions`: the cascade runs on the part of the
-    /// picture around each (grown by half its size each way, at least a smallest face), so a
-    /// face that moved into a region, or was found there before, is found whole.
-    public func detect(in image: Image, minimumConfidence: Double, smallestHeight: Double, regions: [UnitRect]) throws(DetectorError) -> [Observation] {
-        try detect(in: image, minimumConfidence: minimumConfidence, smallestHeight: smallestHeight, regions: Optional(regions))
-    }
-
-    /// The whole picture when `regions` is `nil`.
-    private func detect(in image: Image, minimumConfidence: Double, smallestHeight: Double, regions: [UnitRect]?) throws(DetectorError) -> [Observation] {
+    /// output-network probability reaches its threshold), from `smallestHeight` of the image's
+    /// height up (never below ``Params/minimumFace`` pixels: the pyramid starts that much
+    /// smaller); near `regions` when given: the cascade runs on the part of the picture around
+    /// each (grown by half its size each way, at least a smallest face), so a face that moved
+    /// into a region, or was found there before, is found whole.
+    public func detect(in image: Image, minimumConfidence: Double, smallestHeight: Double, regions: [UnitRect]?) throws(DetectorError) -> [Observation] {
         let size = image.size
         let work = size.fitting(maxWidth: params.maximumWorkingWidth)
         guard min(work.width, work.height) >= 12 else {
