@@ -91,11 +91,21 @@ public final class Image: @unchecked Sendable {
         Image(taking: try checkedHandle { dcv_image_clone(handle, $0) })
     }
 
-    /// This image resized to `size` (area interpolation when shrinking).
-    public func resized(to size: ImageSize) throws(OpenCVError) -> Image {
+    /// How ``resized(to:interpolation:)`` computes its pixels.
+    public enum Interpolation: Sendable {
+        /// Area averaging when shrinking (no aliasing), bilinear when growing.
+        case smooth
+        /// Bilinear both ways, in OpenCV's bit-exact fixed point: as HOGDescriptor makes its
+        /// pyramid levels; much cheaper than area averaging when shrinking.
+        case bilinearExact
+    }
+
+    /// This image resized to `size` (by default area interpolation when shrinking).
+    public func resized(to size: ImageSize, interpolation: Interpolation = .smooth) throws(OpenCVError) -> Image {
         if size == self.size { return self }
         let out = Image()
-        try checkedCount { dcv_image_resize(handle, out.handle, Int32(size.width), Int32(size.height), $0) }
+        let mode = interpolation == .smooth ? Int32(DCV_RESIZE_SMOOTH) : Int32(DCV_RESIZE_BILINEAR_EXACT)
+        try checkedCount { dcv_image_resize(handle, out.handle, Int32(size.width), Int32(size.height), mode, $0) }
         return out
     }
 

@@ -90,8 +90,11 @@ const uint8_t *dcv_image_pixels(const dcv_image *image);
 /* The first byte, writable; only for the producer of a new image (dcv_image_allocate). */
 uint8_t *dcv_image_mutable_pixels(dcv_image *image);
 
-/* cv::resize with INTER_AREA (shrinking) or INTER_LINEAR (growing) into dst. */
-int dcv_image_resize(const dcv_image *src, dcv_image *dst, int width, int height,
+/* cv::resize into dst: with DCV_RESIZE_SMOOTH, INTER_AREA (shrinking) or INTER_LINEAR (growing);
+   with DCV_RESIZE_BILINEAR_EXACT, INTER_LINEAR_EXACT either way (as HOGDescriptor makes its
+   pyramid levels). */
+enum { DCV_RESIZE_SMOOTH = 0, DCV_RESIZE_BILINEAR_EXACT = 1 };
+int dcv_image_resize(const dcv_image *src, dcv_image *dst, int width, int height, int interpolation,
                      dcv_status *status);
 /* BGR -> gray (a gray source is copied), then cv::equalizeHist when equalize != 0. */
 int dcv_image_gray(const dcv_image *src, dcv_image *dst, int equalize, dcv_status *status);

@@ -69,6 +69,24 @@ import Testing
         (400, [PixelPoint(x: 288, y: 240), PixelPoint(x: 602, y: 168), PixelPoint(x: 714, y: 355)]),
     ]
 
+    /// The same people in the frames enlarged to 1280x960: HOG then shrinks the frame to its
+    /// working size (in gray, bilinearly) rather than enlarging it.
+    @Test func peopleAreFoundInVtestFramesLargerThanHOGsPicture() throws {
+        let frames = try Fixtures.frames(of: Fixtures.sample("vtest.avi"))
+        let hog = try HOGPeopleDetector(params: .fast)
+        let size = ImageSize(width: 1280, height: 960)
+        #expect(hog.workingSize(for: size).width < size.width)
+        for (index, people) in Self.pedestrians {
+            let image = try frames[index].image.resized(to: size)
+            let bodies = try hog.detect(in: image, minimumConfidence: 0.5)
+            let scaled = people.map { PixelPoint(x: $0.x * 1280 / 768, y: $0.y * 960 / 576) }
+            let found = scaled.filter { person in bodies.contains { person.isInside($0.rect, of: size) } }
+            #expect(found.count >= people.count - 1, "frame \(index): \(found.count) of \(people.count) people found")
+            let strays = bodies.filter { body in !scaled.contains { $0.isInside(body.rect, of: size) } }
+            #expect(strays.count <= 2, "frame \(index): \(strays.count) boxes on no person")
+        }
+    }
+
     @Test(arguments: ["default", "fast"])
     func peopleAreFoundInVtestFrames(detector name: String) throws {
         let frames = try Fixtures.frames(of: Fixtures.sample("vtest.avi"))
