@@ -56,9 +56,11 @@ extension Array where Element == Observation {
     /// as far away as the close-up one, and in close-ups the Daimler window fires on hair edges
     /// and dark backdrops across the picture (Megamind.avi: bodies 0.14 to 0.3 of the height beside
     /// faces 0.27 to 0.4 tall on 6 of 27 sampled frames).
+    ///
+    /// `alsoBeside`: faces known from elsewhere (an earlier round) that drop bodies as these do.
     public func droppingBodiesBesideCloseUps(heightRatio: Double = 1.5, facesAside: Double = 2,
-                                             closeUpFaceHeight: Double = 0.25) -> [Observation] {
-        let faces = filter { $0.type == .humanFace }.map(\.rect)
+                                             closeUpFaceHeight: Double = 0.25, alsoBeside known: [UnitRect] = []) -> [Observation] {
+        let faces = filter { $0.type == .humanFace }.map(\.rect) + known
         guard !faces.isEmpty else { return self }
         return filter { body in
             body.type != .humanBody || !faces.contains { face in

@@ -31,9 +31,10 @@ public final class CombinedDetector: Detector {
     }
 
     /// What the parts found, as one list: overlaps suppressed per type, and the bodies that
-    /// are pieces of a close-up face found with them dropped
-    /// (``Swift/Array/droppingBodiesBesideCloseUps(heightRatio:facesAside:)``).
-    public static func merged(_ found: [Observation]) -> [Observation] {
-        found.suppressingOverlaps().droppingBodiesBesideCloseUps()
+    /// are pieces of a close-up face found with them, or of one of `besideFaces` (found in an
+    /// earlier round by a part that did not run this one), dropped
+    /// (``Swift/Array/droppingBodiesBesideCloseUps(heightRatio:facesAside:closeUpFaceHeight:alsoBeside:)``).
+    public static func merged(_ found: [Observation], besideFaces: [UnitRect] = []) -> [Observation] {
+        found.suppressingOverlaps().droppingBodiesBesideCloseUps(alsoBeside: besideFaces)
     }
 }

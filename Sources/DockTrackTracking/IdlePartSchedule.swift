@@ -53,10 +53,10 @@ public final class IdlePartSchedule: Detector {
     /// Runs of each part that looked only where the picture moved and around what it found.
     public private(set) var regionSearches: [Int]
     public let motion: MotionRegions.Params
-    /// Per part that can look in regions: the picture's cells at its last run, and the places
-    /// (unit) of what it found and kept then.
+    /// Per part that can look in regions: the picture's cells at its last run.
     private var cellsAtLastRun: [MotionCells?]
-    private var placesFound: [[UnitRect]]
+    /// Per part: what its last run found and kept.
+    private var keptAtLastRun: [[Observation]]
     /// This round's cells, made at most once a round.
     private var cellsThisRound: (round: Int, cells: MotionCells?)?
     /// Runs of each part, and rounds, so far (for the bench and tests).
@@ -81,7 +81,7 @@ public final class IdlePartSchedule: Detector {
         regionSearches = Array(repeating: 0, count: count)
         self.motion = motion
         cellsAtLastRun = Array(repeating: nil, count: count)
-        placesFound = Array(repeating: [], count: count)
+        keptAtLastRun = Array(repeating: [], count: count)
     }
 
     public func detect(in image: Image, minimumConfidence: Double) throws(DetectorError) -> [Observation] {
@@ -89,7 +89,7 @@ public final class IdlePartSchedule: Detector {
         guard let combined = detector as? CombinedDetector else {
             let found = try run(detector, part: 0, in: image, minimumConfidence: minimumConfidence)
             smallestFound[0] = found.map(\.rect.height).min()
-            placesFound[0] = found.map(\.rect)
+            keptAtLastRun[0] = found
             return found
         }
         var tooSmall: DetectorError?
@@ -117,7 +117,12 @@ public final class IdlePartSchedule: Detector {
             ran.append((part, found))
         }
         if due == combined.parts.count, small == due, let tooSmall { throw tooSmall }
-        let merged = CombinedDetector.merged(ran.flatMap(\.found))
+        // The faces a resting part last found still drop the bodies beside them: a close-up
+        // face is not found again on the rounds its part rests, and the body part would
+        // otherwise keep its hair and backdrop as people (and then run every round for them).
+        let resting = combined.parts.indices.filter { part in !ran.contains { $0.part == part } }
+        let merged = CombinedDetector.merged(ran.flatMap(\.found),
+                                             besideFaces: resting.flatMap { keptAtLastRun[$0].filter { $0.type == .humanFace }.map(\.rect) })
         // A part found something when any of it is kept: bodies dropped as pieces of a
         // close-up leave the body part idle.
         for (part, found) in ran {
@@ -125,7 +130,7 @@ public final class IdlePartSchedule: Detector {
             intervals[part] = kept.isEmpty ? min(intervals[part] * 2, maximumInterval)
                 : kept.allSatisfy({ $0.type == .humanFace }) ? faceInterval : 1
             smallestFound[part] = kept.map(\.rect.height).min()
-            placesFound[part] = kept.map(\.rect)
+            keptAtLastRun[part] = kept
         }
         return merged
     }
@@ -146,7 +151,7 @@ public final class IdlePartSchedule: Detector {
         let smallestHeight = (smallestFound[part] ?? 0) * Self.sizeMargin
         if !fullSearchDue, let regional = detector as? RegionLimitedDetector, let moving {
             found = try regional.detect(in: image, minimumConfidence: minimumConfidence, smallestHeight: smallestHeight,
-                                        regions: moving + placesFound[part])
+                                        regions: moving + keptAtLastRun[part].map(\.rect))
             regionSearches[part] += 1
             sinceFullSearch[part] += 1
         } else if !fullSearchDue, let limited = detector as? SizeLimitedDetector, smallestFound[part] != nil {

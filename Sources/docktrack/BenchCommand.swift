@@ -215,7 +215,7 @@ struct BenchCommand: ParsableCommand {
     /// A pipeline as `docktrack track` runs it over the file.
     func makePipeline(detectEvery: Int, store: ModelStore, asyncDetection: Bool = false) throws -> TrackingPipeline {
         var params = TrackingPipeline.Params()
-        params.faceRoundInterval = redetection ? 2 : 1   // faces are looked for again on every frame between rounds
+        params.faceRoundInterval = redetection ? TrackingPipeline.Params.faceRoundIntervalWithRedetection : 1
         params.detectEvery = max(1, detectEvery)
         params.adaptiveDetection = detectEvery == 0
         params.asyncDetection = asyncDetection

@@ -180,7 +180,7 @@ struct ReframeCommand: ParsableCommand {
 
             let models = model.store
             var params = TrackingPipeline.Params()
-            params.faceRoundInterval = 2   // faces are looked for again on every frame between rounds
+            params.faceRoundInterval = TrackingPipeline.Params.faceRoundIntervalWithRedetection
             params.detectEvery = detectEvery
             params.minimumConfidence = model.threshold
             let cues = noFaceCues ? nil : FaceCueEstimator(landmarks: try FaceLandmarkDetector(models: models))

@@ -132,7 +132,7 @@ struct TrackCommand: ParsableCommand {
             let models = ModelStore.locate(models: detection.models, cascades: detection.cascades)
             let cues = noFaceCues ? nil : FaceCueEstimator(landmarks: try FaceLandmarkDetector(models: models))
             var params = TrackingPipeline.Params()
-            params.faceRoundInterval = redetection ? 2 : 1   // faces are looked for again on every frame between rounds
+            params.faceRoundInterval = redetection ? TrackingPipeline.Params.faceRoundIntervalWithRedetection : 1
             params.detectEvery = detectEvery ?? Self.defaultDetectEvery
             params.adaptiveDetection = adaptiveDetection
             params.asyncDetection = detectAsync

@@ -56,6 +56,25 @@ import Testing
         #expect(alone.calls == 20, "faceInterval 1 (the default): every round")
     }
 
+    /// On the rounds a face part rests, the faces it last found still drop the bodies beside a
+    /// close-up (hair, shoulders, the backdrop: what HOG fires on in Megamind.avi), so the
+    /// body part finds nothing kept and keeps resting too.
+    @Test func bodiesBesideACloseUpAreDroppedOnTheRoundsTheFacePartRests() throws {
+        let closeUp = Observation(type: .humanFace, rect: UnitRect(x: 0.35, y: 0.3, width: 0.3, height: 0.4), confidence: 0.9)
+        let hair = Observation(type: .humanBody, rect: UnitRect(x: 0.6, y: 0.2, width: 0.1, height: 0.3), confidence: 0.9)
+        let faces = ScriptedDetector(name: "faces", always: [closeUp])
+        let bodies = ScriptedDetector(name: "bodies", always: [hair])
+        let schedule = IdlePartSchedule(CombinedDetector([faces, bodies]), maximumInterval: 8, faceInterval: 3)
+        let image = try Frame.blank(index: 0, time: 0).image
+        var bodiesKept = 0
+        for _ in 0..<48 {
+            bodiesKept += try schedule.detect(in: image, minimumConfidence: 0.5).filter { $0.type == .humanBody }.count
+        }
+        #expect(faces.calls == 16, "faces every 3rd round: \(faces.calls)")
+        #expect(bodiesKept == 0)
+        #expect(bodies.calls <= 9, "the body part rests up to 8 rounds: \(bodies.calls)")
+    }
+
     /// A face detector that can look for tall faces only, and says what it was asked.
     final class SizedFaces: SizeLimitedDetector, @unchecked Sendable {
         let name = "sized"
