@@ -66,7 +66,7 @@ public final class FaceLandmarkDetector {
     /// full-frame detections).
     public func face(in image: Image, near rect: UnitRect) throws(DetectorError) -> FaceSighting {
         let seen = try look(in: image, at: rect)
-        return FaceSighting(rect: seen.box, score: seen.landmarks.faceScore)
+        return FaceSighting(rect: seen.box, score: seen.landmarks.faceScore, landmarks: seen.landmarks)
     }
 
     private func look(in image: Image, at rect: UnitRect) throws(DetectorError) -> (landmarks: FaceLandmarks, box: UnitRect) {
@@ -95,6 +95,9 @@ public struct FaceSighting: Sendable, Equatable {
     /// The face's box (unit coordinates, lower-left origin, clipped to the image).
     public var rect: UnitRect
     public var score: Double
+    /// The five points it read in the box it was asked about, as ``FaceLandmarkDetector/landmarks(in:face:)``
+    /// reads them there.
+    public var landmarks: FaceLandmarks
 }
 
 extension Image {

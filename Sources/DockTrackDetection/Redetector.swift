@@ -17,6 +17,22 @@ public protocol Redetector: AnyObject {
     /// `face` by as much as the re-detector saw it move from `reference` (its own box when there
     /// is no reference); `nil` when there is no face there.
     func redetect(face: UnitRect, reference: FacePlacement?, in image: Image) throws(DetectorError) -> Observation?
+    /// ``reference(for:in:)``, with the five points the look read in `face` whether or not it
+    /// saw a face there (`nil`: this re-detector reads none).
+    func referenceReading(for face: UnitRect, in image: Image) throws(DetectorError) -> (placement: FacePlacement?, landmarks: FaceLandmarks?)
+    /// ``redetect(face:reference:in:)``, with the five points the look read in `face` whether or
+    /// not it saw a face there (`nil`: this re-detector reads none).
+    func redetectReading(face: UnitRect, reference: FacePlacement?, in image: Image) throws(DetectorError) -> (found: Observation?, landmarks: FaceLandmarks?)
+}
+
+extension Redetector {
+    public func referenceReading(for face: UnitRect, in image: Image) throws(DetectorError) -> (placement: FacePlacement?, landmarks: FaceLandmarks?) {
+        (try reference(for: face, in: image), nil)
+    }
+
+    public func redetectReading(face: UnitRect, reference: FacePlacement?, in image: Image) throws(DetectorError) -> (found: Observation?, landmarks: FaceLandmarks?) {
+        (try redetect(face: face, reference: reference, in: image), nil)
+    }
 }
 
 /// Where a face was seen relative to the box a look was asked about: its centre's offset in
@@ -60,23 +76,33 @@ public final class FaceRedetector: Redetector {
     }
 
     public func reference(for face: UnitRect, in image: Image) throws(DetectorError) -> FacePlacement? {
-        try look(at: face, in: image).map { FacePlacement($0.rect, relativeTo: face) }
+        try referenceReading(for: face, in: image).placement
     }
 
     public func redetect(face: UnitRect, reference: FacePlacement?, in image: Image) throws(DetectorError) -> Observation? {
-        guard let seen = try look(at: face, in: image) else { return nil }
-        let rect = reference.map { FacePlacement(seen.rect, relativeTo: face).applied(to: face, from: $0) } ?? seen.rect
-        return Observation(type: .humanFace, rect: rect, confidence: seen.score)
+        try redetectReading(face: face, reference: reference, in: image).found
     }
 
-    /// O-Net's face near `face`, when it is sure enough; `nil` also for a box it cannot look at
-    /// (not finite, under 8 px, outside the picture).
-    private func look(at face: UnitRect, in image: Image) throws(DetectorError) -> FaceSighting? {
+    public func referenceReading(for face: UnitRect, in image: Image) throws(DetectorError) -> (placement: FacePlacement?, landmarks: FaceLandmarks?) {
+        let (seen, landmarks) = try look(at: face, in: image)
+        return (seen.map { FacePlacement($0.rect, relativeTo: face) }, landmarks)
+    }
+
+    public func redetectReading(face: UnitRect, reference: FacePlacement?, in image: Image) throws(DetectorError) -> (found: Observation?, landmarks: FaceLandmarks?) {
+        let (seen, landmarks) = try look(at: face, in: image)
+        guard let seen else { return (nil, landmarks) }
+        let rect = reference.map { FacePlacement(seen.rect, relativeTo: face).applied(to: face, from: $0) } ?? seen.rect
+        return (Observation(type: .humanFace, rect: rect, confidence: seen.score), landmarks)
+    }
+
+    /// O-Net's face near `face`, when it is sure enough, and the points it read there either
+    /// way; neither for a box it cannot look at (not finite, under 8 px, outside the picture).
+    private func look(at face: UnitRect, in image: Image) throws(DetectorError) -> (FaceSighting?, FaceLandmarks?) {
         let pixels = face.pixelRect(in: image.size)
         guard [pixels.x, pixels.y, pixels.width, pixels.height].allSatisfy(\.isFinite), pixels.width >= 8, pixels.height >= 8,
-              face.intersectionArea(with: UnitRect(x: 0, y: 0, width: 1, height: 1)) > 0 else { return nil }
+              face.intersectionArea(with: UnitRect(x: 0, y: 0, width: 1, height: 1)) > 0 else { return (nil, nil) }
         let sighting = try net.face(in: image, near: face)
-        guard sighting.score >= minimumFaceScore, sighting.rect.width > 0, sighting.rect.height > 0 else { return nil }
-        return sighting
+        guard sighting.score >= minimumFaceScore, sighting.rect.width > 0, sighting.rect.height > 0 else { return (nil, sighting.landmarks) }
+        return (sighting, sighting.landmarks)
     }
 }

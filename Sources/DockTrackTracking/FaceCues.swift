@@ -59,8 +59,10 @@ public final class FaceCueEstimator {
     public var lastLandmarks: [UUID: FaceLandmarks] { histories.compactMapValues(\.landmarks) }
 
     /// Fills `speakingConfidence` and `lookingAtCameraConfidence` of the people in `subjects`
-    /// whose face is known, from `image` taken at `time`.
-    public func annotate(_ subjects: inout [TrackedSubject], image: Image, time: Double) throws(DetectorError) {
+    /// whose face is known, from `image` taken at `time`. `read`: the five points already read
+    /// in some of these faces on this picture (by the re-detector), taken as they are.
+    public func annotate(_ subjects: inout [TrackedSubject], image: Image, time: Double,
+                         read: [UUID: FaceLandmarks] = [:]) throws(DetectorError) {
         for i in subjects.indices {
             guard subjects[i].kind == .person, let face = subjects[i].faceRect else { continue }
             let id = subjects[i].id
@@ -68,7 +70,8 @@ public final class FaceCueEstimator {
             // A face clipped to a sliver at the picture's edge has no landmarks to read.
             let pixels = face.pixelRect(in: image.size)
             let readable = [pixels.width, pixels.height].allSatisfy { $0.isFinite && $0 >= 4 }
-            let found = readable ? try landmarks.landmarks(in: image, face: face) : nil
+            var found = readable ? read[id] : nil
+            if readable, found == nil { found = try landmarks.landmarks(in: image, face: face) }
             if let found, found.eyeDistance >= params.minimumEyeDistance && found.faceScore > 0.5 {
                 let marks = history.landmarks.map { $0.blended(with: found, keeping: params.landmarkSmoothing) } ?? found
                 history.landmarks = marks

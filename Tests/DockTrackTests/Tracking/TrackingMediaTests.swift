@@ -414,4 +414,27 @@ import Testing
             #expect(subjects[0].speakingConfidence == nil && subjects[0].lookingAtCameraConfidence == nil)
         }
     }
+
+    /// The re-detector's look at a face gives the points it read, face or not, and the cues take
+    /// them rather than reading the face again (O-Net once per face and frame).
+    @Test func theCuesTakeThePointsTheRedetectorRead() throws {
+        let portrait = try Image(contentsOf: Fixtures.sample("grace_hopper_512x512.jpg"))
+        let face = try #require(try MTCNNFaceDetector(models: Fixtures.models).detect(in: portrait, minimumConfidence: 0.5).first).rect
+        let redetector = try FaceRedetector(models: Fixtures.models)
+        let look = try redetector.redetectReading(face: face, reference: nil, in: portrait)
+        let read = try #require(look.landmarks)
+        #expect(look.found != nil && read.faceScore > 0.9)
+        let blank = try Image.filling(size: portrait.size, channels: 3) { $0.initializeMemory(as: UInt8.self, repeating: 128); return true }!
+        let nothing = try redetector.redetectReading(face: face, reference: nil, in: blank)
+        #expect(nothing.found == nil && (nothing.landmarks?.faceScore ?? 1) < 0.5, "no face in gray, but the points read")
+        // On the blank picture the cues read no face themselves; given the portrait's points they use them.
+        let cues = FaceCueEstimator(landmarks: try FaceLandmarkDetector(models: Fixtures.models))
+        let id = UUID()
+        var own = [TrackedSubject(id: id, kind: .person, rect: face, faceRect: face, timeInView: 1, isObserved: true, bodyRect: nil)]
+        try cues.annotate(&own, image: blank, time: 0)
+        #expect(own[0].lookingAtCameraConfidence == nil)
+        var given = own
+        try FaceCueEstimator(landmarks: try FaceLandmarkDetector(models: Fixtures.models)).annotate(&given, image: blank, time: 0, read: [id: read])
+        #expect((given[0].lookingAtCameraConfidence ?? 0) > 0.5, "\(String(describing: given[0].lookingAtCameraConfidence))")
+    }
 }
