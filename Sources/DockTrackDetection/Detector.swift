@@ -32,6 +32,20 @@ public protocol RegionLimitedDetector: SizeLimitedDetector {
     func detect(in image: Image, minimumConfidence: Double, smallestHeight: Double, regions: [UnitRect]?) throws(DetectorError) -> [Observation]
 }
 
+/// A face detector with a smallest face it finds. A standing person is 7 to 9 faces tall, so a
+/// person found as a body shorter than ``bodiesWithFacesItFinds`` of those shows no face it
+/// finds: where such a person moved, it need not look (``IdlePartSchedule``).
+public protocol SmallestFaceDetector: Detector {
+    /// The height of the smallest face it finds in an image of `size`, as a fraction of its height.
+    func smallestFace(in size: ImageSize) -> Double
+}
+
+extension SmallestFaceDetector {
+    /// How many of its smallest faces tall a body must be for its face to be found: 6, below a
+    /// standing adult's 7 to 9 (a child's head is a larger part of its height).
+    public static var bodiesWithFacesItFinds: Double { 6 }
+}
+
 extension RegionLimitedDetector {
     public func detect(in image: Image, minimumConfidence: Double) throws(DetectorError) -> [Observation] {
         try detect(in: image, minimumConfidence: minimumConfidence, smallestHeight: 0, regions: nil)

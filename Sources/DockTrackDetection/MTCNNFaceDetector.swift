@@ -8,7 +8,7 @@ import Foundation
 /// ``Params/minimumFace`` pixels up, then a refine and an output network on the proposals. Finds
 /// small faces in large frames (the pyramid starts at the frame's own pixels, where res10 first
 /// shrinks the frame to 300 px), at a cost that grows with the frame's area.
-public final class MTCNNFaceDetector: RegionLimitedDetector {
+public final class MTCNNFaceDetector: RegionLimitedDetector, SmallestFaceDetector {
     public struct Params: Sendable, Equatable {
         /// The smallest face looked for, in pixels (12 at least).
         public var minimumFace = 20.0
@@ -37,6 +37,12 @@ public final class MTCNNFaceDetector: RegionLimitedDetector {
 
     public let name = "mtcnn-face"
     public let params: Params
+
+    /// ``Params/minimumFace`` of the frame once shrunk to the working width.
+    public func smallestFace(in size: ImageSize) -> Double {
+        let work = size.fitting(maxWidth: params.maximumWorkingWidth)
+        return work.height > 0 ? params.minimumFace / Double(work.height) : 1
+    }
     private let net: OpaquePointer
 
     public init(models: ModelStore, params: Params = Params()) throws(DetectorError) {

@@ -57,7 +57,10 @@ public enum MotionRegions {
 
     /// The moving rectangles (unit coordinates, lower-left origin) between `earlier` and `now`;
     /// `nil` when everything is to be searched (the cells disagree in size, or too much moved).
-    public static func regions(from earlier: MotionCells, to now: MotionCells, params: Params = Params()) -> [UnitRect]? {
+    /// Cells whose middle is inside one of `explained` (unit, lower-left origin) moved for a
+    /// reason already known and are left out, after the share that moved is counted.
+    public static func regions(from earlier: MotionCells, to now: MotionCells, params: Params = Params(),
+                               explained: [UnitRect] = []) -> [UnitRect]? {
         guard earlier.columns == now.columns, earlier.rows == now.rows else { return nil }
         let columns = now.columns, rows = now.rows
         var moved = [Bool](repeating: false, count: columns * rows)
@@ -67,6 +70,13 @@ public enum MotionRegions {
             count += 1
         }
         guard Double(count) <= params.maximumMovingShare * Double(moved.count) else { return nil }
+        for known in explained where [known.x, known.y, known.width, known.height].allSatisfy(\.isFinite) {
+            let upperLeft = UnitRect(upperLeftOrigin: known.clippedToUnit())  // the same flip both ways
+            let c0 = max(0, Int((upperLeft.minX * Double(columns)).rounded())), c1 = min(columns, Int((upperLeft.maxX * Double(columns)).rounded()))
+            let r0 = max(0, Int((upperLeft.minY * Double(rows)).rounded())), r1 = min(rows, Int((upperLeft.maxY * Double(rows)).rounded()))
+            guard c0 < c1, r0 < r1 else { continue }
+            for row in r0..<r1 { for column in c0..<c1 { moved[row * columns + column] = false } }
+        }
         // Grown by a cell: a walker's edges, and the cells between two limbs.
         var grown = moved
         for row in 0..<rows {

@@ -130,4 +130,58 @@ import Testing
         _ = try schedule.detect(in: white, minimumConfidence: 0.5)
         #expect(schedule.regionSearches == [6] && schedule.runs == [8])
     }
+
+    @Test func cellsWhoseMotionIsExplainedAreLeftOut() throws {
+        // The block at columns 2-3, row 1 (top-left origin) and one cell at (8, 6).
+        let now = Self.cells([(2, 1, 140), (3, 1, 140), (8, 6, 200)])
+        let block = UnitRect(upperLeftOrigin: UnitRect(x: 0.2, y: 0.125, width: 0.2, height: 0.125))
+        let regions = try #require(MotionRegions.regions(from: Self.cells(), to: now, explained: [block]))
+        #expect(regions.count == 1 && Self.close(regions[0], UnitRect(x: 0.7, y: 0, width: 0.3, height: 0.375)), "\(regions)")
+        #expect(MotionRegions.regions(from: Self.cells(), to: now, explained: [UnitRect(x: 0, y: 0, width: 1, height: 1)]) == [])
+        // A rectangle that is no number explains nothing; one past the picture only its part inside.
+        #expect(MotionRegions.regions(from: Self.cells(), to: now, explained: [UnitRect(x: .nan, y: 0, width: 1, height: 1)])?.count == 2)
+        #expect(MotionRegions.regions(from: Self.cells(), to: now, explained: [UnitRect(x: -5, y: 0.5, width: 5.5, height: 5)])?.count == 1)
+        // Explained or not, what moved counts toward the share: a turning camera is searched whole.
+        let everything = (0..<10).flatMap { c in (0..<5).map { r in (c, r, UInt8(180)) } }
+        #expect(MotionRegions.regions(from: Self.cells(), to: Self.cells(everything), explained: [UnitRect(x: 0, y: 0, width: 1, height: 1)]) == nil)
+    }
+
+    /// MTCNN that notes the regions it was asked to search.
+    class NotingFaces: RegionLimitedDetector, @unchecked Sendable {
+        let mtcnn: MTCNNFaceDetector
+        var asked: [[UnitRect]] = []
+        var name: String { mtcnn.name }
+        init() throws { mtcnn = try MTCNNFaceDetector(models: Fixtures.models) }
+        func detect(in image: Image, minimumConfidence: Double, smallestHeight: Double, regions: [UnitRect]?) throws(DetectorError) -> [Observation] {
+            if let regions { asked.append(regions) }
+            return try mtcnn.detect(in: image, minimumConfidence: minimumConfidence, smallestHeight: smallestHeight, regions: regions)
+        }
+    }
+
+    /// The same, saying its smallest face: the schedule then leaves out the walkers too short to
+    /// show one.
+    final class NotingSmallestFaces: NotingFaces, SmallestFaceDetector, @unchecked Sendable {
+        func smallestFace(in size: ImageSize) -> Double { mtcnn.smallestFace(in: size) }
+    }
+
+    /// vtest.avi's walkers are about 70 px tall, their faces under MTCNN's 20 px: where the
+    /// picture moved because they walked, the idle face part does not look, and it finds no more
+    /// or fewer faces for it.
+    @Test func theFacePartDoesNotSearchWhereOnlyPeopleTooSmallForAFaceWalked() throws {
+        let frames = try Fixtures.frames(of: Fixtures.sample("vtest.avi"))
+        func searched(_ faces: NotingFaces) throws -> (area: Double, faces: Int) {
+            let schedule = IdlePartSchedule(CombinedDetector([faces, try HOGPeopleDetector(params: .fast)]))
+            var found = 0
+            for index in stride(from: 100, to: 260, by: 4) {
+                found += try schedule.detect(in: frames[index].image, minimumConfidence: 0.5).filter { $0.type == .humanFace }.count
+            }
+            let area = faces.asked.reduce(0) { $0 + $1.reduce(0) { $0 + $1.clippedToUnit().width * $1.clippedToUnit().height } }
+            return (area, found)
+        }
+        let all = try searched(try NotingFaces()), some = try searched(try NotingSmallestFaces())
+        print(String(format: "face part's region searches over vtest.avi 100-260: %.2f pictures in all, %.2f leaving out the walkers", all.area, some.area))
+        #expect(all.area > 0.5, "the walkers' paths: \(all.area) pictures searched in all")
+        #expect(some.area < all.area / 3, "\(some.area) of \(all.area)")
+        #expect(some.faces == all.faces)
+    }
 }
