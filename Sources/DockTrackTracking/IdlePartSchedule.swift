@@ -32,7 +32,12 @@ import DockTrackDetection
 /// round, when the pipeline looks for each tracked face again on every frame between (O-Net
 /// where it is predicted, ``TrackingPipeline/redetector``): what the round adds for faces in
 /// view is a new face, found a round later. Bodies, followed between rounds by their look
-/// alone, keep every round.
+/// alone, keep every round. On the rounds a face part rests, the faces it found last still
+/// drop the bodies beside a close-up, as faces found in the round do.
+///
+/// A face part that says its smallest face (``SmallestFaceDetector``) does not look where the
+/// picture moved only because people too short to show such a face walked: the bodies the
+/// other parts kept, where they are and where they were at each round since its last run.
 public final class IdlePartSchedule: Detector {
     public let detector: any Detector
     public let maximumInterval: Int
