@@ -11,27 +11,26 @@ import DockTrackMedia
 /// on a detection frame) is its zero.
 public protocol Redetector: AnyObject {
     /// Where the re-detector sees the face in `face` (a box a detection just placed) relative to
-    /// that box: the zero for later re-detections of it. `nil` when it sees no face there.
-    func reference(for face: UnitRect, in image: Image) throws(DetectorError) -> FacePlacement?
+    /// that box: the zero for later re-detections of it (`nil` when it sees no face there); and
+    /// the five points its look read in `face` whether or not it saw a face there (`nil`: this
+    /// re-detector reads none).
+    func referenceReading(for face: UnitRect, in image: Image) throws(DetectorError) -> (placement: FacePlacement?, landmarks: FaceLandmarks?)
     /// The face found near `face` (unit coordinates, lower-left origin) in `image`, moved from
     /// `face` by as much as the re-detector saw it move from `reference` (its own box when there
-    /// is no reference); `nil` when there is no face there.
-    func redetect(face: UnitRect, reference: FacePlacement?, in image: Image) throws(DetectorError) -> Observation?
-    /// ``reference(for:in:)``, with the five points the look read in `face` whether or not it
-    /// saw a face there (`nil`: this re-detector reads none).
-    func referenceReading(for face: UnitRect, in image: Image) throws(DetectorError) -> (placement: FacePlacement?, landmarks: FaceLandmarks?)
-    /// ``redetect(face:reference:in:)``, with the five points the look read in `face` whether or
-    /// not it saw a face there (`nil`: this re-detector reads none).
+    /// is no reference; `nil` when there is no face there); and the five points its look read in
+    /// `face`, as ``referenceReading(for:in:)`` gives them.
     func redetectReading(face: UnitRect, reference: FacePlacement?, in image: Image) throws(DetectorError) -> (found: Observation?, landmarks: FaceLandmarks?)
 }
 
 extension Redetector {
-    public func referenceReading(for face: UnitRect, in image: Image) throws(DetectorError) -> (placement: FacePlacement?, landmarks: FaceLandmarks?) {
-        (try reference(for: face, in: image), nil)
+    /// The placement of ``referenceReading(for:in:)`` alone.
+    public func reference(for face: UnitRect, in image: Image) throws(DetectorError) -> FacePlacement? {
+        try referenceReading(for: face, in: image).placement
     }
 
-    public func redetectReading(face: UnitRect, reference: FacePlacement?, in image: Image) throws(DetectorError) -> (found: Observation?, landmarks: FaceLandmarks?) {
-        (try redetect(face: face, reference: reference, in: image), nil)
+    /// The face of ``redetectReading(face:reference:in:)`` alone.
+    public func redetect(face: UnitRect, reference: FacePlacement?, in image: Image) throws(DetectorError) -> Observation? {
+        try redetectReading(face: face, reference: reference, in: image).found
     }
 }
 
@@ -73,14 +72,6 @@ public final class FaceRedetector: Redetector {
 
     public convenience init(models: ModelStore) throws(DetectorError) {
         self.init(try FaceLandmarkDetector(models: models))
-    }
-
-    public func reference(for face: UnitRect, in image: Image) throws(DetectorError) -> FacePlacement? {
-        try referenceReading(for: face, in: image).placement
-    }
-
-    public func redetect(face: UnitRect, reference: FacePlacement?, in image: Image) throws(DetectorError) -> Observation? {
-        try redetectReading(face: face, reference: reference, in: image).found
     }
 
     public func referenceReading(for face: UnitRect, in image: Image) throws(DetectorError) -> (placement: FacePlacement?, landmarks: FaceLandmarks?) {

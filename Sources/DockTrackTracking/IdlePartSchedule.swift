@@ -161,9 +161,9 @@ public final class IdlePartSchedule: Detector {
                 moving = MotionRegions.regions(from: earlier, to: cells, params: motion,
                                                explained: facelessSinceLastRun[part] + facelessBodies(for: detector, part: part, in: image.size))
             }
-            facelessSinceLastRun[part] = []
             cellsAtLastRun[part] = cells
         }
+        facelessSinceLastRun[part] = []
         let fullSearchDue = sinceFullSearch[part] + 1 >= fullSearchInterval
         let smallestHeight = (smallestFound[part] ?? 0) * Self.sizeMargin
         if !fullSearchDue, let regional = detector as? RegionLimitedDetector, let moving {

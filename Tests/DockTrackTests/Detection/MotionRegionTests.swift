@@ -52,6 +52,25 @@ import Testing
         #expect(one.columns == 1 && one.rows == 1)
     }
 
+    /// A region search by `detector` in `image`: around what the whole search found, the same
+    /// boxes (IoU over `overlap`); with no region, nothing; around the first thing found alone,
+    /// that thing. Gives what the whole search found and what the search around the first found.
+    static func searchAround(_ detector: some RegionLimitedDetector, in image: Image, overlap: Double,
+                             _ what: String) throws -> (whole: [Observation], alone: [Observation]) {
+        let whole = try detector.detect(in: image, minimumConfidence: 0.5, smallestHeight: 0)
+        #expect(whole.count >= 3, "\(what): \(whole.count) found")
+        let near = try detector.detect(in: image, minimumConfidence: 0.5, smallestHeight: 0, regions: whole.map(\.rect))
+        for thing in whole {
+            let best = near.map { $0.rect.intersectionOverUnion(thing.rect) }.max() ?? 0
+            #expect(best > overlap, "\(what): \(thing.rect) found again at IoU \(best)")
+        }
+        #expect(try detector.detect(in: image, minimumConfidence: 0.5, smallestHeight: 0, regions: []).isEmpty)
+        guard let one = whole.first?.rect else { return (whole, []) }
+        let alone = try detector.detect(in: image, minimumConfidence: 0.5, smallestHeight: 0, regions: [one])
+        #expect(alone.contains { $0.rect.intersectionOverUnion(one) > overlap })
+        return (whole, alone)
+    }
+
     /// The region search looks at the whole search's windows: around the people the whole
     /// search found, it finds the same boxes; nowhere, nothing.
     @Test func aRegionSearchFindsWhatTheWholeSearchFindsThere() throws {
@@ -59,18 +78,9 @@ import Testing
         let hog = try HOGPeopleDetector(params: .fast)
         for index in [100, 400] {
             let image = frames[index].image
-            let whole = try hog.detect(in: image, minimumConfidence: 0.5, smallestHeight: 0)
-            #expect(whole.count >= 3, "frame \(index): \(whole.count) people")
-            let near = try hog.detect(in: image, minimumConfidence: 0.5, smallestHeight: 0, regions: whole.map(\.rect))
-            for person in whole {
-                let best = near.map { $0.rect.intersectionOverUnion(person.rect) }.max() ?? 0
-                #expect(best > 0.9, "frame \(index): \(person.rect) found again at IoU \(best)")
-            }
-            #expect(try hog.detect(in: image, minimumConfidence: 0.5, smallestHeight: 0, regions: []).isEmpty)
+            let (whole, alone) = try Self.searchAround(hog, in: image, overlap: 0.9, "frame \(index)")
             // One person's region: that person, and nobody far from them.
-            let one = whole[0].rect
-            let alone = try hog.detect(in: image, minimumConfidence: 0.5, smallestHeight: 0, regions: [one])
-            #expect(alone.contains { $0.rect.intersectionOverUnion(one) > 0.9 })
+            let one = try #require(whole.first).rect
             #expect(alone.allSatisfy { abs($0.rect.midX - one.midX) < 0.25 }, "\(alone.map(\.rect)) around \(one)")
             // A region that is no number: the whole search.
             let nan = UnitRect(x: .nan, y: 0, width: 0.1, height: 0.1)
@@ -83,17 +93,7 @@ import Testing
     @Test func aFaceRegionSearchFindsTheFacesThere() throws {
         let mtcnn = try MTCNNFaceDetector(models: Fixtures.models)
         let image = try Image(contentsOf: Fixtures.sample("faces/2008_002470.jpg"))
-        let whole = try mtcnn.detect(in: image, minimumConfidence: 0.5, smallestHeight: 0)
-        #expect(whole.count >= 3, "\(whole.count) faces")
-        let near = try mtcnn.detect(in: image, minimumConfidence: 0.5, smallestHeight: 0, regions: whole.map(\.rect))
-        for face in whole {
-            let best = near.map { $0.rect.intersectionOverUnion(face.rect) }.max() ?? 0
-            #expect(best > 0.7, "\(face.rect) found again at IoU \(best)")
-        }
-        #expect(try mtcnn.detect(in: image, minimumConfidence: 0.5, smallestHeight: 0, regions: []).isEmpty)
-        let one = whole[0].rect
-        let alone = try mtcnn.detect(in: image, minimumConfidence: 0.5, smallestHeight: 0, regions: [one])
-        #expect(alone.contains { $0.rect.intersectionOverUnion(one) > 0.7 })
+        let (whole, alone) = try Self.searchAround(mtcnn, in: image, overlap: 0.7, "faces")
         #expect(alone.count < whole.count, "one face's region: \(alone.count) of \(whole.count) faces")
     }
 

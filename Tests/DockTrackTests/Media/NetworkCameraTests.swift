@@ -176,6 +176,14 @@ import Glibc
     }
 
     /// ipycam's own account of its pose (its web API, not ONVIF).
+    /// Zooms the camera of `session` to `zoom` (expecting it to say it did), lets a picture at
+    /// that zoom through, and finds the face in its snapshot.
+    static func faceZoomed(_ session: String, to zoom: Double, folder: URL) throws -> (x: Double, y: Double, height: Double)? {
+        #expect(try pose(session, action: #"{"action":"zoom_to","value":\#(zoom)}"#)["zoom"] as? Double == zoom)
+        Thread.sleep(forTimeInterval: 0.5)
+        return try faceInSnapshot(session, folder: folder, name: "before.jpg")
+    }
+
     static func pose(_ session: String, action: String? = nil) throws -> [String: Any] {
         let arguments = action.map { ["-X", "POST", "-d", $0] } ?? []
         let reply = try camera(["run", session, "curl", "-s", "--max-time", "5"] + arguments + ["http://127.0.0.1:8080/api/ptz"])
@@ -193,9 +201,7 @@ import Glibc
         let started = try Self.camera(["start", session, try Self.offCentreScene(in: folder)])
         defer { _ = try? Self.camera(["stop", session]) }
         try #require(started.status == 0, "ip camera: \(started.stderr)")
-        #expect(try Self.pose(session, action: #"{"action":"zoom_to","value":0.5}"#)["zoom"] as? Double == 0.5)
-        Thread.sleep(forTimeInterval: 0.5)
-        let before = try #require(try Self.faceInSnapshot(session, folder: folder, name: "before.jpg"), "the face is in the zoomed view")
+        let before = try #require(try Self.faceZoomed(session, to: 0.5, folder: folder), "the face is in the zoomed view")
         #expect(abs(before.x - 0.5) > 0.2, "the person starts off centre: \(before)")
 
         // The digital PTZ's ranges at zoom 0.5 (2.5 times): pan 1 moves the view by 0.75 of its
@@ -225,9 +231,7 @@ import Glibc
         let started = try Self.camera(["start", session, try Self.offCentreScene(in: folder)])
         defer { _ = try? Self.camera(["stop", session]) }
         try #require(started.status == 0, "ip camera: \(started.stderr)")
-        #expect(try Self.pose(session, action: #"{"action":"zoom_to","value":0}"#)["zoom"] as? Double == 0)
-        Thread.sleep(forTimeInterval: 0.5)
-        let before = try #require(try Self.faceInSnapshot(session, folder: folder, name: "before.jpg"), "the face is in the wide view")
+        let before = try #require(try Self.faceZoomed(session, to: 0, folder: folder), "the face is in the wide view")
         #expect(abs(before.x - 0.5) > 0.08, "the person starts off centre: \(before)")
         let track = try Self.camera(["run", session, Fixtures.tool, "track", Self.stream, "--dock", "onvif:127.0.0.1:8080", "--commands", commands,
                                      "--onvif-zoom", "4", "--onvif-digital-ptz", "--fov", "60", "--onvif-speed", "1",
