@@ -7,6 +7,7 @@
 // model was trained with.
 
 #include "dockcv.h"
+#include "hog_scorer.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -29,6 +30,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <memory>
 #include <mutex>
 #include <new>
 #include <string>
@@ -42,7 +44,11 @@ struct dcv_capture {
 struct dcv_writer { cv::VideoWriter writer; };
 struct dcv_ssd { cv::dnn::Net net; cv::Mat blob; };
 struct dcv_cascade { cv::CascadeClassifier classifier; };
-struct dcv_hog { cv::HOGDescriptor descriptor; };
+struct dcv_hog {
+    cv::HOGDescriptor descriptor;
+    std::unique_ptr<dockcv::HogScorer> scorer;  // scores the descriptor's windows; set with it
+    bool opencv_scoring = false;                // HOGDescriptor's own scoring instead
+};
 struct dcv_onet { cv::dnn::Net net; };
 struct dcv_mtcnn { cv::dnn::Net pnet, rnet, onet; };
 struct dcv_tracker { cv::Ptr<cv::Tracker> tracker; };
@@ -567,36 +573,132 @@ int dcv_cascade_detect(dcv_cascade *cascade, const dcv_image *gray, double scale
 
 // ---- HOG people detector ------------------------------------------------------------------
 
+namespace {
+dcv_hog *hog_with(cv::HOGDescriptor descriptor) {
+    auto *hog = new dcv_hog();
+    hog->descriptor = std::move(descriptor);
+    hog->scorer = std::make_unique<dockcv::HogScorer>(hog->descriptor);
+    return hog;
+}
+
+// Scores the windows of `image` whose corner is on the stride's grid, as
+// HOGDescriptor::detect(image, ..., padding 8) does: with DockTrack's scorer when it computes
+// this descriptor's layout (unless told not to), else with HOGDescriptor's own.
+void hog_windows(const dcv_hog *hog, const cv::Mat &image, double hit_threshold, int stride,
+                 std::vector<cv::Point> &hits, std::vector<double> &scores) {
+    if (!hog->opencv_scoring && hog->scorer->handles(stride))
+        hog->scorer->detect(image, hit_threshold, stride, hits, scores);
+    else
+        hog->descriptor.detect(image, hits, scores, hit_threshold, cv::Size(stride, stride), cv::Size(8, 8));
+}
+
+// detectMultiScale's search, limited to `regions` (4 ints each, image pixels; nullptr: all of
+// it): the same pyramid levels (while a level still holds a window, at most 64), window grid,
+// grouping (threshold 2, eps 0.2) and clipping to the image.
+int hog_search(const dcv_hog *hog, const cv::Mat &img, const int *regions, int region_count, double hit_threshold,
+               int win_stride, double scale, dcv_box *out, int capacity) {
+    const cv::Size window = hog->descriptor.winSize;
+    std::vector<double> levels;
+    for (double s = 1; levels.size() < 64; s *= scale) {
+        levels.push_back(s);
+        if (cvRound(img.cols / s) < window.width || cvRound(img.rows / s) < window.height) break;
+    }
+    const int whole_picture[4] = {0, 0, img.cols, img.rows};
+    if (regions == nullptr) { regions = whole_picture; region_count = 1; }
+    std::vector<cv::Rect> rects;
+    std::vector<double> weights;
+    std::mutex mutex;
+    cv::parallel_for_(cv::Range(0, (int)levels.size()), [&](const cv::Range &range) {
+        for (int level = range.start; level < range.end; ++level) {
+            const double s = levels[level];
+            const cv::Size size(cvRound(img.cols / s), cvRound(img.rows / s));
+            if (size.width < window.width || size.height < window.height) continue;
+            cv::Mat smaller;
+            if (size == img.size()) smaller = img;
+            else cv::resize(img, smaller, size, 0, 0, cv::INTER_LINEAR_EXACT);
+            const cv::Rect whole(0, 0, size.width, size.height);
+            // Each window once, however many regions reach it.
+            std::set<std::pair<int, int>> seen;
+            for (int r = 0; r < region_count; ++r) {
+                const int *q = regions + 4 * r;
+                // The region at this level, its corner on the stride's grid (as the whole
+                // search's windows are), at least a window large, inside the level.
+                int x0 = (int)std::floor(q[0] / s), y0 = (int)std::floor(q[1] / s);
+                int x1 = (int)std::ceil((q[0] + q[2]) / s), y1 = (int)std::ceil((q[1] + q[3]) / s);
+                x0 = std::max(0, x0 - x0 % win_stride);
+                y0 = std::max(0, y0 - y0 % win_stride);
+                x1 = std::min(size.width, std::max(x1, x0 + window.width));
+                y1 = std::min(size.height, std::max(y1, y0 + window.height));
+                const cv::Rect area = cv::Rect(x0, y0, x1 - x0, y1 - y0) & whole;
+                if (area.width < window.width || area.height < window.height) continue;
+                std::vector<cv::Point> hits;
+                std::vector<double> scores;
+                hog_windows(hog, smaller(area), hit_threshold, win_stride, hits, scores);
+                std::lock_guard<std::mutex> lock(mutex);
+                for (size_t i = 0; i < hits.size(); ++i) {
+                    const cv::Point at = hits[i] + area.tl();
+                    if (!seen.insert({at.x, at.y}).second) continue;
+                    rects.emplace_back(cvRound(at.x * s), cvRound(at.y * s), cvRound(window.width * s),
+                                       cvRound(window.height * s));
+                    weights.push_back(i < scores.size() ? scores[i] : 0.0);
+                }
+            }
+        }
+    });
+    hog->descriptor.groupRectangles(rects, weights, 2, 0.2);
+    // As detectMultiScale's clipObjects: cut to the image, drop what falls outside.
+    const cv::Rect whole(0, 0, img.cols, img.rows);
+    std::vector<cv::Rect> clipped;
+    std::vector<double> kept;
+    for (size_t i = 0; i < rects.size(); ++i) {
+        const cv::Rect r = rects[i] & whole;
+        if (r.area() > 0) { clipped.push_back(r); kept.push_back(i < weights.size() ? weights[i] : 0.0); }
+    }
+    return copy_boxes(clipped, kept, out, capacity);
+}
+
+// detectMultiScale corrupts the heap (or loops) on an image smaller than its window.
+bool holds_window(const dcv_hog *hog, const dcv_image *image, dcv_status *status) {
+    const cv::Size window = hog->descriptor.winSize;
+    if (image->mat.cols >= window.width && image->mat.rows >= window.height) return true;
+    set_status(status, DCV_ERR_ARGUMENT, "image smaller than the HOG window");
+    return false;
+}
+}  // namespace
+
 dcv_hog *dcv_hog_create_people(dcv_status *status) {
     return guarded<dcv_hog *>(status, nullptr, [&]() -> dcv_hog * {
-        auto *hog = new dcv_hog();
-        hog->descriptor.setSVMDetector(cv::HOGDescriptor::getDefaultPeopleDetector());
-        return hog;
+        cv::HOGDescriptor descriptor;
+        descriptor.setSVMDetector(cv::HOGDescriptor::getDefaultPeopleDetector());
+        return hog_with(std::move(descriptor));
     });
 }
 
 dcv_hog *dcv_hog_create_daimler(dcv_status *status) {
     return guarded<dcv_hog *>(status, nullptr, [&]() -> dcv_hog * {
-        auto *hog = new dcv_hog();
-        hog->descriptor = cv::HOGDescriptor(cv::Size(48, 96), cv::Size(16, 16), cv::Size(8, 8),
-                                            cv::Size(8, 8), 9);
-        hog->descriptor.setSVMDetector(cv::HOGDescriptor::getDaimlerPeopleDetector());
-        return hog;
+        cv::HOGDescriptor descriptor(cv::Size(48, 96), cv::Size(16, 16), cv::Size(8, 8), cv::Size(8, 8), 9);
+        descriptor.setSVMDetector(cv::HOGDescriptor::getDaimlerPeopleDetector());
+        return hog_with(std::move(descriptor));
     });
 }
 
 void dcv_hog_destroy(dcv_hog *hog) { delete hog; }
 
+void dcv_hog_set_opencv_scoring(dcv_hog *hog, int on) {
+    if (hog != nullptr) hog->opencv_scoring = on != 0;
+}
+
 int dcv_hog_detect(dcv_hog *hog, const dcv_image *image, double hit_threshold, int win_stride,
                    double scale, dcv_box *out, int capacity, dcv_status *status) {
     return guarded<int>(status, -1, [&]() -> int {
         if (hog == nullptr || !usable(image, status)) return -1;
-        // detectMultiScale corrupts the heap (or loops) on an image smaller than its window.
-        const cv::Size window = hog->descriptor.winSize;
-        if (image->mat.cols < window.width || image->mat.rows < window.height) {
-            set_status(status, DCV_ERR_ARGUMENT, "image smaller than the HOG window");
+        if (win_stride < 1 || !(scale > 1)) {
+            set_status(status, DCV_ERR_ARGUMENT, "bad stride or scale");
             return -1;
         }
+        if (!holds_window(hog, image, status)) return -1;
+        if (!hog->opencv_scoring)
+            return hog_search(hog, image->mat, nullptr, 0, hit_threshold, win_stride, scale, out, capacity);
         std::vector<cv::Rect> rects;
         std::vector<double> weights;
         hog->descriptor.detectMultiScale(image->mat, rects, weights, hit_threshold,
@@ -615,65 +717,8 @@ int dcv_hog_detect_regions(dcv_hog *hog, const dcv_image *image, const int *regi
             set_status(status, DCV_ERR_ARGUMENT, "bad regions, stride or scale");
             return -1;
         }
-        const cv::Mat &img = image->mat;
-        const cv::Size window = hog->descriptor.winSize;
-        const cv::Size stride(win_stride, win_stride), padding(8, 8);
-        // detectMultiScale's levels: while the level still holds a window (at most 64).
-        std::vector<double> levels;
-        for (double s = 1; levels.size() < 64; s *= scale) {
-            levels.push_back(s);
-            if (cvRound(img.cols / s) < window.width || cvRound(img.rows / s) < window.height) break;
-        }
-        std::vector<cv::Rect> rects;
-        std::vector<double> weights;
-        std::mutex mutex;
-        cv::parallel_for_(cv::Range(0, (int)levels.size()), [&](const cv::Range &range) {
-            for (int level = range.start; level < range.end; ++level) {
-                const double s = levels[level];
-                const cv::Size size(cvRound(img.cols / s), cvRound(img.rows / s));
-                if (size.width < window.width || size.height < window.height) continue;
-                cv::Mat smaller;
-                if (size == img.size()) smaller = img;
-                else cv::resize(img, smaller, size, 0, 0, cv::INTER_LINEAR_EXACT);
-                const cv::Rect whole(0, 0, size.width, size.height);
-                // Each window once, however many regions reach it.
-                std::set<std::pair<int, int>> seen;
-                for (int r = 0; r < region_count; ++r) {
-                    const int *q = regions + 4 * r;
-                    // The region at this level, its corner on the stride's grid (as the whole
-                    // search's windows are), at least a window large, inside the level.
-                    int x0 = (int)std::floor(q[0] / s), y0 = (int)std::floor(q[1] / s);
-                    int x1 = (int)std::ceil((q[0] + q[2]) / s), y1 = (int)std::ceil((q[1] + q[3]) / s);
-                    x0 = std::max(0, x0 - x0 % win_stride);
-                    y0 = std::max(0, y0 - y0 % win_stride);
-                    x1 = std::min(size.width, std::max(x1, x0 + window.width));
-                    y1 = std::min(size.height, std::max(y1, y0 + window.height));
-                    const cv::Rect area = cv::Rect(x0, y0, x1 - x0, y1 - y0) & whole;
-                    if (area.width < window.width || area.height < window.height) continue;
-                    std::vector<cv::Point> hits;
-                    std::vector<double> scores;
-                    hog->descriptor.detect(smaller(area), hits, scores, hit_threshold, stride, padding);
-                    std::lock_guard<std::mutex> lock(mutex);
-                    for (size_t i = 0; i < hits.size(); ++i) {
-                        const cv::Point at = hits[i] + area.tl();
-                        if (!seen.insert({at.x, at.y}).second) continue;
-                        rects.emplace_back(cvRound(at.x * s), cvRound(at.y * s), cvRound(window.width * s),
-                                           cvRound(window.height * s));
-                        weights.push_back(i < scores.size() ? scores[i] : 0.0);
-                    }
-                }
-            }
-        });
-        hog->descriptor.groupRectangles(rects, weights, 2, 0.2);
-        // As detectMultiScale's clipObjects: cut to the image, drop what falls outside.
-        const cv::Rect whole(0, 0, img.cols, img.rows);
-        std::vector<cv::Rect> clipped;
-        std::vector<double> kept;
-        for (size_t i = 0; i < rects.size(); ++i) {
-            const cv::Rect r = rects[i] & whole;
-            if (r.area() > 0) { clipped.push_back(r); kept.push_back(i < weights.size() ? weights[i] : 0.0); }
-        }
-        return copy_boxes(clipped, kept, out, capacity);
+        if (region_count == 0) return 0;
+        return hog_search(hog, image->mat, regions, region_count, hit_threshold, win_stride, scale, out, capacity);
     });
 }
 

@@ -218,8 +218,14 @@ dcv_hog *dcv_hog_create_people(dcv_status *status);
 /* The Daimler people detector: a 48x96 window (smaller people at a given scale, cheaper). */
 dcv_hog *dcv_hog_create_daimler(dcv_status *status);
 void dcv_hog_destroy(dcv_hog *hog);
-/* detectMultiScale with the given stride (pixels), pyramid scale and hit threshold;
- * score = SVM margin. Boxes are grouped (OpenCV's mean-shift-free grouping, threshold 2).
+/* The windows are scored by DockTrack's HOG scorer (hog_scorer.hpp: HOGDescriptor's own
+ * gradient, the same block histograms summed in separable passes; margins equal to OpenCV's
+ * but for float rounding, at about half the cost), or by HOGDescriptor itself when `on` is
+ * nonzero here, or for a window stride that is not a multiple of 8. */
+void dcv_hog_set_opencv_scoring(dcv_hog *hog, int on);
+/* detectMultiScale's search with the given stride (pixels), pyramid scale and hit threshold
+ * (detectMultiScale itself when scoring with OpenCV); score = SVM margin. Boxes are grouped
+ * (OpenCV's mean-shift-free grouping, threshold 2).
  * Returns the number of boxes written, or -1 on error (DCV_ERR_ARGUMENT for an image smaller
  * than the window, on which OpenCV 4.6 corrupts memory). */
 int dcv_hog_detect(dcv_hog *hog, const dcv_image *image, double hit_threshold, int win_stride,
