@@ -12,6 +12,7 @@ namespace {
 constexpr int kBlock = 16, kCell = 8, kBins = 9;
 constexpr int kBlockValues = 4 * kBins;  // 2x2 cells of 9 bins
 constexpr int kRowValues = 2 * kBins;    // a row's sums: 2 cell columns of 9 bins
+constexpr int kRowStride = 20;           // ... padded to whole 4-float vectors
 
 float dot(const float *a, const float *b, int n) {
     int k = 0;
@@ -31,6 +32,19 @@ float dot(const float *a, const float *b, int n) {
 #endif
     for (; k < n; ++k) s += a[k] * b[k];
     return s;
+}
+
+// sums[c] += w * rows[c] for `columns` block columns: `rows` at kRowStride, `sums` at twice that.
+void addScaled(float *sums, const float *rows, float w, int columns) {
+    for (int c = 0; c < columns; ++c, sums += 2 * kRowStride, rows += kRowStride) {
+        int k = 0;
+#if CV_SIMD128
+        const cv::v_float32x4 scale = cv::v_setall_f32(w);
+        for (; k < kRowStride; k += 4)
+            cv::v_store(sums + k, cv::v_muladd(cv::v_load(rows + k), scale, cv::v_load(sums + k)));
+#endif
+        for (; k < kRowStride; ++k) sums[k] += w * rows[k];
+    }
 }
 
 // HOGDescriptor's L2-Hys: scaled to unit length (plus 0.1 per value), cut at `clip`, scaled
@@ -84,10 +98,10 @@ HogScorer::HogScorer(const cv::HOGDescriptor &d)
 void HogScorer::blockFeatures(const cv::Mat &grad, const cv::Mat &qangle, int columns, int rows,
                               std::vector<float> &features) const {
     features.resize((size_t)columns * rows * kBlockValues);
-    // One row's sums for each block column; the two block rows being summed (by parity),
-    // laid out cell row, cell column, bin, so a row adds to a contiguous half.
-    std::vector<float> rowSums((size_t)columns * kRowValues);
-    std::vector<float> pending((size_t)2 * columns * kBlockValues);
+    // One row's sums for each block column (two cell columns of 9 bins), and the two block
+    // rows being summed (by parity; cell row, then the row's sums), so a row adds whole vectors.
+    std::vector<float> rowSums((size_t)columns * kRowStride);
+    std::vector<float> pending((size_t)2 * columns * 2 * kRowStride);
     const int lastRow = (rows - 1) * kCell + kBlock;
     const float clip = (float)descriptor_->L2HysThreshold;
     for (int y = 0; y < lastRow; ++y) {
@@ -98,8 +112,8 @@ void HogScorer::blockFeatures(const cv::Mat &grad, const cv::Mat &qangle, int co
         // The left quarter of a block weighs only on its left cell column, the right quarter
         // only on its right one.
         for (int c = 0; c <= columns; ++c) {
-            float *left = c < columns ? &rowSums[(size_t)c * kRowValues] : nullptr;
-            float *right = c > 0 ? &rowSums[(size_t)(c - 1) * kRowValues] : nullptr;
+            float *left = c < columns ? &rowSums[(size_t)c * kRowStride] : nullptr;
+            float *right = c > 0 ? &rowSums[(size_t)(c - 1) * kRowStride] : nullptr;
             const float *gc = g + 2 * c * kCell;
             const uchar *qc = q + 2 * c * kCell;
             for (int i = 0; i < kCell; ++i) {
@@ -121,25 +135,21 @@ void HogScorer::blockFeatures(const cv::Mat &grad, const cv::Mat &qangle, int co
         for (int by = y / kCell - 1; by <= y / kCell; ++by) {
             if (by < 0 || by >= rows) continue;
             const int r = y - by * kCell;
-            float *acc = &pending[(size_t)(by & 1) * columns * kBlockValues];
-            if (r == 0) std::fill(acc, acc + (size_t)columns * kBlockValues, 0.f);
+            float *acc = &pending[(size_t)(by & 1) * columns * 2 * kRowStride];
+            if (r == 0) std::fill(acc, acc + (size_t)columns * 2 * kRowStride, 0.f);
             for (int cellRow = 0; cellRow < 2; ++cellRow) {
                 const float w = axisWeight_[cellRow][r];
                 if (w == 0) continue;
-                for (int bx = 0; bx < columns; ++bx) {
-                    float *a = acc + (size_t)bx * kBlockValues + cellRow * kRowValues;
-                    const float *h = &rowSums[(size_t)bx * kRowValues];
-                    for (int k = 0; k < kRowValues; ++k) a[k] += w * h[k];
-                }
+                addScaled(acc + cellRow * kRowStride, rowSums.data(), w, columns);
             }
             if (r != kBlock - 1) continue;
             for (int bx = 0; bx < columns; ++bx) {
-                const float *a = acc + (size_t)bx * kBlockValues;
+                const float *a = acc + (size_t)bx * 2 * kRowStride;
                 float *f = &features[((size_t)bx * rows + by) * kBlockValues];
                 for (int cellColumn = 0; cellColumn < 2; ++cellColumn)
                     for (int cellRow = 0; cellRow < 2; ++cellRow)
-                        std::copy(a + cellRow * kRowValues + cellColumn * kBins,
-                                  a + cellRow * kRowValues + (cellColumn + 1) * kBins,
+                        std::copy(a + cellRow * kRowStride + cellColumn * kBins,
+                                  a + cellRow * kRowStride + (cellColumn + 1) * kBins,
                                   f + (cellColumn * 2 + cellRow) * kBins);
                 normalizeL2Hys(f, clip);
             }

@@ -220,7 +220,7 @@ dcv_hog *dcv_hog_create_daimler(dcv_status *status);
 void dcv_hog_destroy(dcv_hog *hog);
 /* The windows are scored by DockTrack's HOG scorer (hog_scorer.hpp: HOGDescriptor's own
  * gradient, the same block histograms summed in separable passes; margins equal to OpenCV's
- * but for float rounding, at about half the cost), or by HOGDescriptor itself when `on` is
+ * but for float rounding, at well under half the cost), or by HOGDescriptor itself when `on` is
  * nonzero here, or for a window stride that is not a multiple of 8. */
 void dcv_hog_set_opencv_scoring(dcv_hog *hog, int on);
 /* detectMultiScale's search with the given stride (pixels), pyramid scale and hit threshold
