@@ -97,6 +97,39 @@ import Testing
         #expect(alone.count < whole.count, "one face's region: \(alone.count) of \(whole.count) faces")
     }
 
+    /// Faces cut by the picture's edge: MTCNN's box for such a face can reach past the edge; the
+    /// box reported stops at it, in a whole search and in a search around a region at the edge.
+    @Test func facesCutByTheEdgeAreBoxedInsideThePicture() throws {
+        let mtcnn = try MTCNNFaceDetector(models: Fixtures.models)
+        let image = try Image(contentsOf: Fixtures.sample("faces/2008_002470.jpg"))
+        let size = image.size
+        let faces = try mtcnn.detect(in: image, minimumConfidence: 0.5, smallestHeight: 0)
+        #expect(faces.count >= 3)
+        var atTheEdge = 0
+        for face in faces {
+            let box = face.rect.pixelRect(in: size)
+            // The picture from the face's middle rightwards (its left half cut off), and from
+            // a third of the way down it (its top cut off).
+            for cut in [PixelRect(x: box.midX.rounded(), y: 0, width: Double(size.width) - box.midX.rounded(), height: Double(size.height)),
+                        PixelRect(x: 0, y: (box.y + box.height / 3).rounded(), width: Double(size.width),
+                                  height: Double(size.height) - (box.y + box.height / 3).rounded())] {
+                let part = try image.cropped(to: cut, size: ImageSize(width: Int(cut.width), height: Int(cut.height)))
+                // (unit rectangles have their origin at the lower left: the top edge is y 0.95 to 1)
+                let edge = cut.x > 0 ? UnitRect(x: 0, y: 0, width: 0.05, height: 1) : UnitRect(x: 0, y: 0.95, width: 1, height: 0.05)
+                for regions in [nil, [edge]] {
+                    for found in try mtcnn.detect(in: part, minimumConfidence: 0.5, smallestHeight: 0, regions: regions) {
+                        let r = found.rect
+                        #expect(r.x >= 0 && r.y >= 0 && r.x + r.width <= 1 + 1e-9 && r.y + r.height <= 1 + 1e-9,
+                                "\(r) in a \(part.size) cut of \(size)")
+                        if r.x < 0.002 || r.y < 0.002 || r.x + r.width > 0.998 || r.y + r.height > 0.998 { atTheEdge += 1 }
+                    }
+                }
+            }
+        }
+        // Not a check of nothing: faces were found against the edge.
+        #expect(atTheEdge >= 2, "\(atTheEdge) faces against the edge")
+    }
+
     /// A part that found nothing looks only where the picture moved too: on a still picture it
     /// does not search at all between its full searches.
     @Test func anIdlePartLooksOnlyWhereThePictureMoved() throws {
