@@ -14,9 +14,10 @@ public struct ReportedMotion: Sendable {
     /// The motors' acceleration limits (rad/s²), when known: extrapolated speeds change no faster.
     public var acceleration: DockVector?
     public var latency: LatencyEstimator
-    /// Velocity commands sent (time, velocity; `nil` for a command of another kind), newest
-    /// last: past the last report, the dock follows the ones that have reached its motors.
-    private var commands: [(time: Double, velocity: AngularVelocity?)] = []
+    /// Commands sent (time; velocity, `nil` for a command of another kind; the orientation an
+    /// absolute move goes to), newest last: past the last report, the dock follows the ones that
+    /// have reached its motors, and a move to an orientation stops there.
+    private var commands: [(time: Double, velocity: AngularVelocity?, target: DockOrientation?)] = []
 
     public init(initialLatency: Double = 0.05) {
         latency = LatencyEstimator(initial: initialLatency)
@@ -44,8 +45,9 @@ public struct ReportedMotion: Sendable {
         latency.commanded(command, at: time, last: states.last)
         guard time.isFinite, time >= (commands.last?.time ?? -.infinity) else { return }
         switch command {
-        case .setAngularVelocity(let v): commands.append((time, v))
-        case .setOrientation, .animate: commands.append((time, nil))
+        case .setAngularVelocity(let v): commands.append((time, v, nil))
+        case .setOrientation(let o, _, let relative): commands.append((time, nil, relative ? nil : o))
+        case .animate: commands.append((time, nil, nil))
         case .setSystemTracking, .setLimits: return
         }
         if commands.count > 64 { commands.removeFirst(commands.count - 64) }
@@ -73,17 +75,22 @@ public struct ReportedMotion: Sendable {
 
     /// The last report moved on to `time` (at most ``maximumExtrapolation`` ahead): toward the
     /// velocity of each velocity command from when it reaches the motors (sent + the latency
-    /// estimate), within ``acceleration`` when known; else at the reported velocity.
+    /// estimate), within ``acceleration`` when known; else at the reported velocity, but never
+    /// past the orientation of an absolute move that reached them. (A device that jumps to its
+    /// target reports the jump as a speed of radians per poll: carried on, that put the camera
+    /// far past the target whenever the next report came late.)
     private func extrapolated(from last: MotionState, to time: Double) -> MotionState {
         let end = min(time, last.time + maximumExtrapolation)
         let delay = latency.estimate
         var velocity = last.velocity, position = last.position, t = last.time
         var next = commands.firstIndex { $0.time + delay > last.time } ?? commands.count
         var wanted = next > 0 ? commands[next - 1].velocity ?? last.velocity : last.velocity
+        var target = next > 0 ? commands[next - 1].target : nil
         let dt = 0.005
         while t < end {
             while next < commands.count, commands[next].time + delay <= t {
                 wanted = commands[next].velocity ?? last.velocity
+                target = commands[next].target
                 next += 1
             }
             let step = min(dt, end - t)
@@ -91,7 +98,15 @@ public struct ReportedMotion: Sendable {
                 let limit = acceleration.map { $0[axis] * step } ?? .infinity
                 velocity[axis] = min(max(wanted[axis], velocity[axis] - limit), velocity[axis] + limit)
             }
-            position = position + velocity * step
+            let moved = position + velocity * step
+            for axis in DockAxis.allCases {
+                position[axis] = moved[axis]
+                // Reached (or passed) the target on this axis: there it stays.
+                guard let goal = target?[axis], velocity[axis] != 0,
+                      (position[axis] - goal) * velocity[axis] >= 0, (last.position[axis] - goal) * velocity[axis] <= 0 else { continue }
+                position[axis] = goal
+                velocity[axis] = 0
+            }
             t += step
         }
         return MotionState(time: time, position: position, velocity: velocity, error: last.error)

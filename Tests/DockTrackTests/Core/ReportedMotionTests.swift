@@ -31,6 +31,35 @@ import Testing
         #expect(abs(later.position.y - 0.2) < 0.01 && abs(later.velocity.y - 1) < 1e-9, "\(later)")
     }
 
+    /// A device that jumps to the orientation it is sent (a UVC camera's absolute pan): its
+    /// reports show the jump as a speed of radians per poll. Past the last report the dock stays
+    /// at the orientation it was sent, however late the next report; a velocity command after it
+    /// is followed again. (Carried on at the jump's speed, a late report once put the camera 0.18
+    /// of the view past a still person on a loaded CI machine.)
+    @Test func pastTheLastReportAMoveToAnOrientationStopsThere() throws {
+        var motion = ReportedMotion(initialLatency: 0.01)
+        motion.record(MotionState(time: 0, position: .zero, velocity: .zero))
+        motion.commanded(.setOrientation(DockOrientation(y: 0.3), duration: 0, relative: false), at: 0.005)
+        motion.record(MotionState(time: 0.02, position: DockOrientation(y: 0.3), velocity: AngularVelocity(y: 15)))
+        for late in [0.03, 0.05, 0.1, 0.3] {
+            let at = try #require(motion.motion(at: 0.02 + late))
+            #expect(abs(at.position.y - 0.3) < 1e-9 && at.velocity.y == 0, "\(late) s after the report: \(at)")
+        }
+        // Part of the way there: on at the reported speed, up to the target, not past it.
+        var partway = ReportedMotion(initialLatency: 0.01)
+        partway.record(MotionState(time: 0, position: .zero, velocity: .zero))
+        partway.commanded(.setOrientation(DockOrientation(x: -0.1, y: 0.3, z: 0), duration: 0, relative: false), at: 0.005)
+        partway.record(MotionState(time: 0.1, position: DockOrientation(x: -0.05, y: 0.2, z: 0), velocity: AngularVelocity(x: -0.5, y: 1, z: 0)))
+        let soon = try #require(partway.motion(at: 0.15))
+        #expect(abs(soon.position.y - 0.25) < 1e-9 && abs(soon.position.x + 0.075) < 1e-9, "\(soon)")
+        let later = try #require(partway.motion(at: 0.35))
+        #expect(abs(later.position.y - 0.3) < 1e-9 && abs(later.position.x + 0.1) < 1e-9, "\(later)")
+        // A velocity command after the move: followed, past the old target.
+        motion.commanded(.setAngularVelocity(AngularVelocity(y: 1)), at: 0.03)
+        let turning = try #require(motion.motion(at: 0.2))
+        #expect(turning.position.y > 0.4, "\(turning)")
+    }
+
     @Test func theLatencyIsMeasuredFromWhenTheReportsShowMotion() {
         // A simulated dock that takes each command 120 ms late, reporting every 50 ms.
         var dock = SimulatedDock()
