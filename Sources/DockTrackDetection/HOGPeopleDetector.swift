@@ -94,15 +94,17 @@ public final class HOGPeopleDetector: RegionLimitedDetector {
     }
 
     /// The smallest frame the window fits in once enlarged as far as allowed.
-    public var minimumFrameSize: ImageSize { minimumFrameSize(width: 1) }
+    public var minimumFrameSize: ImageSize { minimumFrameSize(for: ImageSize(width: 1, height: 1)) }
 
-    /// The same for a frame `width` px wide: a very wide frame is shrunk to the working width,
-    /// so it needs more rows.
-    func minimumFrameSize(width: Int) -> ImageSize {
+    /// The same for a frame of `size`: a very wide frame is shrunk to the working width, so it
+    /// needs more rows; a very tall one is shrunk until its shortest person is the window's
+    /// height, so it needs more columns (a 49x4000 frame: 320).
+    func minimumFrameSize(for size: ImageSize) -> ImageSize {
         let window = params.model.window
-        let factor = min(params.maximumUpscale, Double(params.maximumWorkingWidth) / Double(max(1, width)))
-        return ImageSize(width: Int((Double(window.width) / params.maximumUpscale).rounded(.up)),
-                         height: Int((Double(window.height) / factor).rounded(.up)))
+        let byWidth = min(params.maximumUpscale, Double(params.maximumWorkingWidth) / Double(max(1, size.width)))
+        let byHeight = min(params.maximumUpscale, params.model.personHeight / (params.minimumRelativeHeight * Double(max(1, size.height))))
+        return ImageSize(width: Int((Double(window.width) / byHeight).rounded(.up)),
+                         height: Int((Double(window.height) / byWidth).rounded(.up)))
     }
 
     /// People from `smallestHeight` of the image's height up (the image is shrunk further
@@ -114,7 +116,7 @@ public final class HOGPeopleDetector: RegionLimitedDetector {
         // Shrunk below the window for such tall people: the whole search instead.
         if work.width < window.width || work.height < window.height { work = workingSize(for: image.size) }
         guard work.width >= window.width, work.height >= window.height else {
-            throw .frameTooSmall(detector: name, size: image.size, minimum: minimumFrameSize(width: image.size.width))
+            throw .frameTooSmall(detector: name, size: image.size, minimum: minimumFrameSize(for: image.size))
         }
         let areas = regions.flatMap { Self.searchAreas(around: $0, in: work, window: window) }
         if areas?.isEmpty == true { return [] }
