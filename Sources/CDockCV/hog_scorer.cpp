@@ -11,8 +11,7 @@ namespace dockcv {
 namespace {
 constexpr int kBlock = 16, kCell = 8, kBins = 9;
 constexpr int kBlockValues = 4 * kBins;  // 2x2 cells of 9 bins
-constexpr int kRowValues = 2 * kBins;    // a row's sums: 2 cell columns of 9 bins
-constexpr int kRowStride = 20;           // ... padded to whole 4-float vectors
+constexpr int kRowStride = 20;           // a row's sums: 2 cell columns of 9 bins, padded to whole 4-float vectors
 
 float dot(const float *a, const float *b, int n) {
     int k = 0;

@@ -98,9 +98,8 @@ public struct ReportedMotion: Sendable {
                 let limit = acceleration.map { $0[axis] * step } ?? .infinity
                 velocity[axis] = min(max(wanted[axis], velocity[axis] - limit), velocity[axis] + limit)
             }
-            let moved = position + velocity * step
             for axis in DockAxis.allCases {
-                position[axis] = moved[axis]
+                position[axis] += velocity[axis] * step
                 // Reached (or passed) the target on this axis: there it stays.
                 guard let goal = target?[axis], velocity[axis] != 0,
                       (position[axis] - goal) * velocity[axis] >= 0, (last.position[axis] - goal) * velocity[axis] <= 0 else { continue }
