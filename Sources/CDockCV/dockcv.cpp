@@ -43,6 +43,7 @@ struct dcv_capture {
 };
 struct dcv_writer { cv::VideoWriter writer; };
 struct dcv_ssd { cv::dnn::Net net; cv::Mat blob; };
+struct dcv_person_net { cv::dnn::Net net; cv::Mat blob; };
 struct dcv_cascade { cv::CascadeClassifier classifier; };
 struct dcv_hog {
     cv::HOGDescriptor descriptor;
@@ -537,6 +538,93 @@ int dcv_ssd_detect(dcv_ssd *net, const dcv_image *image, int input_width, int in
             out[n++] = dcv_box{x1, y1, x2 - x1, y2 - y1, score};
         }
         return n;
+    });
+}
+
+// ---- person check ------------------------------------------------------------------------
+
+dcv_person_net *dcv_person_net_open(const char *graph_path, const char *text_graph_path,
+                                    dcv_status *status) {
+    quiet_libraries();
+    return guarded<dcv_person_net *>(status, nullptr, [&]() -> dcv_person_net * {
+        auto *person = new dcv_person_net();
+        person->net = cv::dnn::readNetFromTensorflow(graph_path, text_graph_path);
+        if (person->net.empty()) {
+            delete person;
+            set_status(status, DCV_ERR_OPEN, "could not load the TensorFlow graph");
+            return nullptr;
+        }
+        return person;
+    });
+}
+
+void dcv_person_net_destroy(dcv_person_net *net) { delete net; }
+
+int dcv_person_net_detect(dcv_person_net *net, const dcv_image *image, int input_size,
+                          float min_score, dcv_box *out, int capacity, dcv_status *status) {
+    return guarded<int>(status, -1, [&]() -> int {
+        if (net == nullptr || !usable(image, status)) return -1;
+        if (input_size < 32) {
+            set_status(status, DCV_ERR_ARGUMENT, "an input under 32 px");
+            return -1;
+        }
+        cv::dnn::blobFromImage(image->mat, net->blob, 1.0 / 127.5, cv::Size(input_size, input_size),
+                               cv::Scalar(127.5, 127.5, 127.5), true, false);
+        net->net.setInput(net->blob);
+        cv::Mat result = net->net.forward();  // [1, 1, N, 7]
+        const float w = (float)image->mat.cols, h = (float)image->mat.rows;
+        int n = 0;
+        for (int r = 0; r < result.size[2] && n < capacity; ++r) {
+            const float *row = result.ptr<float>(0, 0, r);
+            if (row[2] < min_score) continue;
+            float x1 = row[3] * w, y1 = row[4] * h, x2 = row[5] * w, y2 = row[6] * h;
+            if (x2 <= x1 || y2 <= y1) continue;
+            out[n++] = dcv_box{x1, y1, x2 - x1, y2 - y1, row[2]};
+        }
+        return n;
+    });
+}
+
+static float overlap(const cv::Rect2f &a, const cv::Rect2f &b) {
+    float shared = (a & b).area();
+    float all = a.area() + b.area() - shared;
+    return all > 0 ? shared / all : 0;
+}
+
+int dcv_person_net_score(dcv_person_net *net, const dcv_image *image, const float *boxes,
+                         int count, int input_size, float context, float min_overlap,
+                         float *scores, dcv_status *status) {
+    return guarded<int>(status, -1, [&]() -> int {
+        if (net == nullptr || !usable(image, status)) return -1;
+        if (count <= 0) return 0;
+        if (boxes == nullptr || scores == nullptr || input_size < 32 || !(context > 0)) {
+            set_status(status, DCV_ERR_ARGUMENT, "no boxes, no scores, an input under 32 px or no context");
+            return -1;
+        }
+        const cv::Mat &mat = image->mat;
+        const cv::Rect whole(0, 0, mat.cols, mat.rows);
+        // One crop per forward pass: the input keeps one shape from call to call (OpenCV sets a
+        // network up again for every new input shape, which costs more than the pass itself).
+        for (int i = 0; i < count; ++i) {
+            const float *b = boxes + 4 * i;
+            float side = context * std::max(b[2], b[3]);
+            float cx = b[0] + b[2] / 2, cy = b[1] + b[3] / 2;
+            cv::Rect area = cv::Rect(cvFloor(cx - side / 2), cvFloor(cy - side / 2), cvCeil(side), cvCeil(side)) & whole;
+            if (area.width < 2 || area.height < 2) area = whole;  // a box outside the image: look at all of it
+            cv::dnn::blobFromImage(mat(area), net->blob, 1.0 / 127.5, cv::Size(input_size, input_size),
+                                   cv::Scalar(127.5, 127.5, 127.5), true, false);
+            net->net.setInput(net->blob);
+            cv::Mat result = net->net.forward();  // [1, 1, N, 7]: _, class, score, x1, y1, x2, y2 (0...1 of the crop)
+            scores[i] = 0;
+            const cv::Rect2f candidate(b[0], b[1], b[2], b[3]);
+            for (int r = 0; r < result.size[2]; ++r) {
+                const float *row = result.ptr<float>(0, 0, r);
+                cv::Rect2f found(area.x + row[3] * area.width, area.y + row[4] * area.height,
+                                 (row[5] - row[3]) * area.width, (row[6] - row[4]) * area.height);
+                if (overlap(found, candidate) >= min_overlap) scores[i] = std::max(scores[i], row[2]);
+            }
+        }
+        return 0;
     });
 }
 

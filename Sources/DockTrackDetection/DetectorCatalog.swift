@@ -3,16 +3,18 @@
 public enum DetectorCatalog {
     /// Every name with a one-line description, for `--help` and error messages.
     public static let descriptions: KeyValuePairs<String, String> = [
-        "default": "mtcnn-face + hog-body-fast: faces from 20 px up (no animal faces) and whole people from about a tenth of the frame's height (mtcnn-face+hog-body: the Dalal-Triggs window instead, 4 times the cost)",
+        "default": "mtcnn-face + confirmed-body: faces from 20 px up (no animal faces) and whole people from about a tenth of the frame's height, each confirmed by a person network (no windows, ladders, dogs or text)",
         "dnn-face": "faces, res10 SSD DNN (models/)",
         "dnn-face-verified": "faces, res10 SSD DNN, each face checked by MTCNN's O-Net (no animal faces)",
         "mtcnn-face": "faces, the whole MTCNN cascade from 20 px faces up (models/pnet, rnet, onet): small faces in large frames, no animal faces; 1.2 to 2 times res10's time",
         "haar-face": "faces, Haar cascades, frontal and profile (opencv-data)",
         "lbp-face": "faces, LBP cascades, frontal and profile: fastest (opencv-data)",
-        "fast": "dnn-face-verified + hog-body-fast: faces from about a tenth of the frame's height and whole people, 2 to 3 times as fast as default",
+        "fast": "dnn-face-verified + confirmed-body: faces from about a tenth of the frame's height and whole confirmed people, 2 to 3 times as fast as default",
         "hog-body": "people, HOG + linear SVM (built into OpenCV)",
         "hog-body-fast": "people, HOG with the Daimler 48x96 window (built into OpenCV), coarser scale steps: about 3 times faster than hog-body",
         "cascade-body": "people, Haar full-body and upper-body cascades (opencv-data)",
+        "confirmed-body": "people: hog-body-fast's boxes, each kept only when the SSDLite person network (models/ssdlite_mobilenet_v2_people) finds a person in it; a verdict is remembered where it was given",
+        "ssd-body": "people, the SSDLite person network over the whole frame at 300x300: large people only, 25 to 50 ms a frame",
     ]
 
     public static var names: [String] { descriptions.map(\.key) }
@@ -31,18 +33,25 @@ public enum DetectorCatalog {
         try VerifiedFaceDetector(SSDFaceDetector(models: models), models: models)
     }
 
+    /// hog-body-fast's boxes confirmed by the person network.
+    private static func confirmedBodies(_ models: ModelStore) throws(DetectorError) -> ConfirmedBodyDetector {
+        ConfirmedBodyDetector(try HOGPeopleDetector(params: .fast), network: try PersonNetwork(models: models))
+    }
+
     private static func makeOne(_ name: String, models: ModelStore) throws(DetectorError) -> any Detector {
         switch name {
-        case "default": return CombinedDetector([try MTCNNFaceDetector(models: models), try HOGPeopleDetector(params: .fast)])
+        case "default": return CombinedDetector([try MTCNNFaceDetector(models: models), try confirmedBodies(models)])
         case "dnn-face": return try SSDFaceDetector(models: models)
         case "dnn-face-verified": return try verifiedFaces(models)
         case "mtcnn-face": return try MTCNNFaceDetector(models: models)
         case "haar-face": return try CascadeDetector.haarFaces(models: models)
         case "lbp-face": return try CascadeDetector.lbpFaces(models: models)
-        case "fast": return CombinedDetector([try verifiedFaces(models), try HOGPeopleDetector(params: .fast)])
+        case "fast": return CombinedDetector([try verifiedFaces(models), try confirmedBodies(models)])
         case "hog-body": return try HOGPeopleDetector()
         case "hog-body-fast": return try HOGPeopleDetector(params: .fast)
         case "cascade-body": return try CascadeDetector.haarBodies(models: models)
+        case "confirmed-body": return try confirmedBodies(models)
+        case "ssd-body": return try SSDPeopleDetector(models: models)
         default: throw .unknownDetector(name: name, known: names)
         }
     }

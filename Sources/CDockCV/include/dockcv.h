@@ -197,6 +197,30 @@ int dcv_ssd_detect(dcv_ssd *net, const dcv_image *image, int input_width, int in
                    double mean_b, double mean_g, double mean_r, float min_score,
                    dcv_box *out, int capacity, dcv_status *status);
 
+/* ---- person check (cv::dnn::Net, SSDLite-MobileNetV2 trained for people, TensorFlow) ------ */
+
+typedef struct dcv_person_net dcv_person_net;
+
+/* The frozen graph (.pb) and the text graph OpenCV needs beside it (.pbtxt, written once by
+ * tools/ssd_text_graph.py). */
+dcv_person_net *dcv_person_net_open(const char *graph_path, const char *text_graph_path,
+                                    dcv_status *status);
+void dcv_person_net_destroy(dcv_person_net *net);
+/* The people in the whole of `image`, squashed to input_size x input_size: at most `capacity`
+ * boxes with score >= min_score, in pixels of `image`, not clipped. Returns how many, or -1. */
+int dcv_person_net_detect(dcv_person_net *net, const dcv_image *image, int input_size,
+                          float min_score, dcv_box *out, int capacity, dcv_status *status);
+/* Asks the network whether a person stands in each of `count` candidate boxes (4 floats each:
+ * x, y, width, height in pixels of `image`, top-left origin). Each candidate's crop is the square
+ * `context` times its longer side around its centre, clipped to the image; the crops are resized
+ * (squashed where clipped) to input_size x input_size and run one by one, RGB scaled to -1...1.
+ * Writes to scores[i] the highest person score among the network's boxes in crop i that overlap
+ * candidate i by at least `min_overlap` (intersection over union), 0 when none does.
+ * Returns 0, or -1 on error. */
+int dcv_person_net_score(dcv_person_net *net, const dcv_image *image, const float *boxes,
+                         int count, int input_size, float context, float min_overlap,
+                         float *scores, dcv_status *status);
+
 /* ---- cascade classifier (Haar / LBP) ----------------------------------------------------- */
 
 typedef struct dcv_cascade dcv_cascade;
