@@ -25,6 +25,10 @@ public struct SaliencyRanker: SubjectRanker, Sendable {
         public var speakingWeight = 0.25
         public var lookingWeight = 0.15
         public var timeInViewWeight = 0.05
+        /// Added for a person whose face is seen: a face is the surest sign of a person, and a
+        /// faceless body (someone turned away, or a thing the body detector and its check both
+        /// took for a person) gives way to someone showing their face, however large the body.
+        public var faceWeight = 0.25
         /// Seconds in view after which the time term is full.
         public var timeInViewSaturation = 3.0
         /// A subject must score this much more than the one ranked above it to overtake it.
@@ -55,6 +59,7 @@ public struct SaliencyRanker: SubjectRanker, Sendable {
             + params.speakingWeight * (subject.speakingConfidence ?? 0)
             + params.lookingWeight * (subject.lookingAtCameraConfidence ?? 0)
             + params.timeInViewWeight * time
+            + (subject.kind == .person && subject.faceRect != nil ? params.faceWeight : 0)
             - (subject.isObserved ? 0 : params.unobservedPenalty)
     }
 

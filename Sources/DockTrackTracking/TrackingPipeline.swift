@@ -339,3 +339,24 @@ extension TrackingPipeline {
         bodyRedetector = TemplateBodyRedetector()
     }
 }
+
+extension TrackingPipeline {
+    /// A pipeline as `docktrack track` runs it over a file: `detector` on every `detectEvery`-th
+    /// frame, with `redetection` the faces and bodies found again between (and the face part
+    /// every ``Params/faceRoundIntervalWithRedetection`` rounds), speaking and looking cues read
+    /// from the faces.
+    public static func overFile(detector: any Detector, models: ModelStore, detectEvery: Int, minimumConfidence: Double,
+                                redetection: Bool = true, asyncDetection: Bool = false,
+                                identifiers: IdentifierSource = .random) throws(DetectorError) -> TrackingPipeline {
+        var params = Params()
+        params.faceRoundInterval = redetection ? Params.faceRoundIntervalWithRedetection : 1
+        params.detectEvery = max(1, detectEvery)
+        params.adaptiveDetection = detectEvery == 0
+        params.asyncDetection = asyncDetection
+        params.minimumConfidence = minimumConfidence
+        let pipeline = TrackingPipeline(detector: detector, cues: FaceCueEstimator(landmarks: try FaceLandmarkDetector(models: models)),
+                                        params: params, identifiers: identifiers)
+        if redetection { try pipeline.redetect(models: models) }
+        return pipeline
+    }
+}

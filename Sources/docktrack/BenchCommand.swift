@@ -214,16 +214,8 @@ struct BenchCommand: ParsableCommand {
 
     /// A pipeline as `docktrack track` runs it over the file.
     func makePipeline(detectEvery: Int, store: ModelStore, asyncDetection: Bool = false) throws -> TrackingPipeline {
-        var params = TrackingPipeline.Params()
-        params.faceRoundInterval = redetection ? TrackingPipeline.Params.faceRoundIntervalWithRedetection : 1
-        params.detectEvery = max(1, detectEvery)
-        params.adaptiveDetection = detectEvery == 0
-        params.asyncDetection = asyncDetection
-        params.minimumConfidence = threshold
-        let pipeline = TrackingPipeline(detector: try DetectorCatalog.make(pipelineDetector, models: store),
-                                        cues: FaceCueEstimator(landmarks: try FaceLandmarkDetector(models: store)), params: params)
-        if redetection { try pipeline.redetect(models: store) }
-        return pipeline
+        try TrackingPipeline.overFile(detector: try DetectorCatalog.make(pipelineDetector, models: store), models: store, detectEvery: detectEvery,
+                                      minimumConfidence: threshold, redetection: redetection, asyncDetection: asyncDetection)
     }
 
     /// The frame loop as `docktrack track` runs it on a recorded video, its commands made and

@@ -5,7 +5,7 @@ import Foundation
 struct EvalCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "eval",
-        abstract: "Score a detector's faces against faces labelled by hand: recall, precision, time per image.",
+        abstract: "Score a detector's faces against faces labelled by hand, and the people tracked in clips against people labelled by hand.",
         discussion: """
             LABELS: dlib's imglab XML files (<image file='a.jpg'><box top='…' left='…' width='…' \
             height='…'/></image>; files relative to the XML's folder; a box with ignore='1' counts \
@@ -17,11 +17,28 @@ struct EvalCommand: ParsableCommand {
             stdout: a line per picture (and per negative), then the totals as JSON:
             {"images":9,"faces":43,"found":41,"falseFaces":1,"recall":0.953,"precision":0.976,"msPerImage":…}
             (with --canvas, a second JSON line for the canvas).
+
+            CLIPS: --clip FILE --mot LABELS, in pairs: the clip is tracked as `docktrack track FILE` \
+            tracks it (the detector every 4th frame, re-detection between, ranking), and the people \
+            reported in each frame are compared with the people labelled in it. LABELS is \
+            MOTChallenge's ground-truth text: frame,id,left,top,width,height[,considered,class,visibility] \
+            (frame from 1, pixels from the top-left; considered 0: counts neither way); a frame without \
+            a line has nobody in it. A subject is on a person when most of it is inside their box or \
+            they overlap by 0.3; one subject per person; a subject on nobody is a false person.
+            stdout per clip: {"clip":"bikes.mp4","frames":250,"labelledPeople":…,"found":…,"recall":…,\
+            "falsePeople":…,"falsePeoplePerFrame":…,"subjectsPerFrame":…,"framesWithRankOne":…,\
+            "rankOneOnPerson":…,"msPerFrame":…}
             """
     )
 
     @Argument(help: "dlib XML label files.")
-    var labels: [String]
+    var labels: [String] = []
+
+    @Option(help: ArgumentHelp("A clip whose people are labelled in the --mot file of the same position. Repeatable.", valueName: "file"))
+    var clip: [String] = []
+
+    @Option(help: ArgumentHelp("The MOTChallenge people labels of the --clip of the same position. Repeatable.", valueName: "file"))
+    var mot: [String] = []
 
     @OptionGroup var detection: DetectorOptions
 
@@ -32,11 +49,14 @@ struct EvalCommand: ParsableCommand {
     var canvas: Int?
 
     func validate() throws {
-        guard !labels.isEmpty else { throw ValidationError("give at least one label file") }
+        guard !labels.isEmpty || !clip.isEmpty else { throw ValidationError("give at least one label file, or a --clip with its --mot labels") }
+        guard clip.count == mot.count else { throw ValidationError("give each --clip its --mot labels (\(clip.count) clips, \(mot.count) label files)") }
+        guard labels.isEmpty || clip.isEmpty else { throw ValidationError("score face label files or clips, not both in one run") }
         if let canvas, !(64...16384).contains(canvas) { throw ValidationError("--canvas must be between 64 and 16384 pixels") }
     }
 
     func run() throws {
+        if !clip.isEmpty { return try runClips() }
         try reportingErrors {
             let detector = try detection.makeDetector()
             let images = try labels.flatMap { try LabelledImage.read(dlibXML: $0) }
@@ -75,6 +95,33 @@ struct EvalCommand: ParsableCommand {
                 whole.add(found: found, labelled: labelled.boxes, ignored: labelled.ignored, size: image.size, seconds: seconds)
                 printError("docktrack: canvas \(image.width)x\(image.height) of \(images.count) pictures")
                 printLine(whole.jsonLine)
+            }
+        }
+    }
+
+    /// Each clip tracked as `track` does, its people scored against its labels.
+    func runClips() throws {
+        try reportingErrors {
+            for (path, labelPath) in zip(clip, mot) {
+                let labelled = try LabelledVideo.read(mot: labelPath)
+                var source = try MediaFile.open(path)
+                let pipeline = try TrackingPipeline.overFile(detector: try detection.makeDetector(), models: detection.model.store,
+                                                             detectEvery: TrackCommand.defaultDetectEvery, minimumConfidence: detection.threshold)
+                var score = PeopleScore()
+                var index = 0
+                let started = ContinuousClock.now
+                while let frame = try source.nextFrame() {
+                    let subjects = try pipeline.process(frame)
+                    score.add(reported: subjects, labelled: labelled.people[index] ?? [], ignored: labelled.ignored[index] ?? [], size: frame.image.size)
+                    index += 1
+                }
+                let lastLabelled = (labelled.people.keys.max() ?? -1) + 1
+                if lastLabelled > index {
+                    throw ToolError("\(labelPath) labels frame \(lastLabelled) but \(path) has \(index) frames: not its labels?")
+                }
+                let ms = ProgressLine.seconds(ContinuousClock.now - started) * 1000 / Double(max(index, 1))
+                let name = (path as NSString).lastPathComponent.replacingOccurrences(of: "\"", with: "'")
+                printLine("{\"clip\":\"\(name)\"," + score.jsonLine.dropFirst().dropLast() + String(format: ",\"msPerFrame\":%.2f}", ms))
             }
         }
     }

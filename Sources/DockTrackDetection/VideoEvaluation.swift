@@ -1,0 +1,114 @@
+import DockTrackCore
+import DockTrackMedia
+import Foundation
+
+/// People boxes drawn on the frames of a video, in MOTChallenge's ground-truth text format, one
+/// box per line: `frame,id,left,top,width,height,considered,class,visibility` (frame from 1,
+/// pixels from the top-left; `considered` 0 marks a box that counts neither as missed nor as
+/// false when found, as MOTChallenge does; class and visibility are read past). Lines starting
+/// with `#` are comments. Frames without a line have nobody in them, up to `frames` (the clip's
+/// length, which the evaluation knows).
+public struct LabelledVideo: Sendable, Equatable {
+    /// The boxes of each frame (index from 0), and the ones that count neither way.
+    public var people: [Int: [PixelRect]]
+    public var ignored: [Int: [PixelRect]]
+
+    public init(people: [Int: [PixelRect]], ignored: [Int: [PixelRect]] = [:]) {
+        self.people = people
+        self.ignored = ignored
+    }
+
+    /// The boxes of a MOTChallenge text file.
+    public static func read(mot path: String) throws(FrameSourceError) -> LabelledVideo {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { throw .fileNotFound(path: path) }
+        return try parse(mot: text, path: path)
+    }
+
+    static func parse(mot text: String, path: String) throws(FrameSourceError) -> LabelledVideo {
+        var labelled = LabelledVideo(people: [:])
+        for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
+            if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
+            let fields = trimmed.split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) }
+            guard fields.count >= 6, fields.prefix(6).allSatisfy({ $0?.isFinite ?? false }),
+                  let frame = fields[0], frame >= 1, frame == frame.rounded(), frame < 10_000_000,
+                  fields[4]! > 0, fields[5]! > 0 else {
+                throw .unreadable(path: path, reason: "line \(number + 1) is not frame,id,left,top,width,height[,considered,...] with frame >= 1 and a size: '\(trimmed.prefix(80))'")
+            }
+            let box = PixelRect(x: fields[2]!, y: fields[3]!, width: fields[4]!, height: fields[5]!)
+            let considered = fields.count < 7 || (fields[6] ?? 1) != 0
+            let index = Int(frame) - 1
+            if considered { labelled.people[index, default: []].append(box) } else { labelled.ignored[index, default: []].append(box) }
+        }
+        return labelled
+    }
+}
+
+/// How the people a tracker reported compare with the people labelled, frame by frame: the
+/// errors that cost a dock user most. A subject is on a labelled person when most of it lies
+/// inside their box (a face-only subject is inside its person's box), or they overlap by 0.3;
+/// each labelled person takes one subject. A subject on nobody is a false person.
+public struct PeopleScore: Sendable, Equatable {
+    public private(set) var frames = 0
+    public private(set) var labelledPeople = 0
+    public private(set) var foundPeople = 0
+    public private(set) var falsePeople = 0
+    /// Frames with a subject ranked 1, and of those, the frames where it is on a labelled person.
+    public private(set) var framesWithRankOne = 0
+    public private(set) var rankOneOnPeople = 0
+    /// Subjects in all frames.
+    public private(set) var subjects = 0
+
+    public init() {}
+
+    /// Adds a frame: the people `reported` (subjects of kind person, ranked) against the boxes
+    /// `labelled` and `ignored` (pixels of a frame of `size`).
+    public mutating func add(reported: [TrackedSubject], labelled: [PixelRect], ignored: [PixelRect] = [], size: ImageSize) {
+        frames += 1
+        let people = reported.filter { $0.kind == .person }
+        subjects += people.count
+        labelledPeople += labelled.count
+        let truth = labelled.map { UnitRect($0, in: size) }
+        let skipped = ignored.map { UnitRect($0, in: size) }
+        func fit(_ subject: UnitRect, _ person: UnitRect) -> Double {
+            let inside = subject.intersectionArea(with: person) / max(subject.area, 1e-12)
+            return max(inside >= 0.5 ? inside : 0, subject.intersectionOverUnion(person) >= 0.3 ? 1 : 0)
+        }
+        // Greedy: the best-fitting pairs first.
+        var pairs: [(subject: Int, person: Int, fit: Double)] = []
+        for (s, subject) in people.enumerated() {
+            for (p, person) in truth.enumerated() {
+                let f = fit(subject.rect, person)
+                if f > 0 { pairs.append((s, p, f)) }
+            }
+        }
+        pairs.sort { $0.fit > $1.fit }
+        var matchedSubjects = Set<Int>(), matchedPeople = Set<Int>()
+        for pair in pairs where !matchedSubjects.contains(pair.subject) && !matchedPeople.contains(pair.person) {
+            matchedSubjects.insert(pair.subject)
+            matchedPeople.insert(pair.person)
+        }
+        foundPeople += matchedPeople.count
+        // A subject on no labelled person but on an ignored box, or on a labelled person another
+        // subject took (a face and a body reported apart), is not counted false.
+        for (s, subject) in people.enumerated() where !matchedSubjects.contains(s) {
+            let onSomeone = truth.contains { fit(subject.rect, $0) > 0 } || skipped.contains { fit(subject.rect, $0) > 0 }
+            if !onSomeone { falsePeople += 1 }
+        }
+        if let first = people.firstIndex(where: { $0.saliencyRank == 1 }) {
+            framesWithRankOne += 1
+            if truth.contains(where: { fit(people[first].rect, $0) > 0 }) { rankOneOnPeople += 1 }
+        }
+    }
+
+    public var falsePeoplePerFrame: Double { Double(falsePeople) / Double(max(frames, 1)) }
+    public var subjectsPerFrame: Double { Double(subjects) / Double(max(frames, 1)) }
+    public var recall: Double { labelledPeople == 0 ? 1 : Double(foundPeople) / Double(labelledPeople) }
+    public var rankOneOnPerson: Double { framesWithRankOne == 0 ? 1 : Double(rankOneOnPeople) / Double(framesWithRankOne) }
+
+    /// The totals as one JSON object.
+    public var jsonLine: String {
+        String(format: "{\"frames\":%d,\"labelledPeople\":%d,\"found\":%d,\"recall\":%.3f,\"falsePeople\":%d,\"falsePeoplePerFrame\":%.3f,\"subjectsPerFrame\":%.3f,\"framesWithRankOne\":%d,\"rankOneOnPerson\":%.3f}",
+               frames, labelledPeople, foundPeople, recall, falsePeople, falsePeoplePerFrame, subjectsPerFrame, framesWithRankOne, rankOneOnPerson)
+    }
+}
