@@ -100,13 +100,15 @@ import Testing
         let first = search.goal(now: 0.6, pose: .zero, lost: (DockOrientation(y: 0.2), 0.3), limits: limits, camera: camera, home: .zero)
         guard case .point(let ahead, nil) = first else { Issue.record("\(first)"); return }
         #expect(abs(ahead.y - (0.2 + 0.5 * camera.horizontalFieldOfView)) < 1e-9)
-        // Then a sweep at the search speed: the nearer pan end first (±π around home on a 360° dock).
+        // Then a sweep at the search speed: the top row first, from the nearer pan end (±π around
+        // home on a 360° dock).
         let sweep = search.goal(now: 2.5, pose: DockOrientation(y: 0.5), lost: nil, limits: limits, camera: camera, home: .zero)
         guard case .point(let end, let speed?) = sweep else { Issue.record("\(sweep)"); return }
-        #expect(end.y == .pi && abs(speed - 0.4 * camera.horizontalFieldOfView) < 1e-9)
-        // Reaching it, the other end; after the search time, home.
-        let next = search.goal(now: 8, pose: DockOrientation(y: .pi), lost: nil, limits: limits, camera: camera, home: .zero)
-        #expect(next == .point(DockOrientation(y: -.pi), speed: speed))
+        #expect(end.y == .pi && end.x == limits.pitch.range.lowerBound, "\(end)")
+        #expect(abs(speed - 0.8 * camera.horizontalFieldOfView) < 1e-9)
+        // Reaching it, the other end of the same row; after the search time, home.
+        let next = search.goal(now: 8, pose: end, lost: nil, limits: limits, camera: camera, home: .zero)
+        #expect(next == .point(DockOrientation(x: end.x, y: -.pi), speed: speed))
         #expect(search.goal(now: 31, pose: .zero, lost: nil, limits: limits, camera: camera, home: .zero) == .home && search.hasGivenUp)
         search.reset()
         #expect(search.goal(now: 40, pose: .zero, lost: nil, limits: limits, camera: camera, home: .zero) == .hold, "nobody seen yet: a moment to look")
@@ -120,8 +122,15 @@ import Testing
         #expect(rows.allSatisfy { limits.pitch.range.contains($0.x) && limits.yaw.range.contains($0.y) })
         #expect(rows.count == 2, "a tilt range the view covers from one row: one row, \(rows)")
         let standard = SubjectSearch.sweep(from: .zero, limits: .standard, camera: .webcam, home: .zero, params: .init())
-        #expect(Set(standard.map { $0.x }).count == 3 && standard.count == 6, "a row, one above, one below: \(standard)")
-        #expect(standard.allSatisfy { DockLimits.standard.pitch.range.contains($0.x) })
+        let pitch = DockLimits.standard.pitch.range, height = CameraModel.webcam.verticalFieldOfView
+        var tiers: [Double] = []
+        for waypoint in standard where tiers.last != waypoint.x { tiers.append(waypoint.x) }
+        #expect(standard.allSatisfy { pitch.contains($0.x) })
+        // From the top down, each row panned end to end, the tiers no more than 0.8 views apart and
+        // reaching both ends of the tilt range: everything the dock can see is seen.
+        #expect(tiers == tiers.sorted() && tiers.count >= 3 && standard.count == 2 * tiers.count, "\(tiers)")
+        #expect(tiers.first == pitch.lowerBound && tiers.last == pitch.upperBound && tiers.contains(0), "\(tiers)")
+        #expect(zip(tiers, tiers.dropFirst()).allSatisfy { $1 - $0 <= 0.8 * height + 1e-9 }, "\(tiers)")
     }
 
     @Test func dockAddressesAreReadOrRefusedWithTheList() throws {
