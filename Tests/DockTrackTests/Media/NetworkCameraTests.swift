@@ -262,7 +262,9 @@ import Glibc
         let zoomer = Thread {
             Thread.sleep(forTimeInterval: 3)
             _ = try? Self.pose(session, action: #"{"action":"zoom_to","value":0.5}"#)
-            Thread.sleep(forTimeInterval: 3)
+            // 5 s zoomed: ipycam makes its 1920x1080 pictures at about 9 a second here, and 3 s
+            // gave 26 and 29 of them, under the 30 asked for below, on a busy machine.
+            Thread.sleep(forTimeInterval: 5)
             _ = try? Self.pose(session, action: #"{"action":"zoom_to","value":0}"#)
         }
         zoomer.start()
