@@ -84,13 +84,44 @@ public struct OpenCVPythonBaseline: Sendable {
                 faces(name, frame)
         """
 
-    /// Runs `script` with Debian's python3 (which has cv2); its standard output, or `nil` when
-    /// it cannot run or fails.
-    static func runPython(_ script: String, _ arguments: [String]) -> String? {
+    /// The stronger bar: a Python loop over MediaPipe's BlazeFace short-range face detector
+    /// (`mediapipe.solutions.face_detection`, model 0, confidence 0.5; PyPI mediapipe 0.10.21,
+    /// whose wheel ships the model), run by `python` (a venv that has it: `make bench` makes
+    /// `.venv-bench`). Frames per second over the first `frames` frames of `input`; `nil` when
+    /// that python cannot run it.
+    public static func mediaPipeFramesPerSecond(python: String, input: String, frames: Int) -> Double? {
+        runPython(mediaPipeProgram, [input, String(min(frames, 1_000_000))], interpreter: python)
+            .flatMap { $0.split(separator: "\n").last.flatMap { Double($0.trimmingCharacters(in: .whitespaces)) } }
+    }
+
+    /// argv: video, frame limit; prints frames per second (decoding, colour conversion, detection).
+    static let mediaPipeProgram = """
+        import sys, time, cv2
+        import mediapipe as mp
+        detector = mp.solutions.face_detection.FaceDetection(model_selection=0, min_detection_confidence=0.5)
+        cap = cv2.VideoCapture(sys.argv[1])
+        limit = int(sys.argv[2])
+        n = 0; start = time.time()
+        while n < limit:
+            ok, frame = cap.read()
+            if not ok: break
+            result = detector.process(cv2.cvtColor(frame, cv2.COLOR_BGR2RGB))
+            n += 1
+        print(n / (time.time() - start))
+        """
+
+    /// Runs `script` with `interpreter`, else Debian's python3 (which has cv2); its standard
+    /// output, or `nil` when it cannot run or fails.
+    static func runPython(_ script: String, _ arguments: [String], interpreter: String? = nil) -> String? {
         let process = Process()
         let debian = FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")
-        process.executableURL = URL(fileURLWithPath: debian ? "/usr/bin/python3" : "/usr/bin/env")
-        process.arguments = (debian ? [] : ["python3"]) + ["-c", script] + arguments
+        if let interpreter {
+            process.executableURL = URL(fileURLWithPath: interpreter)
+            process.arguments = ["-c", script] + arguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: debian ? "/usr/bin/python3" : "/usr/bin/env")
+            process.arguments = (debian ? [] : ["python3"]) + ["-c", script] + arguments
+        }
         let out = Pipe()
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice

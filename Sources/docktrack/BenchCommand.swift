@@ -48,6 +48,9 @@ struct BenchCommand: ParsableCommand {
     @Flag(help: "Skip the OpenCV-Python baseline.")
     var noPython = false
 
+    @Option(help: ArgumentHelp("Also measure the stronger bar, a Python loop over MediaPipe's BlazeFace short-range face detector, run by this python (one with PyPI mediapipe 0.10.21: make bench makes .venv-bench/bin/python).", valueName: "python"))
+    var mediapipe: String?
+
     @Flag(help: "Also measure the pipeline with adaptive detection (track --adaptive-detection).")
     var adaptive = false
 
@@ -120,10 +123,14 @@ struct BenchCommand: ParsableCommand {
             let intervals = (detectEvery.isEmpty ? [TrackCommand.defaultDetectEvery] : detectEvery) + (adaptive ? [0] : [])
             let configurations = intervals.flatMap { every in every > 0 && serial ? [(every, true), (every, false)] : [(every, every > 0)] }
             var baseline: Double?
+            var mediaPipe: Double?
             var best: [PipelineResult?] = Array(repeating: nil, count: configurations.count)
             for round in 1...`repeat` {
                 if `repeat` > 1 { printError("bench: round \(round) of \(`repeat`)") }
                 if !noPython, let fps = OpenCVPythonBaseline(models: store).framesPerSecond(input: input, frames: limit) { baseline = max(baseline ?? 0, fps) }
+                if let mediapipe, let fps = OpenCVPythonBaseline.mediaPipeFramesPerSecond(python: mediapipe, input: input, frames: limit) {
+                    mediaPipe = max(mediaPipe ?? 0, fps)
+                }
                 for (i, (every, ahead)) in configurations.enumerated() {
                     let result = try measurePipeline(input: input, detectEvery: every, ahead: ahead, store: store, limit: limit)
                     if result.framesPerSecond > best[i]?.framesPerSecond ?? 0 { best[i] = result }
@@ -135,8 +142,14 @@ struct BenchCommand: ParsableCommand {
             } else if !noPython {
                 print(Self.padded("baseline: OpenCV-Python res10") + "  unavailable (python3 with cv2: apt-get install python3-opencv)")
             }
+            if let mediaPipe {
+                print(Self.padded("bar: MediaPipe BlazeFace short-range") + String(format: "%9.1f fps", mediaPipe) + repeated)
+            } else if let mediapipe {
+                print(Self.padded("bar: MediaPipe BlazeFace short-range") + "  unavailable (\(mediapipe) cannot import mediapipe and cv2)")
+            }
             for case let result? in best {
-                let ratio = baseline.map { String(format: "   %.2fx baseline", result.framesPerSecond / $0) } ?? ""
+                var ratio = baseline.map { String(format: "   %.2fx baseline", result.framesPerSecond / $0) } ?? ""
+                ratio += mediaPipe.map { String(format: "   %.2fx MediaPipe", result.framesPerSecond / $0) } ?? ""
                 print(Self.padded(result.label)
                       + String(format: "%9.1f fps   p50 %6.1f ms   p99 %6.1f ms   cpu %5.1f ms/frame   peak %4.0f MB",
                                result.framesPerSecond, Statistics.percentile(result.latencies, 0.5) * 1000, Statistics.percentile(result.latencies, 0.99) * 1000,
