@@ -63,7 +63,7 @@ let package = Package(
         // Face, body and landmark detectors over OpenCV, and where their models are.
         .target(name: "DockTrackDetection", dependencies: ["DockTrackCore", "DockTrackMedia", "CDockCV"]),
         // Sound: files and ALSA, voice activity, audio routes, speaking from sound and mouths.
-        .target(name: "DockTrackAudio", dependencies: ["DockTrackCore", "DockTrackMedia", "CDockAudio"]),
+        .target(name: "DockTrackAudio", dependencies: ["DockTrackCore", "DockTrackSystem", "DockTrackMedia", "CDockAudio"]),
         // Identities over time, face cues, saliency ranking, the tracking pipeline.
         .target(name: "DockTrackTracking",
                 dependencies: ["DockTrackCore", "DockTrackMedia", "DockTrackDetection", "DockTrackAudio", "CDockCV"]),

@@ -1,4 +1,5 @@
 import DockTrackCore
+import DockTrackSystem
 import CDockAudio
 import Foundation
 
@@ -60,6 +61,7 @@ public final class AudioFileSource: AudioSource {
 
     public init(path: String, sampleRate: Int = VoiceActivityDetector.sampleRate) throws(AudioError) {
         guard FileManager.default.fileExists(atPath: path) else { throw .fileNotFound(path: path) }
+        OutputFile.registerInput(path)
         name = path
         self.sampleRate = sampleRate
         var status = daudio_status()

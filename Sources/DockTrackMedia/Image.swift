@@ -1,4 +1,5 @@
 import DockTrackCore
+import DockTrackSystem
 import CDockCV
 
 /// An 8-bit BGR or gray image held by OpenCV (a `cv::Mat` behind the shim's `dcv_image`).
@@ -134,8 +135,14 @@ public final class Image: @unchecked Sendable {
         return out
     }
 
-    /// Writes the image to a file; the extension picks the format.
+    /// Writes the image to a file in place; the extension picks the format. A path that is an
+    /// input of the run is refused (``OutputFile/refuseInput(_:)``).
     public func write(to path: String) throws(OpenCVError) {
+        do {
+            try OutputFile.refuseInput(path)
+        } catch {
+            throw OpenCVError(code: Int32(DCV_ERR_ARGUMENT.rawValue), message: error.description)
+        }
         try checkedCount { dcv_image_write(handle, path, $0) }
     }
 }

@@ -274,7 +274,7 @@ public struct TrackControlSession: DockEndpoint, Sendable {
         return "session closed; system tracking back on"
     }
 
-    public func writeTrace(to trace: FileHandle?) {}
+    public func writeTrace(to trace: OutputFile?) throws(OutputFile.CannotWrite) {}
 }
 
 /// ``TrackControlSession`` served on a Unix socket from a thread of its own while the frame

@@ -90,14 +90,16 @@ struct DockSim: ParsableCommand {
                 throw ExitCode.failure
             }
         }
-        let traceFile = try trace.map { path throws -> FileHandle in
-            guard FileManager.default.createFile(atPath: path, contents: Data("time\tpan\ttilt\tpan_speed\ttilt_speed\tbattery\n".utf8)),
-                  let handle = FileHandle(forWritingAtPath: path) else {
-                FileHandle.standardError.write(Data("docksim: \(path): cannot be written\n".utf8))
-                throw ExitCode.failure
+        let traceFile: OutputFile?
+        do {
+            traceFile = try trace.map { path throws(OutputFile.CannotWrite) in
+                let file = try OutputFile.open(path)
+                try file.write(line: "time\tpan\ttilt\tpan_speed\ttilt_speed\tbattery")
+                return file
             }
-            handle.seekToEndOfFile()
-            return handle
+        } catch {
+            printError("docksim: \(error)")
+            throw ExitCode.failure
         }
         if let socket {
             var server = DockSocketServer(path: socket, session: session, trace: traceFile, stateInterval: stateInterval, duration: duration) {
@@ -116,6 +118,15 @@ struct DockSim: ParsableCommand {
             FileHandle.standardError.write(Data(String(format: "docksim: %d requests, %d errors; pan %.1f°, tilt %.1f° at %.2f s%@\n",
                                                        summary.requests, summary.errors, dock.position.y * 180 / .pi, dock.position.x * 180 / .pi,
                                                        dock.time, summary.outputClosed ? "; stdout was closed" : "").utf8))
+            if let error = summary.traceError {
+                printError("docksim: \(error)")
+                throw ExitCode.failure
+            }
         }
     }
+}
+
+/// One line on stderr (a failure to write it is ignored: there is nowhere left to say it).
+func printError(_ message: String) {
+    _ = try? Syscall.writeAll(Array((message + "\n").utf8), to: STDERR_FILENO)
 }

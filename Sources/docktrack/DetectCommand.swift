@@ -46,7 +46,7 @@ struct DetectCommand: ParsableCommand {
             let started = ContinuousClock.now
             defer { progress.finish() }
             try run.run(source: &source, detector: detector) { record, frame in
-                printLine(record.jsonLine)
+                try printLine(record.jsonLine)
                 if let output {
                     let canvas = try Canvas(copying: frame.image)
                     canvas.observations(record.observations)

@@ -33,9 +33,9 @@ struct DevicesCommand: ParsableCommand {
                 failed = true
             case .success(let camera):
                 if json {
-                    printLine(camera.jsonLine)
+                    try printLine(camera.jsonLine)
                 } else {
-                    printLine(Self.text(camera))
+                    try printLine(Self.text(camera))
                 }
             }
         }

@@ -93,13 +93,15 @@ struct FrameOptions: ParsableArguments {
 
 /// Writes one line to stdout at once (a consumer at the other end of a pipe sees every line as
 /// soon as it is made, and nothing is lost in a buffer if the run fails later).
-func printLine(_ line: String) {
-    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+/// A failed write (a full disk, a reader gone) is an error (`cannot write standard output: ...`).
+func printLine(_ line: String) throws(OutputFile.CannotWrite) {
+    try OutputFile.standardOutput.write(line: line)
 }
 
-/// Writes one line to stderr, unbuffered.
+/// Writes one line to stderr, unbuffered (a failure is ignored: there is nowhere left to say it).
 func printError(_ message: String) {
-    FileHandle.standardError.write(Data((message + "\n").utf8))
+    let bytes = Array((message + "\n").utf8)
+    _ = try? Syscall.writeAll(bytes, to: STDERR_FILENO)
 }
 
 /// An error a user can act on: its description is one line naming the input and the problem.
@@ -107,7 +109,7 @@ protocol ReportedError: Error, CustomStringConvertible {}
 extension FrameSourceError: ReportedError {}
 extension DetectorError: ReportedError {}
 extension OpenCVError: ReportedError {}
-extension LineOutput.CannotWrite: ReportedError {}
+extension OutputFile.CannotWrite: ReportedError {}
 
 /// Runs `body`; an error a user can act on becomes one line `docktrack: …` on stderr and exit 1.
 func reportingErrors(_ body: () throws -> Void) throws {

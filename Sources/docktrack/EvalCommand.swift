@@ -73,7 +73,7 @@ struct EvalCommand: ParsableCommand {
                 var one = DetectionScore()
                 one.add(found: found, labelled: labelled.boxes, ignored: labelled.ignored, size: image.size, seconds: seconds)
                 score.add(found: found, labelled: labelled.boxes, ignored: labelled.ignored, size: image.size, seconds: seconds)
-                printLine(String(format: "%@\t%dx%d\tfound %d/%d\tfalse %d\t%.1f ms", (labelled.path as NSString).lastPathComponent,
+                try printLine(String(format: "%@\t%dx%d\tfound %d/%d\tfalse %d\t%.1f ms", (labelled.path as NSString).lastPathComponent,
                                  image.width, image.height, one.found, one.faces, one.falseFaces, seconds * 1000))
             }
             for path in negative {
@@ -85,16 +85,16 @@ struct EvalCommand: ParsableCommand {
                     falseFaces += found.count
                     frames += 1
                 }
-                printLine("\((path as NSString).lastPathComponent)\tnegative, \(frames) frame\(frames == 1 ? "" : "s")\tfalse \(falseFaces)")
+                try printLine("\((path as NSString).lastPathComponent)\tnegative, \(frames) frame\(frames == 1 ? "" : "s")\tfalse \(falseFaces)")
             }
-            printLine(score.jsonLine)
+            try printLine(score.jsonLine)
             if let canvas {
                 let (image, labelled) = try LabelledImage.canvas(of: images, width: canvas)
                 let (found, seconds) = try faces(in: image)
                 var whole = DetectionScore()
                 whole.add(found: found, labelled: labelled.boxes, ignored: labelled.ignored, size: image.size, seconds: seconds)
                 printError("docktrack: canvas \(image.width)x\(image.height) of \(images.count) pictures")
-                printLine(whole.jsonLine)
+                try printLine(whole.jsonLine)
             }
         }
     }
@@ -121,7 +121,7 @@ struct EvalCommand: ParsableCommand {
                 }
                 let ms = ProgressLine.seconds(ContinuousClock.now - started) * 1000 / Double(max(index, 1))
                 let name = (path as NSString).lastPathComponent.replacingOccurrences(of: "\"", with: "'")
-                printLine("{\"clip\":\"\(name)\"," + score.jsonLine.dropFirst().dropLast() + String(format: ",\"msPerFrame\":%.2f}", ms))
+                try printLine("{\"clip\":\"\(name)\"," + score.jsonLine.dropFirst().dropLast() + String(format: ",\"msPerFrame\":%.2f}", ms))
             }
         }
     }

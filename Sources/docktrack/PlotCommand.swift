@@ -31,6 +31,7 @@ struct PlotCommand: ParsableCommand {
             printError("docktrack: \(trace): cannot be read as text")
             throw ExitCode.failure
         }
+        OutputFile.registerInput(trace)
         let out = output ?? ((trace as NSString).deletingPathExtension + ".png")
         do {
             let plot = try TracePlot(tsv: text, name: trace)

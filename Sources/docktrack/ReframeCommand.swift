@@ -158,7 +158,7 @@ struct ReframeCommand: ParsableCommand {
                                   summary.frames, summary.width, summary.height, output, summary.seconds, summary.framesPerSecond,
                                   summary.realTime, summary.sound == "copied" ? ", sound copied" : ""))
             }
-            if states != "-" { printLine(summary.jsonLine) }
+            if states != "-" { try printLine(summary.jsonLine) }
         }
     }
 

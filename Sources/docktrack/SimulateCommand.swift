@@ -126,7 +126,7 @@ struct SimulateCommand: ParsableCommand {
                 }
                 progress.update(done: metrics.frames)
             }
-            printLine(metrics.jsonLine)
+            try printLine(metrics.jsonLine)
             printError(metrics.firstInZone.map { String(format: "docktrack: first subject in the target zone at %.1f s", $0) }
                        ?? "docktrack: nobody was framed")
             if let video { printError("docktrack: annotated view written to \(video.path)") }

@@ -32,6 +32,6 @@ struct StepResponseCommand: ParsableCommand {
         line.add("finalErrorDegrees", r.finalError / degree, digits: 3)
         line.add("peakSpeedDegreesPerSecond", r.peakSpeed / degree, digits: 1)
         line.add("commandsPerSecond", r.commandRate, digits: 1)
-        printLine(line.text)
+        try reportingErrors { try printLine(line.text) }
     }
 }

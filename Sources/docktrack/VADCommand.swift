@@ -55,7 +55,7 @@ struct VADCommand: ParsableCommand {
                         line.add("probability", w.probability, digits: 3)
                         line.add("speech", w.isSpeech)
                         line.add("level", w.level, digits: 1)
-                        printLine(line.text)
+                        try printLine(line.text)
                     }
                 }
                 all += results
@@ -65,7 +65,7 @@ struct VADCommand: ParsableCommand {
                 var line = JSONLine()
                 line.add("start", segment.start, digits: 2)
                 line.add("end", segment.end, digits: 2)
-                printLine(line.text)
+                try printLine(line.text)
             }
         } catch {
             printError("docktrack: \(error)")

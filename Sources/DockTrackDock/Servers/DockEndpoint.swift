@@ -1,4 +1,5 @@
 import DockTrackCore
+import DockTrackSystem
 import Foundation
 
 /// What answers the dock protocol behind a ``DockSocketServer``: a dock (``DockSession``: the
@@ -23,7 +24,7 @@ public protocol DockEndpoint {
     /// became of it, for the server's log.
     mutating func sessionEnded(at time: Double) -> String
     /// One line of the server's --trace, if it keeps one.
-    func writeTrace(to trace: FileHandle?)
+    func writeTrace(to trace: OutputFile?) throws(OutputFile.CannotWrite)
 }
 
 extension DockEndpoint {

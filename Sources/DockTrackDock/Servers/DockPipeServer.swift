@@ -10,7 +10,7 @@ import Glibc
 /// gets its answers at once.
 public struct DockPipeServer {
     public private(set) var session: DockSession
-    let trace: FileHandle?
+    let trace: OutputFile?
     let input: Int32
     let output: Int32
 
@@ -20,9 +20,11 @@ public struct DockPipeServer {
         public var errors: Int
         /// Whether the output was closed before the input ended.
         public var outputClosed: Bool
+        /// The trace that could not be written (the run ended there).
+        public var traceError: OutputFile.CannotWrite?
     }
 
-    public init(session: DockSession, trace: FileHandle?, input: Int32 = STDIN_FILENO, output: Int32 = STDOUT_FILENO) {
+    public init(session: DockSession, trace: OutputFile?, input: Int32 = STDIN_FILENO, output: Int32 = STDOUT_FILENO) {
         self.session = session
         self.trace = trace
         self.input = input
@@ -35,19 +37,25 @@ public struct DockPipeServer {
         signal(SIGPIPE, SIG_IGN)  // a reader that goes away ends the run below, with a message
         var time = 0.0, requests = 0
         var output = true
+        var traceError: OutputFile.CannotWrite?
         for item in LineReader(fileDescriptor: input) {
             let parsed = DockRequest.parse(item)
             if case .success(let request)? = parsed, let t = request.time { time = max(time, t) }
             requests += 1
             let replies = session.handle(parsed, at: time)
-            session.writeTrace(to: trace)
+            do {
+                try session.writeTrace(to: trace)
+            } catch {
+                traceError = error
+            }
             if !replies.isEmpty && !write(replies) {
                 output = false
                 break
             }
+            if traceError != nil { break }
         }
         if output { _ = write([session.motionStateLine()] + session.batteryLines) }
-        return Summary(requests: requests, errors: session.errorCount, outputClosed: !output)
+        return Summary(requests: requests, errors: session.errorCount, outputClosed: !output, traceError: traceError)
     }
 
     /// Writes lines to the output now; false when it is gone.

@@ -17,7 +17,7 @@ import Glibc
 public struct DockSocketServer<Endpoint: DockEndpoint> {
     public let path: String
     public private(set) var session: Endpoint
-    let trace: FileHandle?
+    let trace: OutputFile?
     let stateInterval: Double
     let duration: Double?
     /// Where the server's log lines go (docksim: stderr).
@@ -38,7 +38,7 @@ public struct DockSocketServer<Endpoint: DockEndpoint> {
     /// Serves `session` at `path`; motion states to the session's owner every `stateInterval`
     /// seconds; stops after `duration` seconds when given, when `stopped` says so, or (with
     /// `handlesSignals`) on SIGINT or SIGTERM.
-    public init(path: String, session: Endpoint, trace: FileHandle?, stateInterval: Double, duration: Double?,
+    public init(path: String, session: Endpoint, trace: OutputFile?, stateInterval: Double, duration: Double?,
                 handlesSignals: Bool = true, stopped: @escaping @Sendable () -> Bool = { false },
                 clock: @escaping @Sendable () -> Double = MonotonicClock.now, log: @escaping @Sendable (String) -> Void) {
         self.handlesSignals = handlesSignals
@@ -205,7 +205,11 @@ public struct DockSocketServer<Endpoint: DockEndpoint> {
                     let replies = session.handle(parsed, at: now())
                     if owner == nil, session.hasSession { owner = client }
                     for reply in replies { enqueue(reply, to: client) }
-                    session.writeTrace(to: trace)
+                    do {
+                        try session.writeTrace(to: trace)
+                    } catch {
+                        throw SocketError("\(error)")
+                    }
                 }
             }
             clients.removeAll { $0.gone }

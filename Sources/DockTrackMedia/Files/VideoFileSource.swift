@@ -1,4 +1,5 @@
 import DockTrackCore
+import DockTrackSystem
 import CDockCV
 
 /// Frames of a video file, decoded by OpenCV's FFmpeg back end (mp4, avi, mov, mkv, ...).
@@ -12,6 +13,7 @@ public final class VideoFileSource: FrameSource {
 
     /// Opens the video at `path`; throws when it is missing or FFmpeg cannot decode it.
     public init(path: String) throws(FrameSourceError) {
+        OutputFile.registerInput(path)
         var status = dcv_status()
         guard let capture = dcv_capture_open(path, &status) else {
             throw .unreadable(path: path, reason: OpenCVError(status).message)
@@ -79,6 +81,7 @@ public final class ImageFileSource: FrameSource {
     private var image: Image?
 
     public init(path: String) throws(FrameSourceError) {
+        OutputFile.registerInput(path)
         do {
             let image = try Image(contentsOf: path)
             self.image = image

@@ -1,4 +1,5 @@
 import DockTrackCore
+import DockTrackSystem
 import CDockCV
 import Foundation
 
@@ -129,6 +130,11 @@ public final class AnnotatedOutput {
         var isFolder: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue {
             throw OpenCVError(code: Int32(DCV_ERR_ARGUMENT.rawValue), message: "\(path) is a folder; give a file name (.mp4, .mov, .avi or an image)")
+        }
+        do {
+            try OutputFile.refuseInput(path)
+        } catch {
+            throw OpenCVError(code: Int32(DCV_ERR_ARGUMENT.rawValue), message: error.description)
         }
         if MediaFile.isImage(path) {
             isImage = true
