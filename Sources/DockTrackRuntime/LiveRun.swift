@@ -1,23 +1,14 @@
 import DockTrackCore
 import DockTrackMedia
+import DockTrackSystem
 import Foundation
 import Synchronization
 
 /// A live run's stop conditions (Ctrl-C, --duration) and its capture-to-output latencies.
 public final class LiveRun {
-    /// Set by SIGINT/SIGTERM: the frame loop ends after the frame in hand, outputs are closed properly.
-    public static let interrupted = Atomic<Bool>(false)
-
     /// Ctrl-C ends the run cleanly (the annotated video is finished, the summary printed); a
-    /// second Ctrl-C kills at once.
-    public static func installInterruptHandler() {
-        signal(SIGINT) { _ in
-            if LiveRun.interrupted.exchange(true, ordering: .relaxed) { _exit(130) }
-        }
-        signal(SIGTERM) { _ in
-            if LiveRun.interrupted.exchange(true, ordering: .relaxed) { _exit(143) }
-        }
-    }
+    /// second Ctrl-C kills at once (``RunInterruption``).
+    public static func installInterruptHandler() { RunInterruption.install() }
 
     public let source: any LiveFrameSource
     public let started = MonotonicClock.now()
@@ -36,7 +27,7 @@ public final class LiveRun {
     }
 
     public var shouldStop: Bool {
-        Self.interrupted.load(ordering: .relaxed) || duration.map { MonotonicClock.now() - started >= $0 } ?? false
+        RunInterruption.requested || duration.map { MonotonicClock.now() - started >= $0 } ?? false
     }
 
     /// "capture to command latency p50 12.3 ms, p99 45.6 ms over N frames; M frames dropped".

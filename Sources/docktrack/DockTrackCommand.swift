@@ -126,3 +126,8 @@ struct ToolError: ReportedError {
     var description: String
     init(_ description: String) { self.description = description }
 }
+
+/// After a run stopped by SIGINT or SIGTERM has finished its outputs: exit 130 or 143.
+func exitIfInterrupted() throws {
+    if let status = RunInterruption.exitStatus { throw ExitCode(status) }
+}

@@ -151,6 +151,8 @@ struct ReframeCommand: ParsableCommand {
     }
 
     func run() throws {
+        // Ctrl-C and SIGTERM finish the output with the frames done so far, then exit 130 or 143.
+        RunInterruption.install()
         try reportingErrors {
             let summary = try reframe()
             if self.summary {
@@ -159,6 +161,7 @@ struct ReframeCommand: ParsableCommand {
                                   summary.realTime, summary.sound == "copied" ? ", sound copied" : ""))
             }
             if states != "-" { try printLine(summary.jsonLine) }
+            try exitIfInterrupted()
         }
     }
 
@@ -231,7 +234,7 @@ struct ReframeCommand: ParsableCommand {
             do {
                 let detecting = pipeline.detectingAhead(of: source, selection: frames.selection, cuts: reframer.shotBoundary)
                 defer { detecting.stop() }
-                while let (frame, observations, _, startsShot) = try detecting.nextWithCut() {
+                while !RunInterruption.requested, let (frame, observations, _, startsShot) = try detecting.nextWithCut() {
                     firstTime = firstTime ?? frame.time
                     lastTime = frame.time
                     let subjects = try pipeline.process(frame, detected: observations, startsShot: startsShot)

@@ -58,6 +58,7 @@ struct SimulateCommand: ParsableCommand {
     }
 
     func run() throws {
+        RunInterruption.install()
         try reportingErrors {
             var source = try MediaFile.open(scene)
             let virtual = VirtualCamera(sceneSize: source.info.size, sceneFieldOfView: sceneFov * .pi / 180, zoom: zoom)
@@ -99,6 +100,7 @@ struct SimulateCommand: ParsableCommand {
             var progress = ProgressLine(total: source.info.frameCount)
             defer { progress.finish() }
             var firstTime: Double?
+            var lastCaptured = 0.0
             try frames.selection.forEachFrame(of: &source) { frame in
                 var view: Frame?
                 var captured = frame.time
@@ -110,6 +112,7 @@ struct SimulateCommand: ParsableCommand {
                     if wait > 0 { Thread.sleep(forTimeInterval: wait) }
                     captured = max(due, clock())
                 }
+                lastCaptured = captured
                 let step = try loop.step(capturedAt: captured) { pose in
                     view = Frame(index: frame.index, time: frame.time, image: try virtual.view(of: frame.image, at: pose))
                     return try pipeline.process(view!)
@@ -125,11 +128,17 @@ struct SimulateCommand: ParsableCommand {
                     try video.write(canvas.image)
                 }
                 progress.update(done: metrics.frames)
-            }
+            } stopping: { RunInterruption.requested }
+            // The dock is left still, then the video finished.
+            try? loop.dock.perform(.setAngularVelocity(.zero), at: address.isLive ? clock() : lastCaptured)
+            loop.dock.settle(timeout: 3)
+            video?.close()
+            progress.finish()
             try printLine(metrics.jsonLine)
             printError(metrics.firstInZone.map { String(format: "docktrack: first subject in the target zone at %.1f s", $0) }
                        ?? "docktrack: nobody was framed")
             if let video { printError("docktrack: annotated view written to \(video.path)") }
+            try exitIfInterrupted()
         }
     }
 }

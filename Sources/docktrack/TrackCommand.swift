@@ -118,6 +118,9 @@ struct TrackCommand: ParsableCommand {
     }
 
     func run() throws {
+        // Ctrl-C and SIGTERM end every run as its end of input does (outputs finished, the dock
+        // told to stop), then exit 130 or 143.
+        RunInterruption.install()
         try reportingErrors {
             if let observations { return try runCustomTracking(observations) }
             var source = try live.open(input: path)
@@ -183,6 +186,9 @@ struct TrackCommand: ParsableCommand {
                 }
             }
             var firstTime: Double?
+            // The time of the last command, on the dock's clock: the stop at the end follows it.
+            var lastCaptured = 0.0
+            func stopTime() -> Double { address.isLive ? MonotonicClock.now() - origin : lastCaptured }
             func emit(_ frame: Frame, _ perceive: () throws -> [TrackedSubject]) throws {
                 var captured = frame.time
                 if pacedFromFile {
@@ -192,6 +198,7 @@ struct TrackCommand: ParsableCommand {
                     if wait > 0 { Thread.sleep(forTimeInterval: wait) }
                     captured = MonotonicClock.now() - origin
                 }
+                lastCaptured = captured
                 server?.control.apply(to: &loop, pipeline: pipeline, at: captured)
                 if let zoom = cameraZoom, let (_, camera) = zoomingDevice {
                     // The controller aims with the camera at the zoom in force, within the turns
@@ -234,7 +241,7 @@ struct TrackCommand: ParsableCommand {
                     // A file: decoding and detection run on threads of their own, ahead of the tracker.
                     let detecting = pipeline.detectingAhead(of: source, selection: frames.selection)
                     defer { detecting.stop() }
-                    while let (frame, observations, _) = try detecting.next() {
+                    while !RunInterruption.requested, let (frame, observations, _) = try detecting.next() {
                         try startObjects(in: frame)
                         try emit(frame) { try pipeline.process(frame, detected: observations) }
                     }
@@ -242,24 +249,26 @@ struct TrackCommand: ParsableCommand {
                     try frames.selection.forEachFrame(of: &source) { frame in
                         try startObjects(in: frame)
                         try emit(frame) { try pipeline.process(frame) }
-                    } stopping: { liveRun?.shouldStop == true }
+                    } stopping: { liveRun?.shouldStop == true || RunInterruption.requested }
                 }
             } catch {
                 progress.finish()
-                stopMotors(&loop, live: address.isLive, at: MonotonicClock.now() - origin)
+                stopMotors(&loop, at: stopTime())
                 printSummary()
                 throw error
             }
-            stopMotors(&loop, live: address.isLive, at: MonotonicClock.now() - origin)
+            stopMotors(&loop, at: stopTime())
+            video?.close()
             printSummary()
             if let video { printError("docktrack: annotated output written to \(video.path)") }
+            try exitIfInterrupted()
         }
     }
 
-    /// A live dock is left still when the run ends (a camera moving at the last velocity command
-    /// would go on turning to its end stop).
-    private func stopMotors<Controller, D: Dock>(_ loop: inout FrameLoop<Controller, D>, live: Bool, at time: Double) {
-        guard live else { return }
+    /// The dock is left still at every end (a camera moving at the last velocity command would go
+    /// on turning to its end stop): a live dock is sent a stop and given 3 s to take it; on the
+    /// command stream the last line is a stop.
+    private func stopMotors<Controller, D: Dock>(_ loop: inout FrameLoop<Controller, D>, at time: Double) {
         try? loop.dock.perform(.setAngularVelocity(.zero), at: time)
         loop.dock.settle(timeout: 3)
     }
@@ -362,6 +371,7 @@ struct TrackCommand: ParsableCommand {
         let address = try dockOptions.address(default: "-")
         let origin = MonotonicClock.now()
         var lineNumber = 0
+        var lastTime = 0.0
         for item in LineReader(fileDescriptor: input.fileDescriptor) {
             lineNumber += 1
             guard case .line(let line) = item else {
@@ -393,7 +403,11 @@ struct TrackCommand: ParsableCommand {
             let states = SubjectStatesRecord(frame: record.frame, time: record.time, subjects: step.subjects)
             server?.control.publish(states, motion: step.atCommand)
             try statesOutput?.write(states.jsonLine)
+            lastTime = record.time
+            if RunInterruption.requested { break }
         }
+        if loop != nil { stopMotors(&loop!, at: address.isLive ? MonotonicClock.now() - origin : lastTime) }
+        try exitIfInterrupted()
     }
 
     /// --virtual-camera: each frame reframed by a virtual dock (as reframe does, with no
@@ -439,7 +453,7 @@ struct TrackCommand: ParsableCommand {
             }
             try statesOutput?.write(SubjectStatesRecord(frame: frame.index, time: frame.time, subjects: subjects).jsonLine)
             count += 1
-        } stopping: { liveRun?.shouldStop == true }
+        } stopping: { liveRun?.shouldStop == true || RunInterruption.requested }
         output.close()
         let latencies = output.latencies
         printError(String(format: "docktrack: virtual camera %@: %d frames published, %d passed over for newer ones; capture-to-output latency p50 %.1f ms, p99 %.1f ms",
