@@ -27,20 +27,41 @@ public final class DeviceDock: Dock {
 
     /// The thread that talks to the device when asynchronous.
     private let worker: DeviceWorker?
+    /// The device's calls, one at a time (the idle stop calls from a thread of its own).
+    private let device: LockedDevice
+    private var idleStop: IdleStop?
 
-    /// `clock` is the frame clock (seconds); `limits` the device's, for the model.
+    /// `clock` is the frame clock (seconds); `limits` the device's, for the model. With
+    /// `stopWhenIdle`, a device left turning is sent a stop after that many seconds without a
+    /// command or a motion query (``IdleStop``: an outage of the camera, a stalled run).
     public init(hardware: any DockHardware, limits: DockLimits = .standard, clock: @escaping @Sendable () -> Double,
-                asynchronous: Bool = false) {
+                asynchronous: Bool = false, stopWhenIdle: Double? = nil) {
         self.hardware = hardware
         self.clock = clock
         model = SimulatedDock(limits: limits, time: clock())
         reported.acceleration = DockVector(x: limits.pitch.maximumAcceleration, y: limits.yaw.maximumAcceleration, z: limits.roll.maximumAcceleration)
-        worker = asynchronous ? DeviceWorker(hardware: hardware, pollInterval: pollInterval, clock: clock) : nil
+        let worker = asynchronous ? DeviceWorker(hardware: hardware, pollInterval: pollInterval, clock: clock) : nil
+        let device = LockedDevice(hardware)
+        self.worker = worker
+        self.device = device
+        idleStop = stopWhenIdle.map { after in
+            IdleStop(after: after, clock: clock) {
+                let stop = DockCommand.setAngularVelocity(.zero)
+                if let worker { try? worker.send(stop, at: clock()) } else { try? device.apply(stop, at: clock()) }
+            }
+        }
     }
 
-    deinit { worker?.stop() }
+    deinit {
+        idleStop?.end()
+        worker?.stop()
+    }
+
+    /// Stops sent because the frame loop fell silent.
+    public var idleStopsSent: Int { idleStop?.stopsSent ?? 0 }
 
     public func motion(at time: Double) throws -> MotionState {
+        idleStop?.contact()
         if let worker { try take(worker.takeReadings()) } else { try read() }
         guard readsPosition, var state = reported.motion(at: time) else { return model.motion(at: time) }
         state.time = time
@@ -54,7 +75,8 @@ public final class DeviceDock: Dock {
     public func perform(_ command: DockCommand, at time: Double) throws {
         let accepted = try model.apply(command, at: time)
         reported.commanded(accepted, at: clock())
-        if let worker { try worker.send(accepted, at: time) } else { try hardware.apply(accepted, at: time) }
+        idleStop?.contact(moving: IdleStop.keepsMoving(accepted))
+        if let worker { try worker.send(accepted, at: time) } else { try device.apply(accepted, at: time) }
     }
 
     public func settle(timeout: Double) { worker?.settle(timeout: timeout) }
@@ -65,7 +87,7 @@ public final class DeviceDock: Dock {
     public func zoom(to zoom: Double) throws(DockError) {
         guard let zooming = hardware as? any ZoomingHardware else { throw .notCapable("zoom") }
         guard zoom.isFinite else { throw .invalidRequest("zoom must be a number") }
-        if let worker { try worker.send(zoom: zoom) } else { try zooming.zoom(to: zoom) }
+        if let worker { try worker.send(zoom: zoom) } else { try device.call { _ throws(DockError) in try zooming.zoom(to: zoom) } }
     }
 
     /// The latency measured from the device's positions (0.05 s until measured).
@@ -79,7 +101,7 @@ public final class DeviceDock: Dock {
         lastRead = now
         let position: DockOrientation?
         do {
-            position = try hardware.orientation()
+            position = try device.call { hardware throws(DockError) in try hardware.orientation() }
             failingSince = nil
         } catch {
             let since = failingSince ?? now
@@ -262,5 +284,23 @@ final class DeviceWorker: @unchecked Sendable {
     private final class Device: @unchecked Sendable {
         let hardware: any DockHardware
         init(_ hardware: any DockHardware) { self.hardware = hardware }
+    }
+}
+
+/// A device whose calls are made one at a time, from whichever thread.
+private final class LockedDevice: @unchecked Sendable {
+    private let hardware: any DockHardware
+    private let lock = NSLock()
+
+    init(_ hardware: any DockHardware) { self.hardware = hardware }
+
+    func call<T>(_ body: (any DockHardware) throws(DockError) -> T) throws(DockError) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(hardware)
+    }
+
+    func apply(_ command: DockCommand, at time: Double) throws(DockError) {
+        try call { hardware throws(DockError) in try hardware.apply(command, at: time) }
     }
 }

@@ -27,6 +27,10 @@ public enum DockAddress: Sendable, Equatable {
     /// Whether the dock runs on the real clock and says where it points (another process, a
     /// device): the frame loop then issues commands at the present time and, for a camera on
     /// the dock, reads the pose at capture from the dock.
+    /// A live dock left turning is stopped after this long without a word from its frame loop
+    /// (``IdleStop``): 15 frames of a 30 fps camera, 5 of a 10 fps file.
+    public static let idleStopSeconds = 0.5
+
     public var isLive: Bool {
         switch self {
         case .commandStream, .simulator: false
@@ -45,12 +49,12 @@ public enum DockAddress: Sendable, Equatable {
         case .simulator:
             return AnyDock(SimulatedDock(limits: limits, position: home, time: time))
         case .socket(let path):
-            return AnyDock(try ProtocolDock(path: path, clock: clock))
+            return AnyDock(try ProtocolDock(path: path, clock: clock, stopWhenIdle: Self.idleStopSeconds))
         case .device(let address):
             // A network camera answers each request in tens to hundreds of milliseconds: on a
             // thread of its own, so that the frame loop never waits for it.
             return AnyDock(DeviceDock(hardware: try DockBackend.open(address, onvif: onvif), limits: limits, clock: clock,
-                                      asynchronous: address.hasPrefix("onvif:")))
+                                      asynchronous: address.hasPrefix("onvif:"), stopWhenIdle: Self.idleStopSeconds))
         }
     }
 }

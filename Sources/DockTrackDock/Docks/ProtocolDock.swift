@@ -35,7 +35,9 @@ public final class ProtocolDock: Dock, @unchecked Sendable {
 
     /// Connects to the dock serving `path`, says hello and waits (up to `timeout` seconds) for
     /// its answer, its limits and a first motion state. `clock` is the frame clock (seconds).
-    public init(path: String, clock: @escaping @Sendable () -> Double, timeout: Double = 3) throws {
+    /// With `stopWhenIdle`, a dock left turning is sent a stop after that many seconds without a
+    /// command or a motion query (``IdleStop``).
+    public init(path: String, clock: @escaping @Sendable () -> Double, timeout: Double = 3, stopWhenIdle: Double? = nil) throws {
         self.path = path
         self.clock = clock
         do {
@@ -60,7 +62,19 @@ public final class ProtocolDock: Dock, @unchecked Sendable {
             throw DockConnectionError("the dock at \(path) \(why)")
         }
         _ = (hello, limits)
+        idleStop = stopWhenIdle.map { after in
+            IdleStop(after: after, clock: clock) { [weak self] in
+                guard let self else { return }
+                let time = clock() - lock.withLock { offsets.min() ?? 0 }
+                write(DockCommand.setAngularVelocity(.zero).jsonLine(time: time))
+            }
+        }
     }
+
+    private var idleStop: IdleStop?
+
+    /// Stops sent because the frame loop fell silent.
+    public var idleStopsSent: Int { idleStop?.stopsSent ?? 0 }
 
     /// The dock as it introduced itself.
     public var accessory: DockAccessory { lock.withLock { hello! } }
@@ -69,6 +83,7 @@ public final class ProtocolDock: Dock, @unchecked Sendable {
     public var limits: DockLimits { lock.withLock { reportedLimits! } }
 
     deinit {
+        idleStop?.end()
         shutdown(fd, Int32(SHUT_RDWR))
         close(fd)
     }
@@ -76,6 +91,7 @@ public final class ProtocolDock: Dock, @unchecked Sendable {
     /// Where the dock pointed at `time` (frame clock), from its reports. A fresh report is asked
     /// for when the last is more than a frame old.
     public func motion(at time: Double) throws -> MotionState {
+        idleStop?.contact()
         let now = clock()
         let (state, ask) = try lock.withLock { () throws -> (MotionState?, Bool) in
             guard !hungUp else { throw DockConnectionError("the dock at \(path) hung up") }
@@ -102,6 +118,7 @@ public final class ProtocolDock: Dock, @unchecked Sendable {
             defer { refusals.removeAll() }
             return (refusals.first, dockTime)
         }
+        idleStop?.contact(moving: IdleStop.keepsMoving(command))
         guard write(command.jsonLine(time: dockTime)) else { throw DockConnectionError("the dock at \(path) hung up") }
         if let refusal { throw refusal }
     }
@@ -112,11 +129,14 @@ public final class ProtocolDock: Dock, @unchecked Sendable {
     /// The latency samples measured so far (seconds).
     public var latencySamples: [Double] { lock.withLock { reported.latency.samples } }
 
+    /// Writes one line whole (the idle stop writes from a thread of its own).
     @discardableResult
     private func write(_ line: String) -> Bool {
         let bytes = Array((line + "\n").utf8)
-        return (try? Syscall.writeAll(bytes, to: fd, socketFlags: Int32(MSG_NOSIGNAL))) != nil
+        return writeLock.withLock { (try? Syscall.writeAll(bytes, to: fd, socketFlags: Int32(MSG_NOSIGNAL))) != nil }
     }
+
+    private let writeLock = NSLock()
 
     private func readLoop() {
         for item in LineReader(fileDescriptor: fd) {

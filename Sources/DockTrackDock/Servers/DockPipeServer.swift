@@ -54,6 +54,8 @@ public struct DockPipeServer {
             }
             if traceError != nil { break }
         }
+        // End of input: the dock (and a device behind it) is left still.
+        _ = session.sessionEnded(at: time)
         if output { _ = write([session.motionStateLine()] + session.batteryLines) }
         return Summary(requests: requests, errors: session.errorCount, outputClosed: !output, traceError: traceError)
     }

@@ -214,6 +214,8 @@ public struct DockSocketServer<Endpoint: DockEndpoint> {
             }
             clients.removeAll { $0.gone }
         }
+        // The dock (and a device behind it) is left still however the server ends.
+        log(session.sessionEnded(at: now()))
         for client in clients {
             flush(client)
             close(client.fd)
