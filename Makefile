@@ -74,7 +74,7 @@ sanitize: deps
 # libFuzzer on the dock protocol and on custom-tracking observations (tools/fuzz.sh), FUZZ_SECONDS
 # each (default 60); seeds in Fuzz/corpus. A finding fails the run and is kept in .build-fuzz/.
 FUZZ_SECONDS ?= 60
-fuzz:
+fuzz: deps
 	tools/fuzz.sh $(FUZZ_SECONDS)
 
 # Speed against the OpenCV-Python loop a user would write instead (python3-opencv from Debian),

@@ -84,6 +84,8 @@ let package = Package(
         // A manual clock, a scripted detector, fake camera, VISCA cameras and audio system.
         .target(name: "DockTrackTestKit",
                 dependencies: ["DockTrackCore", "DockTrackMedia", "DockTrackDetection", "DockTrackAudio", "DockTrackDock", "CV4L2"]),
+        // What the libFuzzer targets run on each input (Fuzz/, tools/fuzz.sh), type-checked by every build.
+        .target(name: "DockTrackFuzzing", dependencies: ["DockTrackCore", "DockTrackDock", "DockTrackFraming"]),
         // Command-line options both executables take.
         .target(name: "DockTrackCommandLine",
                 dependencies: ["DockTrack", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
@@ -105,7 +107,7 @@ let package = Package(
         ),
         .testTarget(
             name: "DockTrackTests",
-            dependencies: ["DockTrack", "DockTrackTestKit"]
+            dependencies: ["DockTrack", "DockTrackTestKit", "DockTrackFuzzing"]
         ),
     ],
     swiftLanguageModes: [.v6],

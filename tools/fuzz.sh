@@ -1,42 +1,45 @@
 #!/usr/bin/env bash
 # Builds and runs DockTrack's libFuzzer targets (Fuzz/*.swift) for a bounded time each.
 #   tools/fuzz.sh [SECONDS] [TARGET...]      targets: dock-protocol observations (default: both)
-# Each target is built with `swiftc -sanitize=fuzzer,address` from the pure-Swift sources it
-# exercises (no OpenCV, no devices), starts from its seed corpus in Fuzz/corpus/TARGET and keeps
-# what it learns in .build-fuzz/corpus/TARGET. A finding is written to .build-fuzz/ and fails
-# the run; reproduce it with `.build-fuzz/TARGET-fuzz FILE`.
+# The checks each target makes are in the package (Sources/DockTrackFuzzing, type-checked by
+# every build; the tests replay Fuzz/corpus through them). Here SwiftPM builds that module and
+# the modules it imports with -sanitize=fuzzer,address into .build-fuzz, and each target is its
+# Fuzz/*.swift entry (LLVMFuzzerTestOneInput) linked against those objects: no list of source
+# files to keep. Each target starts from its seed corpus in Fuzz/corpus/TARGET and keeps what it
+# learns in .build-fuzz/corpus/TARGET. A finding is written to .build-fuzz/ and fails the run;
+# reproduce it with `.build-fuzz/TARGET-fuzz FILE`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
 shift || true
 targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=(dock-protocol observations)
-# The pure-Swift sources the targets exercise: all of DockTrackCore, the simulated dock and the
-# protocol session, the framing controller. They are compiled as one module, so their
-# `import DockTrack...` lines are dropped in a copy under .build-fuzz/src.
-sources=(
-  Sources/DockTrackCore/*.swift
-  Sources/DockTrackDock/Docks/SimulatedDock.swift Sources/DockTrackDock/Session/DockSession.swift
-  Sources/DockTrackFraming/FramingController.swift Sources/DockTrackFraming/AxisController.swift
-)
-rm -rf .build-fuzz/src
-mkdir -p .build-fuzz/src
-for file in "${sources[@]}"; do
-  sed -E '/^import DockTrack[A-Za-z]*$/d' "$file" > ".build-fuzz/src/$(basename "$file")"
-done
-sources=(.build-fuzz/src/*.swift)
-mkdir -p .build-fuzz
+build=.build-fuzz
+mkdir -p "$build"
+echo "building the package's modules for fuzzing (-sanitize=fuzzer,address)"
+swift build --build-path "$build" --target DockTrackFuzzing -c release \
+  -Xswiftc -sanitize=fuzzer,address -Xcc -fsanitize=fuzzer-no-link,address -Xcxx -fsanitize=fuzzer-no-link,address \
+  > "$build/modules.log" 2>&1 || { tail -40 "$build/modules.log" >&2; exit 1; }
+products=$build/release
+# Every object of every module built (the fuzzing module and what it imports), and the C
+# libraries those modules link.
+objects=$(find "$products/" -path '*.build/*.o' | grep -v -E '/(docktrack|docksim|dock_client_example|DockTrackTests|DockTrackTestKit|DockTrackRuntime|DockTrackTracking|DockTrackDetection|DockTrackAudio|DockTrackCommandLine|DockTrack|ArgumentParser[A-Za-z]*)\.build/')
+# The C modules' maps SwiftPM wrote, for the Swift modules that import them.
+module_maps=$(find "$products/" -maxdepth 2 -name module.modulemap | sed 's/^/-Xcc -fmodule-map-file=/')
+libraries="$(pkg-config --libs opencv4 libavformat libavcodec libswscale libswresample libavutil libv4l2 libv4lconvert) -lstdc++"
 for target in "${targets[@]}"; do
   case $target in
     dock-protocol) harness=Fuzz/DockProtocolFuzz.swift ;;
     observations) harness=Fuzz/ObservationsFuzz.swift ;;
     *) echo "fuzz.sh: unknown target '$target' (dock-protocol, observations)" >&2; exit 2 ;;
   esac
-  binary=.build-fuzz/$target-fuzz
-  echo "building $binary"
-  swiftc -sanitize=fuzzer,address -parse-as-library -module-name DockTrackFuzz -swift-version 6 -O \
-    "${sources[@]}" "$harness" -o "$binary" 2> ".build-fuzz/$target-build.log" \
-    || { grep -v "Cannot export local symbol" ".build-fuzz/$target-build.log" >&2; exit 1; }
+  binary=$build/$target-fuzz
+  echo "linking $binary"
+  # shellcheck disable=SC2086
+  swiftc -sanitize=fuzzer,address -parse-as-library -module-name "Fuzz_${target//-/_}" -swift-version 6 -O \
+    -I "$products/Modules" $module_maps \
+    "$harness" $objects $libraries -o "$binary" 2> "$build/$target-build.log" \
+    || { grep -v "Cannot export local symbol" "$build/$target-build.log" >&2; exit 1; }
   mkdir -p ".build-fuzz/corpus/$target"
   echo "fuzzing $target for $seconds s"
   "$binary" -max_total_time="$seconds" -max_len=16384 -timeout=10 -rss_limit_mb=4096 \

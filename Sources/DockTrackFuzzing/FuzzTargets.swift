@@ -1,0 +1,85 @@
+import DockTrackCore
+import DockTrackDock
+import DockTrackFraming
+import Foundation
+
+/// What DockTrack's libFuzzer targets run on each input (`make fuzz`, tools/fuzz.sh: each is
+/// wrapped by a `LLVMFuzzerTestOneInput` in Fuzz/ and linked against this module built with
+/// `-sanitize=fuzzer,address`). They live in the package so that every build type-checks them
+/// against the current API, and the tests replay the seed corpus through them.
+///
+/// Each checks what must hold for any input and traps (`precondition`) when it does not.
+public enum FuzzTargets {
+    private static let events = [ScriptedEvent(at: 0.5, event: "button", id: 1, pressed: true),
+                                 ScriptedEvent(at: 1.5, event: "undocked"), ScriptedEvent(at: 2.0, event: "docked")]
+
+    /// Bytes on a dock protocol connection, cut into chunks the way a socket or a pipe delivers
+    /// them (the first byte picks the size, 1...64), framed by LineFramer and answered by
+    /// DockSession with scripted events: every malformed line gets an error, every answer is
+    /// one line of JSON, the dock's numbers stay finite.
+    public static func dockProtocol(_ bytes: UnsafeBufferPointer<UInt8>) {
+        var session = DockSession(identity: AccessoryIdentity(name: "fuzz", identifier: UUID(), firmwareVersion: "1", hardwareModel: "fuzz"),
+                                  script: events)
+        // A small maximum so that the over-long path is reached as often as the others.
+        var framer = LineFramer(maximumLineLength: 4096)
+        var time = 0.0
+        let chunk = bytes.isEmpty ? 1 : Int(bytes[0] % 64) + 1
+        func answer(_ item: LineFramer.Item) {
+            let parsed = DockRequest.parse(item)
+            if case .success(let request)? = parsed, let t = request.time { time = max(time, t) }
+            let replies = session.handle(parsed, at: time)
+            if case .failure? = parsed, replies.isEmpty { preconditionFailure("an error without a reply") }
+            for reply in replies {
+                precondition(!reply.contains("\n"), "a reply of more than one line")
+                precondition((try? JSONSerialization.jsonObject(with: Data(reply.utf8))) is [String: Any], "not JSON: \(reply)")
+            }
+            let p = session.dock.position, v = session.dock.velocity
+            precondition([p.x, p.y, p.z, v.x, v.y, v.z].allSatisfy(\.isFinite), "the dock left the finite numbers")
+        }
+        var offset = 0
+        while offset < bytes.count {
+            framer.append(bytes[offset..<min(bytes.count, offset + chunk)])
+            offset += chunk
+            while let item = framer.next() { answer(item) }
+        }
+        if let last = framer.finish() { answer(last) }
+        _ = session.motionStateLine()
+    }
+
+    /// Bytes of `docktrack track --observations` (custom tracking): framed, decoded as detection
+    /// lines, rate-checked, and turned into dock commands by the framing controller driving a
+    /// simulated dock: every command finite, the dock's pose finite.
+    public static func observations(_ bytes: UnsafeBufferPointer<UInt8>) {
+        var framer = LineFramer(maximumLineLength: 4096)
+        var rate = ObservationRateMonitor()
+        var controller = FramingController(params: FramingController.Params())
+        var dock = SimulatedDock()
+        framer.append(bytes[...])
+        var items: [LineFramer.Item] = []
+        while let item = framer.next() { items.append(item) }
+        if let last = framer.finish() { items.append(last) }
+        for item in items {
+            guard case .line(let line) = item,
+                  let record = try? JSONDecoder().decode(DetectionRecord.self, from: Data(line.utf8)) else { continue }
+            _ = record.jsonLine
+            try? rate.record(at: record.time)
+            guard record.time.isFinite else { continue }
+            let subjects = record.observations.enumerated().map { i, o in
+                TrackedSubject(id: UUID(), kind: .person, rect: o.rect, saliencyRank: i + 1)
+            }
+            dock.advance(to: record.time)
+            guard let command = controller.update(subjects: subjects, captureTime: record.time, poseAtCapture: dock.position,
+                                                  pose: dock.position, now: record.time) else { continue }
+            switch command {
+            case .setAngularVelocity(let v):
+                precondition([v.x, v.y, v.z].allSatisfy(\.isFinite), "a velocity that is not finite: \(v)")
+            case .setOrientation(let o, let duration, _):
+                precondition([o.x, o.y, o.z, duration].allSatisfy(\.isFinite), "an orientation that is not finite: \(o)")
+            default:
+                break
+            }
+            _ = try? dock.apply(command, at: record.time)
+            precondition([dock.position.x, dock.position.y].allSatisfy(\.isFinite), "the dock left the finite numbers")
+        }
+    }
+}
