@@ -42,6 +42,9 @@ public struct LabelledImage: Sendable, Equatable {
             }
             images.append(image)
         }
+        guard !images.isEmpty else {
+            throw .unreadable(path: path, reason: "no <image file='...'> in it: not dlib's imglab XML (for a clip's people: --clip FILE --mot LABELS)")
+        }
         return images
     }
 }

@@ -56,7 +56,15 @@ struct CameraOptions: ParsableArguments {
                 try NetworkStream(url: input, openTimeout: timeout, frameTimeout: timeout, clockOrigin: origin)
             }
         }
-        guard let path = cameraPath(input: input) else { return try MediaFile.open(input!) }
+        guard let path = cameraPath(input: input) else {
+            // Camera settings say nothing about a file: said, not silently ignored.
+            let cameraOnly = [("--size", size != nil), ("--fps", fps != nil), ("--pixel-format", pixelFormat != nil),
+                              ("--duration", duration != nil), ("--reconnect", reconnect)].filter(\.1).map(\.0)
+            if !cameraOnly.isEmpty {
+                throw ValidationError("\(cameraOnly.joined(separator: ", ")) \(cameraOnly.count == 1 ? "is" : "are") for cameras and streams, not for a file (\(input!)); use --start, --end and --stride to choose a file's frames")
+            }
+            return try MediaFile.open(input!)
+        }
         let settings = self.settings
         return try opened { origin throws(CameraError) in try V4L2Camera(path: path, settings: settings, clockOrigin: origin) }
     }

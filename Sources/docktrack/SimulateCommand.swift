@@ -61,6 +61,9 @@ struct SimulateCommand: ParsableCommand {
         RunInterruption.install()
         try reportingErrors {
             var source = try MediaFile.open(scene)
+            guard source.info.kind == .video else {
+                throw ToolError("\(scene) is a still image: simulate plays a video scene (the dock turns over time); for one picture use docktrack detect")
+            }
             let virtual = VirtualCamera(sceneSize: source.info.size, sceneFieldOfView: sceneFov * .pi / 180, zoom: zoom)
             var params = FramingController.Params()
             params.mode = mode

@@ -140,7 +140,11 @@ struct TrackCommand: ParsableCommand {
             params.adaptiveDetection = adaptiveDetection
             params.asyncDetection = detectAsync
             params.minimumConfidence = detection.threshold
-            let pipeline = TrackingPipeline(detector: detector, cues: cues, params: params,
+            // A still image has one frame to be seen in: its detections are its subjects (a
+            // video's new person is confirmed by a second sighting).
+            var trackerParams = PersonTracker.Params()
+            if source.info.kind == .image { trackerParams.hitsToConfirm = 1 }
+            let pipeline = TrackingPipeline(detector: detector, cues: cues, params: params, tracker: trackerParams,
                                             identifiers: sequentialIdentifiers ? .sequential : .random)
             // Threads that read or detect end before the process does (see DetectionWorker.stop).
             defer {
