@@ -448,7 +448,8 @@ import Glibc
         try ([String(repeating: "x", count: 2 << 20)] + lines).joined(separator: "\n").write(to: input, atomically: true, encoding: .utf8)
         let run = try ToolRun.docktrack(["track", "--observations", input.path])
         #expect(run.status == 0)
-        #expect(run.lines.count == 60)
+        #expect(run.lines.count == 61, "a command per observation line and the stop at the end")
+        #expect(run.lines.last?.contains(#""velocity":{"x":0.0,"y":0.0,"z":0.0}"#) == true, "\(run.lines.last ?? "")")
         #expect(run.stderr.contains("observations line 1: longer than 1048576 bytes; skipped"))
     }
 }
