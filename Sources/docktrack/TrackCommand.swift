@@ -7,8 +7,18 @@ struct TrackCommand: ParsableCommand {
         commandName: "track",
         abstract: "Track and rank the people (and chosen objects) in a video and drive a dock to frame them.",
         discussion: """
-            stdout: dock commands, one JSON line per frame, e.g.             {"time":0.4,"command":"setAngularVelocity","velocity":{"x":0.0,"y":0.12,"z":0.0}}             (x pitch, positive tilts down; y yaw, positive pans right; rad/s), for a dock or docksim;             the recorded camera is taken as fixed at the dock's home pose. With --dock ADDRESS the dock is             driven directly (another process on a socket, a VISCA or UVC device) and a live camera is taken             to sit on it: each frame is seen from where the dock reports it pointed at capture. A file with             such a dock plays in real time.
-            With --observations FILE ('-': stdin) no video is read: the caller's observations             (lines in the format of docktrack detect, 10 to 30 per second by their time) are tracked             instead (custom tracking); observations outside that rate are reported on stderr.
+            stdout: dock commands, one JSON line per frame, e.g. \
+            {"time":0.4,"command":"setAngularVelocity","velocity":{"x":0.0,"y":0.12,"z":0.0}} \
+            (x pitch, positive tilts down; y yaw, positive pans right; rad/s), for a dock or docksim; \
+            the recorded camera is taken as fixed at the dock's home pose. The last line is always a stop. \
+            With --dock ADDRESS the dock is driven directly (another process on a socket, a VISCA or UVC \
+            device, an ONVIF camera: onvif:HOST:PORT) and a live camera is taken to sit on it: each frame \
+            is seen from where the dock reports it pointed at capture. A file with such a dock plays in \
+            real time. The dock is stopped at every end: end of input, an error, Ctrl-C or SIGTERM \
+            (exit 130, 143), and after 0.5 s without frames (an outage; it moves again when they return).
+            With --observations FILE ('-': stdin) no video is read: the caller's observations \
+            (lines in the format of docktrack detect, 10 to 30 per second by their time) are tracked \
+            instead (custom tracking); observations outside that rate are reported on stderr.
             Each line of --states: {"frame":12,"time":0.4,"subjects":[{"identifier":"…UUID…","kind":"person",\
             "rect":{"x":…,"y":…,"width":…,"height":…},"saliencyRank":1,"speakingConfidence":0.8,\
             "lookingAtCameraConfidence":0.9,"faceRect":{…}}]}
