@@ -1,8 +1,8 @@
 import Foundation
 
 /// Where lines go (JSON lines, traces): stdout ("-") or a file opened in place
-/// (``OutputFile``), each line written as soon as it is made.
-public final class LineOutput {
+/// (``OutputFile``), each line written as soon as it is made, whole, from any thread.
+public final class LineOutput: Sendable {
     public let path: String
     private let file: OutputFile
 

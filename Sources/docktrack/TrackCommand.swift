@@ -170,7 +170,7 @@ struct TrackCommand: ParsableCommand {
             // The frame clock of a live dock: a camera's capture clock, or a file played in real time.
             let origin = (source as? any LiveFrameSource)?.clockOrigin ?? MonotonicClock.now()
             var loop = try frameLoop(framingParams, address: address, commands: commands, cameraOnDock: liveRun != nil && !fixedCamera,
-                                     clock: { MonotonicClock.now() - origin })
+                                     liveInput: liveRun != nil, clock: { MonotonicClock.now() - origin })
             let server = try serving(loop)
             defer { server?.stop() }
             // Zoom as part of framing, for a camera that zooms (--onvif-zoom).
@@ -319,11 +319,12 @@ struct TrackCommand: ParsableCommand {
     /// from a simulator following them), the trace to --trace. `clock` is the frame clock of a
     /// live dock.
     private func frameLoop(_ params: FramingController.Params, address: DockAddress, commands: LineOutput?, cameraOnDock: Bool,
-                           clock: @escaping @Sendable () -> Double) throws -> FrameLoop<FramingController, AnyDock> {
+                           liveInput: Bool = false, clock: @escaping @Sendable () -> Double) throws -> FrameLoop<FramingController, AnyDock> {
         var params = params
         dockOptions.apply(to: &params, searchByDefault: address.isLive)
         if let home = try dockOptions.onvifHome(at: address) { params.home = home }
-        let dock = try address.open(limits: params.limits, home: params.home, clock: clock, onvif: onvifSettings(params)) { try commands?.write($0) }
+        let dock = try address.open(limits: params.limits, home: params.home, clock: clock, onvif: onvifSettings(params),
+                                    followedLive: liveInput) { try commands?.write($0) }
         return try FrameLoop(controller: FramingController(params: params), dock: dock, cameraOnDock: address.isLive && cameraOnDock,
                              clock: address.isLive ? clock : nil, trace: trace.map { path throws in try LineOutput(path: path) })
     }

@@ -9,20 +9,42 @@ public struct CommandStreamDock: Dock {
     public private(set) var model: SimulatedDock
     private let write: (String) throws -> Void
 
+    private var idleStop: IdleStopHolder?
+
     /// `write` takes one line (without its newline); its errors end the run.
     public init(model: SimulatedDock, write: @escaping (String) throws -> Void) {
         self.model = model
         self.write = write
     }
 
+    /// A stream to a dock that follows it in real time (a live camera's commands, timed on
+    /// `clock`): a stop line goes out after `seconds` without a frame while the last command
+    /// keeps the dock turning (``IdleStop``); `write` is called from the idle thread then.
+    public init(model: SimulatedDock, stopWhenIdle seconds: Double, clock: @escaping @Sendable () -> Double,
+                write: @escaping @Sendable (String) throws -> Void) {
+        self.init(model: model, write: write)
+        idleStop = IdleStopHolder(IdleStop(after: seconds, clock: clock) {
+            try? write(DockCommand.setAngularVelocity(.zero).jsonLine(time: clock()))
+        })
+    }
+
     public mutating func motion(at time: Double) -> MotionState {
-        model.motion(at: time)
+        idleStop?.stop.contact()
+        return model.motion(at: time)
     }
 
     /// Sends the command as it was given (the dock at the other end applies its own limits);
     /// the model takes it as the motors would.
     public mutating func perform(_ command: DockCommand, at time: Double) throws {
         _ = try? model.apply(command, at: time)
+        idleStop?.stop.contact(moving: IdleStop.keepsMoving(command))
         try write(command.jsonLine(time: time))
     }
+}
+
+/// Ends an ``IdleStop``'s thread when the last copy of the dock that holds it goes.
+final class IdleStopHolder: Sendable {
+    let stop: IdleStop
+    init(_ stop: IdleStop) { self.stop = stop }
+    deinit { stop.end() }
 }

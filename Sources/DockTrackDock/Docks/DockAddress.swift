@@ -39,13 +39,19 @@ public enum DockAddress: Sendable, Equatable {
     }
 
     /// Opens the dock. `limits` and `home` are the simulator's and the command stream's model
-    /// (which starts at `time`); `clock` is the frame clock of a live dock; `write` takes the
+    /// (which starts at `time`); `clock` is the frame clock of a live dock (and of a command
+    /// stream `followedLive`: made from a live camera); `write` takes the
     /// command stream's lines.
     public func open(limits: DockLimits, home: DockOrientation, time: Double = 0, clock: @escaping @Sendable () -> Double,
-                     onvif: ONVIFSettings = ONVIFSettings(), write: @escaping (String) throws -> Void) throws -> AnyDock {
+                     onvif: ONVIFSettings = ONVIFSettings(), followedLive: Bool = false,
+                     write: @escaping @Sendable (String) throws -> Void) throws -> AnyDock {
         switch self {
         case .commandStream:
-            return AnyDock(CommandStreamDock(model: SimulatedDock(limits: limits, position: home, time: time), write: write))
+            let model = SimulatedDock(limits: limits, position: home, time: time)
+            // Commands from a live camera, which a dock follows as they come: stopped when the
+            // frames stop.
+            if followedLive { return AnyDock(CommandStreamDock(model: model, stopWhenIdle: Self.idleStopSeconds, clock: clock, write: write)) }
+            return AnyDock(CommandStreamDock(model: model, write: write))
         case .simulator:
             return AnyDock(SimulatedDock(limits: limits, position: home, time: time))
         case .socket(let path):

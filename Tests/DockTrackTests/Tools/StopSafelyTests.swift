@@ -232,6 +232,34 @@ import Glibc
         #expect(resumed != Self.viscaStop && resumed[6...7] == VISCA.drive(turn, units: VISCA.Units())[6...7], "\(resumed)")
     }
 
+    /// A live camera's command stream (docksim in a pipe follows it as it comes): when the frames
+    /// stop, a stop line goes out on the camera's clock; the next frame's command follows it.
+    @Test func aLiveCommandStreamSaysStopWhenTheFramesStop() throws {
+        final class Lines: @unchecked Sendable {
+            let lock = NSLock()
+            var all: [String] = []
+            func add(_ line: String) { lock.withLock { all.append(line) } }
+            var snapshot: [String] { lock.withLock { all } }
+        }
+        let lines = Lines()
+        let start = MonotonicClock.now()
+        let clock: @Sendable () -> Double = { MonotonicClock.now() - start }
+        var dock = CommandStreamDock(model: SimulatedDock(), stopWhenIdle: 0.3, clock: clock) { lines.add($0) }
+        try dock.perform(.setAngularVelocity(AngularVelocity(x: 0, y: 0.4, z: 0)), at: clock())
+        for _ in 0..<10 {
+            usleep(50_000)
+            _ = dock.motion(at: clock())
+        }
+        #expect(lines.snapshot.count == 1, "a velocity held over frames is not stopped: \(lines.snapshot)")
+        usleep(700_000)
+        let stopped = lines.snapshot
+        #expect(stopped.count == 2 && stopped[1].contains(#""velocity":{"x":0.0,"y":0.0,"z":0.0}"#), "\(stopped)")
+        let time = try #require(try JSONSerialization.jsonObject(with: Data(stopped[1].utf8)) as? [String: Any])["time"] as? Double
+        #expect(time.map { $0 > 0.7 && $0 < 2 } == true, "the stop is timed on the camera's clock: \(stopped[1])")
+        try dock.perform(.setAngularVelocity(AngularVelocity(x: 0, y: 0.4, z: 0)), at: clock())
+        #expect(lines.snapshot.count == 3)
+    }
+
     @Test func docksimStopsItsBackendAtTheEndOfInput() throws {
         let camera = try FakeVISCACamera()
         defer { camera.stop() }
