@@ -22,7 +22,9 @@ struct DevicesCommand: ParsableCommand {
     func run() throws {
         let results = CameraDiscovery.describe(paths: paths.isEmpty ? CameraDiscovery.candidatePaths : paths)
         if results.isEmpty {
-            printError("docktrack: no camera found (no /dev/videoN opens)")
+            // Named devices that are not there are named; the search of /dev/video* says so.
+            printError(paths.isEmpty ? "docktrack: no camera found (no /dev/videoN opens)"
+                                     : "docktrack: \(paths.joined(separator: ", ")): no such camera (not there, or unplugged)")
             throw ExitCode.failure
         }
         var failed = false

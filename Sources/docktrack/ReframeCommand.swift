@@ -207,6 +207,9 @@ struct ReframeCommand: ParsableCommand {
 
             // The picture goes to a file of its own first; the sound joins it at the end.
             let outputFolder = (output as NSString).deletingLastPathComponent
+            if !outputFolder.isEmpty, !FileManager.default.fileExists(atPath: outputFolder) {
+                throw ToolError("cannot write \(output): its folder \(outputFolder) does not exist")
+            }
             let pictureOnly = (outputFolder.isEmpty ? "." : outputFolder) + "/.\((output as NSString).lastPathComponent).\(getpid()).video.\((output as NSString).pathExtension.isEmpty ? "mp4" : (output as NSString).pathExtension)"
             defer { try? FileManager.default.removeItem(atPath: pictureOnly) }
             let rate = framesPerSecond / Double(frames.stride)

@@ -136,9 +136,18 @@ public final class AnnotatedOutput {
         } catch {
             throw OpenCVError(code: Int32(DCV_ERR_ARGUMENT.rawValue), message: error.description)
         }
+        let folder = (path as NSString).deletingLastPathComponent
+        if !folder.isEmpty, !FileManager.default.fileExists(atPath: folder) {
+            throw OpenCVError(code: Int32(DCV_ERR_ARGUMENT.rawValue), message: "cannot write \(path): its folder \(folder) does not exist")
+        }
         if MediaFile.isImage(path) {
             isImage = true
             return
+        }
+        let videoExtensions = ["mp4", "mov", "mkv", "m4v", "avi"]
+        guard videoExtensions.contains((path as NSString).pathExtension.lowercased()) else {
+            throw OpenCVError(code: Int32(DCV_ERR_ARGUMENT.rawValue),
+                              message: "cannot write \(path): its name must end in .mp4, .mov, .mkv or .avi (a video) or an image's extension (.png, .jpg)")
         }
         let rate = framesPerSecond.isFinite && framesPerSecond > 0 ? framesPerSecond : 30
         let isAVI = (path as NSString).pathExtension.lowercased() == "avi"

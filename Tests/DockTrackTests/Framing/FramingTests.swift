@@ -218,7 +218,7 @@ import Testing
     @Test func trackPrintsOneCommandPerFrame() throws {
         let run = try ToolRun.docktrack(["track", Fixtures.sample("messi5.jpg"), "-d", "dnn-face", "--no-face-cues"])
         #expect(run.status == 0, "\(run.stderr)")
-        #expect(run.lines.count == 1)
+        #expect(run.lines.count == 2, "the frame's command and the stop at the end")
         let commands = try run.lines.map { try JSONDecoder().decode(TimedDockCommand.self, from: Data($0.utf8)) }
         #expect(commands.allSatisfy { $0.command.name == "setAngularVelocity" })
     }
@@ -239,7 +239,7 @@ import Testing
         try (lines.joined(separator: "\n") + "\n").write(to: input, atomically: true, encoding: .utf8)
         let run = try ToolRun.docktrack(["track", "--observations", input.path])
         #expect(run.status == 0)
-        #expect(run.lines.count == times.count, "one command per observation line")
+        #expect(run.lines.count == times.count + 1, "one command per observation line, and the stop at the end")
         let yaw = try run.lines.map { line -> Double in
             guard case .setAngularVelocity(let v) = try JSONDecoder().decode(TimedDockCommand.self, from: Data(line.utf8)).command else { return .nan }
             return v.y
@@ -262,7 +262,7 @@ import Testing
             guard case .setAngularVelocity(let v) = try JSONDecoder().decode(TimedDockCommand.self, from: Data(line.utf8)).command else { return .nan }
             return v.y
         }
-        #expect(yaw.count == 60 && yaw[10...].allSatisfy { $0 > 0 }, "pans toward the object: \(yaw)")
+        #expect(yaw.count == 61 && yaw[10..<60].allSatisfy { $0 > 0 } && yaw[60] == 0, "pans toward the object, then stops: \(yaw)")
         let last = try String(contentsOfFile: states, encoding: .utf8).split(separator: "\n").last.map(String.init) ?? ""
         #expect(last.contains("\"kind\":\"object\"") && last.contains("\"saliencyRank\":1"), "\(last)")
     }

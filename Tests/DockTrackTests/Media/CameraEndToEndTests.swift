@@ -41,7 +41,8 @@ import Glibc
         let records = try String(contentsOfFile: states, encoding: .utf8).split(separator: "\n").map {
             try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any]
         }
-        #expect(records.count == 40 && track.lines.count == 40, "one state and one command per frame")
+        #expect(records.count == 40 && track.lines.count == 41, "one state and one command per frame, and the stop at the end")
+        #expect(track.lines.last?.contains(#""velocity":{"x":0.0,"y":0.0,"z":0.0}"#) == true, "\(track.lines.last ?? "")")
         let times = records.map { $0["time"] as! Double }
         #expect(zip(times, times.dropFirst()).allSatisfy { $0 < $1 }, "capture times increase: \(times)")
         let withPeople = records.filter { ($0["subjects"] as! [[String: Any]]).contains { $0["kind"] as? String == "person" } }
