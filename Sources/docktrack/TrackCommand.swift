@@ -163,7 +163,10 @@ struct TrackCommand: ParsableCommand {
             }
             if cues != nil { pipeline.listener = try listener(for: source) }
             if redetection { try pipeline.redetect(models: models) }
-            if let virtualCamera { return try runVirtualCamera(virtualCamera, source: &source, pipeline: pipeline, liveRun: liveRun) }
+            if let virtualCamera {
+                try runVirtualCamera(virtualCamera, source: &source, pipeline: pipeline, liveRun: liveRun)
+                return try exitIfInterrupted()
+            }
             let (statesOutput, commands) = try outputs()
             let framingParams = framing.params(for: source.info.size)
             let address = try dockOptions.address(default: "-")
