@@ -264,9 +264,12 @@ public struct DockSession {
             hasSession = true
             do {
                 // The device gets the command as the simulated motors took it: within the
-                // limits, every number finite.
-                let accepted = try dock.apply(command, at: max(dock.time, time))
+                // limits, every number finite. A command the device refuses (not connected,
+                // not capable) does not move the model either: the dock reports where it is.
+                var next = dock
+                let accepted = try next.apply(command, at: max(dock.time, time))
                 try hardware?.apply(accepted, at: max(dock.time, time))
+                dock = next
                 var out: [String] = []
                 if case .setLimits = command { out.append(limitsLine()) }
                 if request.id != nil { out.append(Self.doneLine(command.name, movingAt: dock.time)) }

@@ -260,6 +260,22 @@ import Glibc
         #expect(lines.snapshot.count == 3)
     }
 
+    /// A backend nobody answers: the commands are refused, and the dock says it did not move
+    /// (it reported a pan of 27.8 degrees).
+    @Test func docksimWithASilentBackendReportsNoMotion() throws {
+        let silent = try FakeVISCACamera()
+        silent.stop()
+        let run = try DockSimTests().pipe([
+            #"{"type":"hello","protocols":["org.docktrack.dock/1"]}"#,
+            #"{"time":0.5,"command":"setAngularVelocity","velocity":{"x":0.0,"y":0.3,"z":0.0}}"#,
+            #"{"time":2.1,"command":"getMotionState"}"#,
+        ], arguments: ["--backend", "visca-udp:127.0.0.1:\(silent.port)"])
+        #expect(run.replies.contains { $0["code"] as? String == "notConnected" && $0["line"] as? Int == 2 }, "\(run.replies)")
+        let state = try #require(run.replies.last { $0["type"] as? String == "motionState" })
+        #expect((state["position"] as? [String: Double])?["y"] == 0, "\(state)")
+        #expect(run.stderr.contains("pan 0.0°"), "\(run.stderr)")
+    }
+
     @Test func docksimStopsItsBackendAtTheEndOfInput() throws {
         let camera = try FakeVISCACamera()
         defer { camera.stop() }
