@@ -5,7 +5,7 @@ import Foundation
 /// Which dock to drive and how: shared by track and simulate.
 struct DockOptions: ParsableArguments {
     @Option(help: ArgumentHelp(
-        "The dock to drive: - (commands as JSON lines on stdout, for a pipe), sim (the simulator, in this process), unix:PATH (the dock protocol on a socket: docksim --socket PATH, or any dock that speaks it), visca-udp:HOST:PORT, visca-serial:DEVICE[@BAUD], uvc:/dev/videoN or onvif:HOST:PORT (an ONVIF PTZ camera's device service). A dock in another process or a device reports where it points: a camera on it is seen from there.",
+        "The dock to drive: - (track only: commands as JSON lines on stdout, for a pipe), sim (the simulator, in this process; simulate's default), unix:PATH (the dock protocol on a socket: docksim --socket PATH, or any dock that speaks it), visca-udp:HOST:PORT, visca-serial:DEVICE[@BAUD], uvc:/dev/videoN or onvif:HOST:PORT (an ONVIF PTZ camera's device service). A dock in another process or a device reports where it points: a camera on it is seen from there.",
         valueName: "address"))
     var dock: String?
 
