@@ -1,8 +1,6 @@
 import DockTrackCore
+import DockTrackSystem
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 /// How an ONVIF camera's normalised spaces map onto a dock's radians, and who may move it.
 public struct ONVIFSettings: Sendable, Equatable {
@@ -289,44 +287,34 @@ public final class ONVIFDock {
     /// Posts `body` in a SOAP 1.2 envelope (with a UsernameToken when there are credentials) and
     /// returns the reply's text; a fault or an HTTP error is a DockError.
     static func call(_ url: URL, action: String, body: String, settings: ONVIFSettings) throws(DockError) -> String {
-        var request = URLRequest(url: url, timeoutInterval: settings.timeout)
-        request.httpMethod = "POST"
-        request.setValue("application/soap+xml; charset=utf-8; action=\"\(action)\"", forHTTPHeaderField: "Content-Type")
-        request.setValue("\"\(action)\"", forHTTPHeaderField: "SOAPAction")
-        request.httpBody = Data(envelope(body, security: settings.user.map { usernameToken(user: $0, password: settings.password ?? "") }).utf8)
-        let reply = Reply()
-        let done = DispatchSemaphore(value: 0)
-        URLSession.shared.dataTask(with: request) { data, response, error in
-            reply.set(data: data, status: (response as? HTTPURLResponse)?.statusCode, error: error)
-            done.signal()
-        }.resume()
-        if done.wait(timeout: .now() + settings.timeout + 1) == .timedOut { throw .notConnected }
-        let (data, status, error) = reply.get()
-        if error != nil || data == nil { throw .notConnected }
-        let text = String(decoding: data!, as: UTF8.self)
+        let envelope = envelope(body, security: settings.user.map { usernameToken(user: $0, password: settings.password ?? "") })
+        let reply: HTTPReplyParser.Reply
+        do {
+            reply = try HTTPClient.send("POST", to: url, headers: [
+                ("Content-Type", "application/soap+xml; charset=utf-8; action=\"\(action)\""),
+                ("SOAPAction", "\"\(action)\""),
+            ], body: Array(envelope.utf8), timeout: settings.timeout, maximumBytes: maximumReplyBytes)
+        } catch {
+            switch error {
+            case .unreachable, .timedOut: throw .notConnected
+            case .reply, .unsupported: throw .invalidRequest("\(action.split(separator: "/").last ?? ""): \(error)")
+            }
+        }
+        let text = String(decoding: reply.body, as: UTF8.self)
         if let fault = element("Fault", in: text) {
             let reason = element("Text", in: fault) ?? element("faultstring", in: fault) ?? "a SOAP fault"
-            throw .invalidRequest("the camera refused \(action.split(separator: "/").last ?? ""): \(reason)")
+            throw .invalidRequest("the camera refused \(action.split(separator: "/").last ?? ""): \(TerminalText.line(reason))")
         }
-        if let status, !(200..<300).contains(status) {
-            throw status == 401 ? .invalidRequest("the camera wants credentials (--onvif-user, --onvif-password)") : .invalidRequest("HTTP \(status) from \(url)")
+        if !(200..<300).contains(reply.status) {
+            throw reply.status == 401 ? .invalidRequest("the camera wants credentials (--onvif-user, --onvif-password)") : .invalidRequest("HTTP \(reply.status) from \(url)")
         }
         return text
     }
 
-    /// What the URL session's callback hands over.
-    private final class Reply: @unchecked Sendable {
-        private let lock = NSLock()
-        private var data: Data?, status: Int?, error: (any Error)?
-        func set(data: Data?, status: Int?, error: (any Error)?) {
-            lock.lock(); defer { lock.unlock() }
-            (self.data, self.status, self.error) = (data, status, error)
-        }
-        func get() -> (Data?, Int?, (any Error)?) {
-            lock.lock(); defer { lock.unlock() }
-            return (data, status, error)
-        }
-    }
+    /// The largest SOAP reply read (4 MiB: a camera's GetProfiles or GetPresets is a few kB;
+    /// anything larger is abandoned as it arrives).
+    public static let maximumReplyBytes = 4 << 20
+
 
     static func envelope(_ body: String, security: String?) -> String {
         """

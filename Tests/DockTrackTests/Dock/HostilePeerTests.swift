@@ -1,0 +1,163 @@
+import DockTrack
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A TCP server on 127.0.0.1 that answers every connection with `serve` (on a thread per
+/// connection), for as long as the value lives.
+final class HostileHTTPServer: @unchecked Sendable {
+    let fd: Int32
+    let port: UInt16
+    private let serve: @Sendable (Int32) -> Void
+    private let lock = NSLock()
+    private var stopped = false
+
+    init(_ serve: @escaping @Sendable (_ connection: Int32) -> Void) throws {
+        self.serve = serve
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
+        self.fd = fd
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0, listen(fd, 16) == 0 else { throw POSIXError(.EADDRINUSE) }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        port = UInt16(bigEndian: address.sin_port)
+        Thread.detachNewThread { [self] in acceptLoop() }
+    }
+
+    deinit { stop() }
+
+    func stop() {
+        lock.withLock { stopped = true }
+        shutdown(fd, Int32(SHUT_RDWR))
+    }
+
+    private func acceptLoop() {
+        while !lock.withLock({ stopped }) {
+            let connection = accept(fd, nil, nil)
+            guard connection >= 0 else { return }
+            let serve = self.serve
+            Thread.detachNewThread {
+                // Read the request's head before answering.
+                var buffer = [UInt8](repeating: 0, count: 65536)
+                _ = recv(connection, &buffer, buffer.count, 0)
+                serve(connection)
+                close(connection)
+            }
+        }
+    }
+
+    /// Writes `text`; false once the peer is gone.
+    @discardableResult
+    static func write(_ text: String, to connection: Int32) -> Bool {
+        let bytes = Array(text.utf8)
+        return bytes.withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } == bytes.count
+    }
+}
+
+/// Peers that do not play fair: HTTP replies without end, that never finish, or that lie about
+/// their size; text with escape sequences.
+@Suite struct HostilePeerTests {
+    /// A chunked reply that never ends: 64 KB chunks as fast as the peer reads them.
+    static func endless() throws -> HostileHTTPServer {
+        try HostileHTTPServer { connection in
+            HostileHTTPServer.write("HTTP/1.1 200 OK\r\nContent-Type: application/soap+xml\r\nTransfer-Encoding: chunked\r\n\r\n", to: connection)
+            let chunk = "10000\r\n" + String(repeating: "<a>", count: 65536 / 3) + "a\r\n"
+            while HostileHTTPServer.write(chunk, to: connection) {}
+        }
+    }
+
+    @Test func anEndlessReplyIsAbandonedAtItsBudget() throws {
+        let server = try Self.endless()
+        let started = MonotonicClock.now()
+        #expect(throws: HTTPClient.Failure.reply(.tooLarge(maximum: 4 << 20))) {
+            try HTTPClient.send("POST", to: URL(string: "http://127.0.0.1:\(server.port)/onvif/device_service")!,
+                                timeout: 5, maximumBytes: 4 << 20)
+        }
+        #expect(MonotonicClock.now() - started < 5)
+    }
+
+    @Test func aReplyThatNeverFinishesEndsAtTheTimeout() throws {
+        let server = try HostileHTTPServer { connection in
+            HostileHTTPServer.write("HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n", to: connection)
+            // A byte every 0.1 s: each read is in time, the reply never is.
+            for _ in 0..<100 where HostileHTTPServer.write("x", to: connection) { usleep(100_000) }
+        }
+        let started = MonotonicClock.now()
+        #expect(throws: HTTPClient.Failure.timedOut(seconds: 1)) {
+            try HTTPClient.send("GET", to: URL(string: "http://127.0.0.1:\(server.port)/")!, timeout: 1, maximumBytes: 1 << 20)
+        }
+        let took = MonotonicClock.now() - started
+        #expect(took >= 0.9 && took < 2, "\(took) s")
+    }
+
+    @Test func repliesAreReadAsTheySayTheyEnd() throws {
+        var parser = HTTPReplyParser(maximumBytes: 1000)
+        #expect(try parser.append(Array("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhel".utf8)) == false)
+        #expect(try parser.append(Array("lo and more".utf8)))
+        #expect(parser.reply?.status == 200 && parser.reply?.headers == ["content-length": "5"] && parser.reply?.body == Array("hello".utf8))
+        var chunked = HTTPReplyParser(maximumBytes: 1000)
+        for byte in Array("HTTP/1.1 500 Oops\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n2;x=y\r\nde\r\n0\r\n\r\n".utf8) {
+            _ = try chunked.append([byte])
+        }
+        #expect(chunked.reply?.status == 500 && chunked.reply?.body == Array("abcde".utf8))
+        var untilClose = HTTPReplyParser(maximumBytes: 1000)
+        try untilClose.append(Array("HTTP/1.0 200 OK\r\n\r\nall of it".utf8))
+        #expect(try untilClose.finish().body == Array("all of it".utf8))
+        // A size that is a lie, in either direction, and things that are not HTTP.
+        var huge = HTTPReplyParser(maximumBytes: 1000)
+        #expect(throws: HTTPReplyParser.Failure.tooLarge(maximum: 1000)) { try huge.append(Array("HTTP/1.1 200 OK\r\nContent-Length: 99999999999\r\n\r\n".utf8)) }
+        var hugeChunk = HTTPReplyParser(maximumBytes: 1000)
+        #expect(throws: HTTPReplyParser.Failure.tooLarge(maximum: 1000)) { try hugeChunk.append(Array("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nFFFFFFFFFFFF\r\n".utf8)) }
+        var short = HTTPReplyParser(maximumBytes: 1000)
+        try short.append(Array("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc".utf8))
+        #expect(throws: HTTPReplyParser.Failure.truncated) { try short.finish() }
+        for text in ["SSH-2.0-OpenSSH\r\n", "HTTP/1.1 2000 OK\r\n", "HTTP/1.1 200 OK\r\nno colon here\r\n",
+                     "HTTP/1.1 200 OK\r\nContent-Length: -4\r\n\r\n", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n"] {
+            var parser = HTTPReplyParser(maximumBytes: 1000)
+            #expect(throws: HTTPReplyParser.Failure.self, "\(text.debugDescription)") { try parser.append(Array(text.utf8)) }
+        }
+        var endlessHead = HTTPReplyParser(maximumBytes: 1 << 30)
+        #expect(throws: HTTPReplyParser.Failure.self) { try endlessHead.append([UInt8](repeating: 0x41, count: 100_000)) }
+    }
+
+    /// `docktrack onvif` against a camera whose reply never ends: it gives up at the budget,
+    /// with a small peak memory (it read 1.7 GB in 3.5 s before).
+    @Test func docktrackOnvifSurvivesAnEndlessReply() throws {
+        let server = try Self.endless()
+        let null = open("/dev/null", O_WRONLY)
+        let errors = try Fixtures.temporaryFolder().appendingPathComponent("err").path
+        let errorFile = open(errors, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        let started = MonotonicClock.now()
+        let pid = try ToolRun.spawn(Fixtures.tool, ["onvif", "127.0.0.1:\(server.port)"], stdout: null, stderr: errorFile).get()
+        close(null)
+        close(errorFile)
+        var status: Int32 = 0
+        var usage = rusage()
+        while wait4(pid, &status, 0, &usage) == -1 && errno == EINTR {}
+        let took = MonotonicClock.now() - started
+        let message = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
+        let peakMB = Double(usage.ru_maxrss) / 1024
+        print(String(format: "onvif against an endless reply: exit %d after %.1f s, peak RSS %.0f MB: %@", (status >> 8) & 0xFF, took, peakMB, message))
+        #expect((status >> 8) & 0xFF == 1, "\(message)")
+        #expect(message.contains("larger than 4194304 bytes"), "\(message)")
+        #expect(peakMB < 500 && took < 10)
+    }
+
+    @Test func remoteTextIsOneLineWithoutEscapes() {
+        let hostile = "fault\u{1B}]0;owned\u{07}\u{1B}[31mred\r\nsecond line\u{9B}2J" + String(repeating: "x", count: 5_000_000)
+        let printed = TerminalText.line(hostile)
+        #expect(!printed.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) })
+        #expect(printed.count <= TerminalText.maximumCharacters + 1 && printed.hasSuffix("…"))
+        #expect(printed.hasPrefix("fault ]0;owned [31mred second line 2J"), "\(printed)")
+    }
+}
