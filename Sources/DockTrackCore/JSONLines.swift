@@ -39,8 +39,10 @@ public struct JSONLine: Sendable {
     /// A finite number rounded to `digits` decimals, always with a decimal point ("0.0").
     public static func number(_ value: Double, digits: Int) -> String {
         guard value.isFinite else { return "null" }
-        // Beyond 1e15 fixed notation only adds digits that mean nothing (a time of 1e300 s).
-        if abs(value) >= 1e15 { return String(format: "%.15g", value) }
+        // Beyond 1e15 fixed notation only adds digits that mean nothing (a time of 1e300 s);
+        // Swift's shortest form reads back as the same number (15 digits rounded the largest
+        // double up past the largest, which a JSON reader rejects).
+        if abs(value) >= 1e15 { return "\(value)" }
         var text = String(format: "%.\(digits)f", value)
         if text.contains(".") {
             while text.hasSuffix("0") { text.removeLast() }

@@ -103,12 +103,23 @@ public struct FramingController: Sendable {
         return (subject.rect.midX, subject.rect.midY)
     }
 
+    /// The longest time between updates integrated across (seconds); a longer jump restarts the
+    /// axis controllers.
+    public static let maximumStep = 1.0
+
     /// The command for `now` (`nil`: nothing to send this frame), for the subjects seen in a
     /// frame captured at `captureTime` while the dock pointed at `poseAtCapture`; the dock points
     /// at `pose` when the command takes effect.
     public mutating func update(subjects: [TrackedSubject], captureTime: Double, poseAtCapture: DockOrientation,
                                 pose: DockOrientation, now: Double) -> DockCommand? {
-        let dt = lastUpdate.map { max(0, now - $0) } ?? 0
+        var dt = lastUpdate.map { max(0, now - $0) } ?? 0
+        if let last = lastUpdate, !(now - last <= Self.maximumStep) || now < last {
+            // Time jumped (forward by more than a step, backward, or to a number that is not
+            // one): the axes start afresh instead of integrating across the jump.
+            pitch = AxisController(params: params.axis)
+            yaw = AxisController(params: params.axis)
+            dt = 0
+        }
         lastUpdate = now
         if let (subject, framingTarget) = aim(at: subjects) {
             // Where the subject is in the world, and where the dock must point to put it on the target.

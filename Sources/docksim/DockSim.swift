@@ -115,9 +115,9 @@ struct DockSim: ParsableCommand {
             var server = DockPipeServer(session: session, trace: traceFile)
             let summary = server.serve()
             let dock = server.session.dock
-            FileHandle.standardError.write(Data(String(format: "docksim: %d requests, %d errors; pan %.1f°, tilt %.1f° at %.2f s%@\n",
-                                                       summary.requests, summary.errors, dock.position.y * 180 / .pi, dock.position.x * 180 / .pi,
-                                                       dock.time, summary.outputClosed ? "; stdout was closed" : "").utf8))
+            printError(String(format: "docksim: %d requests, %d errors; pan %.1f°, tilt %.1f° at %@ s%@",
+                              summary.requests, summary.errors, dock.position.y * 180 / .pi, dock.position.x * 180 / .pi,
+                              JSONLine.number(dock.time, digits: 2), summary.outputClosed ? "; stdout was closed" : ""))
             if let error = summary.traceError {
                 printError("docksim: \(error)")
                 throw ExitCode.failure

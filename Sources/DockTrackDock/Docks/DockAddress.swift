@@ -47,7 +47,9 @@ public enum DockAddress: Sendable, Equatable {
                      write: @escaping @Sendable (String) throws -> Void) throws -> AnyDock {
         switch self {
         case .commandStream:
-            let model = SimulatedDock(limits: limits, position: home, time: time)
+            var model = SimulatedDock(limits: limits, position: home, time: time)
+            // The dock at the other end (docksim) stops a velocity not renewed within a second.
+            model.stopsAfterSilence = SimulatedDock.peerSilence
             // Commands from a live camera, which a dock follows as they come: stopped when the
             // frames stop.
             if followedLive { return AnyDock(CommandStreamDock(model: model, stopWhenIdle: Self.idleStopSeconds, clock: clock, write: write)) }

@@ -26,6 +26,9 @@ public struct SimulatedDock: Sendable {
     private var animationRate = RateLimiter(maximumPerSecond: 2)
     /// Integration step (seconds).
     public var step = 0.002
+    /// With a value: a velocity not renewed for that many seconds stops (see ``advance(to:)``);
+    /// `nil`: motion goes on across any jump, in closed form.
+    public var stopsAfterSilence: Double?
 
     public init(limits: DockLimits = .standard, position: DockOrientation = .zero, time: Double = 0) {
         self.limits = limits
@@ -109,6 +112,22 @@ public struct SimulatedDock: Sendable {
     /// seconds, a huge time on the wire) costs no more than one of a second.
     public mutating func advance(to newTime: Double) {
         guard newTime.isFinite else { return }
+        // A silence longer than `stopsAfterSilence` (a peer's clock that jumped, a stream that
+        // stopped): a velocity is held for that long, as a real dock's idle stop would, then the
+        // motors stop, and the position stays where that leaves it (a request at time 1e308
+        // once sent docksim's pan to infinity).
+        if let silence = stopsAfterSilence, newTime - time > silence, case .velocity(let v) = motion, v != .zero {
+            advanceSteadily(to: time + silence)
+            motion = .velocity(.zero)
+        }
+        advanceSteadily(to: newTime)
+    }
+
+    /// Seconds a velocity command is carried on without a word from the client, for docks
+    /// driven by a peer's clock (docksim, the command stream's model).
+    public static let peerSilence = 1.0
+
+    private mutating func advanceSteadily(to newTime: Double) {
         // However long the jump, at most about 20 000 steps: past 40 s of motion that is not
         // steady (a tiny acceleration limit, say) the step grows with the jump.
         let stride = max(step, (newTime - time) / 20_000)

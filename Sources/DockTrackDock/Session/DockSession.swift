@@ -160,6 +160,8 @@ public struct DockSession {
                 otherBatteries: [BatteryState] = [], script: [ScriptedEvent] = []) {
         self.identity = identity
         self.dock = dock
+        // Requests come on the client's clock: a jump in it does not carry a velocity across.
+        self.dock.stopsAfterSilence = self.dock.stopsAfterSilence ?? SimulatedDock.peerSilence
         batteries = [battery] + otherBatteries
         self.script = script.sorted { $0.at < $1.at }
     }

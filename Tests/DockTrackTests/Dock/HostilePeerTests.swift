@@ -161,3 +161,45 @@ final class HostileHTTPServer: @unchecked Sendable {
         #expect(printed.hasPrefix("fault ]0;owned [31mred second line 2J"), "\(printed)")
     }
 }
+
+/// Time from a peer in closed form: a jump forward, backward or to the largest number leaves the
+/// dock still and finite, and every number printed reads back.
+@Suite struct TimeJumpTests {
+    @Test func aGapInObservationTimeDoesNotSwingTheDock() throws {
+        let face = Observation(type: .humanFace, rect: UnitRect(x: 0.45, y: 0.45, width: 0.1, height: 0.13), confidence: 0.9)
+        let lines = (0..<80).map { i in
+            DetectionRecord(frame: i, time: i < 40 ? Double(i) / 20 : 1000 + Double(i) / 20, size: ImageSize(width: 640, height: 480),
+                            observations: [face]).jsonLine
+        }
+        let input = try Fixtures.temporaryFolder().appendingPathComponent("gap.jsonl")
+        try (lines.joined(separator: "\n") + "\n").write(to: input, atomically: true, encoding: .utf8)
+        let run = try ToolRun.docktrack(["track", "--observations", input.path])
+        #expect(run.status == 0, "\(run.stderr)")
+        let speeds = try run.lines.map { line -> Double in
+            guard case .setAngularVelocity(let v) = try JSONDecoder().decode(TimedDockCommand.self, from: Data(line.utf8)).command else { return .nan }
+            return max(abs(v.x), abs(v.y))
+        }
+        // After the gap the dock moves no faster than at the start, where the face was first
+        // seen just as it is (1.3 rad/s after the gap before; 0.3 at the start).
+        let before = speeds[..<40].max() ?? 0, after = speeds[40..<80].max() ?? 0
+        #expect(speeds.count == 81 && after <= before + 0.01 && before < 0.5, "before \(before), after \(after)")
+    }
+
+    @Test func docksimTakesTheLargestTimeAndStaysFinite() throws {
+        let run = try DockSimTests().pipe([
+            #"{"time":0.5,"command":"setAngularVelocity","velocity":{"x":0.0,"y":0.3,"z":0.0}}"#,
+            #"{"time":1.7976931348623157e308,"command":"getMotionState"}"#,
+            #"{"time":1.7976931348623157e308,"id":"move","command":"setOrientation","orientation":{"x":0.0,"y":0.1,"z":0.0},"duration":0}"#,
+            #"{"time":-5,"command":"getMotionState"}"#,
+        ])
+        let states = run.replies.filter { $0["type"] as? String == "motionState" }
+        #expect(states.count >= 2)
+        for state in states {
+            let position = try #require(state["position"] as? [String: Double]), velocity = try #require(state["velocity"] as? [String: Double])
+            #expect(position.values.allSatisfy(\.isFinite) && abs(position["y"]!) < 1, "\(state)")
+            #expect(velocity["y"] == 0, "stopped across the jump: \(state)")
+            #expect(state["time"] as? Double == Double.greatestFiniteMagnitude, "the time reads back: \(state)")
+        }
+        #expect(!run.replies.contains { $0["type"] as? String == "error" }, "a later move is taken: \(run.replies)")
+    }
+}
