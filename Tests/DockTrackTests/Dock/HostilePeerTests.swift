@@ -130,27 +130,33 @@ final class HostileHTTPServer: @unchecked Sendable {
         #expect(throws: HTTPReplyParser.Failure.self) { try endlessHead.append([UInt8](repeating: 0x41, count: 100_000)) }
     }
 
+    /// Runs `arguments` from a small Python process and returns the exit status and the peak
+    /// resident memory of the tool alone. (Measured from the test process itself, the tool's
+    /// peak includes the test process's size: posix_spawn shares its memory until exec, and
+    /// Linux counts that toward the child's peak, 3.2 GB in a full run.)
+    static func peakMemory(of arguments: [String]) throws -> (status: Int32, megabytes: Double, seconds: Double, stderr: String) {
+        let script = """
+            import resource, subprocess, sys, time
+            start = time.monotonic()
+            run = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            sys.stderr.write(run.stderr.decode(errors="replace"))
+            print(run.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024, time.monotonic() - start)
+            """
+        let run = try ToolRun.run("/usr/bin/python3", ["-c", script, Fixtures.tool] + arguments)
+        let fields = run.stdout.split(separator: " ").map { Double($0.trimmingCharacters(in: .whitespacesAndNewlines)) ?? .nan }
+        guard fields.count == 3 else { return (-1, .nan, .nan, run.stderr) }
+        return (Int32(fields[0]), fields[1], fields[2], run.stderr)
+    }
+
     /// `docktrack onvif` against a camera whose reply never ends: it gives up at the budget,
     /// with a small peak memory (it read 1.7 GB in 3.5 s before).
     @Test func docktrackOnvifSurvivesAnEndlessReply() throws {
         let server = try Self.endless()
-        let null = open("/dev/null", O_WRONLY)
-        let errors = try Fixtures.temporaryFolder().appendingPathComponent("err").path
-        let errorFile = open(errors, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        let started = MonotonicClock.now()
-        let pid = try ToolRun.spawn(Fixtures.tool, ["onvif", "127.0.0.1:\(server.port)"], stdout: null, stderr: errorFile).get()
-        close(null)
-        close(errorFile)
-        var status: Int32 = 0
-        var usage = rusage()
-        while wait4(pid, &status, 0, &usage) == -1 && errno == EINTR {}
-        let took = MonotonicClock.now() - started
-        let message = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
-        let peakMB = Double(usage.ru_maxrss) / 1024
-        print(String(format: "onvif against an endless reply: exit %d after %.1f s, peak RSS %.0f MB: %@", (status >> 8) & 0xFF, took, peakMB, message))
-        #expect((status >> 8) & 0xFF == 1, "\(message)")
-        #expect(message.contains("larger than 4194304 bytes"), "\(message)")
-        #expect(peakMB < 500 && took < 10)
+        let run = try Self.peakMemory(of: ["onvif", "127.0.0.1:\(server.port)"])
+        print(String(format: "onvif against an endless reply: exit %d after %.1f s, peak RSS %.0f MB: %@", run.status, run.seconds, run.megabytes, run.stderr))
+        #expect(run.status == 1, "\(run.stderr)")
+        #expect(run.stderr.contains("larger than 4194304 bytes"), "\(run.stderr)")
+        #expect(run.megabytes < 500 && run.seconds < 10)
     }
 
     @Test func remoteTextIsOneLineWithoutEscapes() {

@@ -97,7 +97,7 @@ import Glibc
         defer { close(full) }
         let cases: [[String]] = [
             ["detect", Fixtures.sample("messi5.jpg")],
-            ["simulate", Fixtures.sample("messi5.jpg"), "-d", "hog-body-fast"],
+            ["simulate", Fixtures.sample("vtest.avi"), "--end", "3", "-d", "hog-body-fast"],
             ["step-response"],
             ["eval", Fixtures.sample("faces/testing.xml"), "-d", "haar-face"],
             ["track", Fixtures.sample("vtest.avi"), "--end", "3", "-d", "hog-body-fast"],
