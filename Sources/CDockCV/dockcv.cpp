@@ -74,7 +74,47 @@ void quiet_libraries() {
     std::call_once(once, [] {
         setenv("OPENCV_FFMPEG_LOGLEVEL", "-8", 0);  // AV_LOG_QUIET unless the user set it
         cv::utils::logging::setLogLevel(cv::utils::logging::LOG_LEVEL_SILENT);
+        // The largest picture a decoder may allocate for, DCV_MAX_PICTURE_PIXELS: a header that
+        // claims more (a 32000x32000 JPEG in a camera's stream) is an error for that picture,
+        // not gigabytes. imread and imdecode read OPENCV_IO_MAX_IMAGE_PIXELS (once, at their
+        // first use: hence here); FFmpeg's decoders take max_pixels from OpenCV's capture
+        // options. A limit the user set is kept.
+        const std::string limit = std::to_string(DCV_MAX_PICTURE_PIXELS);
+        setenv("OPENCV_IO_MAX_IMAGE_PIXELS", limit.c_str(), 0);
+        const char *options = getenv("OPENCV_FFMPEG_CAPTURE_OPTIONS");
+        std::string merged = options ? options : "";
+        if (merged.find("max_pixels") == std::string::npos) {
+            merged += (merged.empty() ? "" : "|") + std::string("max_pixels;") + limit;
+            setenv("OPENCV_FFMPEG_CAPTURE_OPTIONS", merged.c_str(), 1);
+        }
     });
+}
+
+// Whether the JPEG in `bytes` declares a size within DCV_MAX_PICTURE_PIXELS, read from its
+// start-of-frame header before anything is decoded (libjpeg allocates what the header says:
+// 3 GB for a 32000x32000 claim in an 87 KB picture; OpenCV's own limit is a gigapixel). A
+// picture without a readable header is left to the decoder, which refuses it.
+bool jpeg_size_allowed(const uchar *bytes, size_t count) {
+    if (count < 4 || bytes[0] != 0xFF || bytes[1] != 0xD8) return true;
+    size_t i = 2;
+    while (i + 4 <= count) {
+        if (bytes[i] != 0xFF) return true;  // not a marker: the decoder decides
+        uchar marker = bytes[i + 1];
+        if (marker == 0xFF) { ++i; continue; }  // fill byte
+        if (marker == 0xD8 || (marker >= 0xD0 && marker <= 0xD7) || marker == 0x01) { i += 2; continue; }
+        if (marker == 0xDA || marker == 0xD9) return true;  // scan data or end before any frame header
+        size_t length = (size_t(bytes[i + 2]) << 8) | bytes[i + 3];
+        bool frame = marker >= 0xC0 && marker <= 0xCF && marker != 0xC4 && marker != 0xC8 && marker != 0xCC;
+        if (frame) {
+            if (i + 9 > count) return true;
+            double height = (bytes[i + 5] << 8) | bytes[i + 6];
+            double width = (bytes[i + 7] << 8) | bytes[i + 8];
+            return width * height <= double(DCV_MAX_PICTURE_PIXELS);
+        }
+        if (length < 2) return true;
+        i += 2 + length;
+    }
+    return true;
 }
 
 // Runs `body`; a thrown exception becomes a status and `failed` is returned instead.
@@ -413,11 +453,19 @@ int dcv_capture_read(dcv_capture *capture, dcv_image *into, double *position_ms,
             return -1;
         }
         if (capture->jpeg_pictures) {
-            // A picture that does not decode (cut short) is passed over for the next.
+            // A picture that does not decode (cut short, or larger than DCV_MAX_PICTURE_PIXELS
+            // says: imdecode refuses it before allocating) is passed over for the next.
             for (int tries = 0; tries < 8; ++tries) {
                 cv::Mat packet;
                 if (!capture->capture.read(packet) || packet.empty()) return 0;
-                cv::imdecode(packet, cv::IMREAD_COLOR, &into->mat);
+                into->mat.release();
+                if (jpeg_size_allowed(packet.ptr<uchar>(), packet.total() * packet.elemSize())) {
+                    try {
+                        cv::imdecode(packet, cv::IMREAD_COLOR, &into->mat);
+                    } catch (const cv::Exception &) {
+                        into->mat.release();
+                    }
+                }
                 if (!into->mat.empty()) {
                     if (position_ms) *position_ms = capture->capture.get(cv::CAP_PROP_POS_MSEC);
                     return 1;

@@ -36,6 +36,11 @@ typedef enum dcv_code {
     DCV_ERR_WRITE = 6     /* writing a file failed */
 } dcv_code;
 
+/* The most pixels a picture may have to be decoded (50 megapixels; 8K UHD is 33): a file, a
+ * stream's frame or a camera's JPEG whose header claims more is refused before anything is
+ * allocated for it. */
+#define DCV_MAX_PICTURE_PIXELS 52428800
+
 typedef struct dcv_status {
     int code;           /* a dcv_code */
     char message[512];  /* one line, NUL-terminated; empty when code == DCV_OK */

@@ -159,6 +159,37 @@ final class HostileHTTPServer: @unchecked Sendable {
         #expect(run.megabytes < 500 && run.seconds < 10)
     }
 
+    /// An MJPEG camera whose pictures claim 32000x32000 pixels after ten good ones: each such
+    /// picture is passed over unread, the good ones between are tracked (6.9 GB and a dead
+    /// stream before).
+    @Test func aPictureBombInAStreamIsPassedOver() throws {
+        var pipeFDs: [Int32] = [0, 0]
+        try #require(pipe(&pipeFDs) == 0)
+        let null = open("/dev/null", O_WRONLY)
+        let pid = try ToolRun.spawn("/usr/bin/python3", [Fixtures.root.appendingPathComponent("tools/hostile-mjpeg.py").path,
+                                                         Fixtures.sample("messi5.jpg")], stdout: pipeFDs[1], stderr: null,
+                                    closing: [pipeFDs[0]]).get()
+        close(pipeFDs[1])
+        close(null)
+        defer {
+            kill(pid, SIGKILL)
+            _ = ToolRun.wait(for: pid)
+            close(pipeFDs[0])
+        }
+        var portLine = Data()
+        var byte: UInt8 = 0
+        while !portLine.contains(0x0A) && read(pipeFDs[0], &byte, 1) == 1 { portLine.append(byte) }
+        let port = try #require(Int(String(decoding: portLine, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)))
+        let states = try Fixtures.temporaryFolder().appendingPathComponent("states.jsonl").path
+        let run = try Self.peakMemory(of: ["track", "http://127.0.0.1:\(port)/stream.mjpeg", "--duration", "6", "-d", "dnn-face",
+                                           "--no-face-cues", "--states", states])
+        let frames = ((try? String(contentsOfFile: states, encoding: .utf8)) ?? "").split(separator: "\n").count
+        print(String(format: "MJPEG picture bomb: exit %d after %.1f s, peak RSS %.0f MB, %d frames tracked", run.status, run.seconds, run.megabytes, frames))
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.megabytes < 1000, "peak \(run.megabytes) MB")
+        #expect(frames >= 12, "the good pictures among the bombs are tracked: \(frames)")
+    }
+
     @Test func remoteTextIsOneLineWithoutEscapes() {
         let hostile = "fault\u{1B}]0;owned\u{07}\u{1B}[31mred\r\nsecond line\u{9B}2J" + String(repeating: "x", count: 5_000_000)
         let printed = TerminalText.line(hostile)
