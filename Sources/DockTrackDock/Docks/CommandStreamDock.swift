@@ -33,12 +33,14 @@ public struct CommandStreamDock: Dock {
         return model.motion(at: time)
     }
 
-    /// Sends the command as it was given (the dock at the other end applies its own limits);
-    /// the model takes it as the motors would.
+    /// Sends the command as the model of the dock's motors took it: within the limits in force,
+    /// every number finite; a command the model refuses (a speed of 1e19, limits of -1 or
+    /// 1e308 rad/s, roll on a dock without it) is thrown and never written, as docksim would
+    /// refuse it.
     public mutating func perform(_ command: DockCommand, at time: Double) throws {
-        _ = try? model.apply(command, at: time)
-        idleStop?.stop.contact(moving: IdleStop.keepsMoving(command))
-        try write(command.jsonLine(time: time))
+        let accepted = try model.apply(command, at: time)
+        idleStop?.stop.contact(moving: IdleStop.keepsMoving(accepted))
+        try write(accepted.jsonLine(time: time))
     }
 }
 

@@ -240,3 +240,27 @@ final class HostileHTTPServer: @unchecked Sendable {
         #expect(!run.replies.contains { $0["type"] as? String == "error" }, "a later move is taken: \(run.replies)")
     }
 }
+
+/// Commands and limits from a client reach the command stream only as the dock would take them.
+@Suite struct CommandStreamLimitTests {
+    @Test func theCommandStreamWritesOnlyWhatTheDockWouldTake() throws {
+        final class Lines: @unchecked Sendable { var all: [String] = [] }
+        let lines = Lines()
+        var dock = CommandStreamDock(model: SimulatedDock()) { lines.all.append($0) }
+        let hardware = DockLimits.standard
+        var tooFast = hardware
+        tooFast.yaw.maximumSpeed = 1e308
+        var negative = hardware
+        negative.yaw.maximumSpeed = -1
+        for command in [DockCommand.setLimits(tooFast), .setLimits(negative), .setAngularVelocity(AngularVelocity(x: 0, y: .nan, z: 0))] {
+            #expect(throws: DockError.self, "\(command)") { try dock.perform(command, at: 1) }
+        }
+        #expect(lines.all.isEmpty, "refused commands are not written: \(lines.all)")
+        // A speed above the limits in force (165 rad/s, 1e19) goes out at the limit.
+        for speed in [165, 1e19] {
+            try dock.perform(.setAngularVelocity(AngularVelocity(x: 0, y: speed, z: 0)), at: 1.1)
+            let sent = try JSONDecoder().decode(TimedDockCommand.self, from: Data(lines.all.last!.utf8))
+            #expect(sent.command == .setAngularVelocity(AngularVelocity(x: 0, y: hardware.yaw.maximumSpeed, z: 0)), "\(lines.all)")
+        }
+    }
+}
