@@ -1,6 +1,7 @@
 import DockTrackCore
 import DockTrackDock
 import DockTrackFraming
+import DockTrackSystem
 import Foundation
 
 /// What DockTrack's libFuzzer targets run on each input (`make fuzz`, tools/fuzz.sh: each is
@@ -80,6 +81,27 @@ public enum FuzzTargets {
             }
             _ = try? dock.apply(command, at: record.time)
             precondition([dock.position.x, dock.position.y].allSatisfy(\.isFinite), "the dock left the finite numbers")
+        }
+    }
+
+    /// Bytes from an HTTP peer (an ONVIF camera's reply), cut into chunks as a socket delivers
+    /// them (the first byte picks the size, 1...64): the parser never keeps more than its
+    /// budget, a whole reply's body is within it, and the end of the connection settles it.
+    public static func httpReply(_ bytes: UnsafeBufferPointer<UInt8>) {
+        let budget = 4096
+        var parser = HTTPReplyParser(maximumBytes: budget)
+        let chunk = bytes.isEmpty ? 1 : Int(bytes[0] % 64) + 1
+        var offset = 0
+        do {
+            while offset < bytes.count {
+                if try parser.append(bytes[offset..<min(bytes.count, offset + chunk)]) { break }
+                offset += chunk
+            }
+            let reply = try parser.finish()
+            precondition(reply.body.count <= budget, "a body of \(reply.body.count) bytes over a budget of \(budget)")
+            precondition((100...599).contains(reply.status), "status \(reply.status)")
+        } catch {
+            _ = error.description
         }
     }
 }

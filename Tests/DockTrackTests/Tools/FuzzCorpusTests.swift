@@ -12,7 +12,7 @@ import Testing
         }
     }
 
-    @Test(arguments: ["dock-protocol", "observations"])
+    @Test(arguments: ["dock-protocol", "observations", "http-reply"])
     func theSeedCorpusPassesTheFuzzChecks(target: String) throws {
         let inputs = try Self.corpus(target)
         #expect(inputs.count >= 5, "\(target): \(inputs.count) seeds")
@@ -20,6 +20,7 @@ import Testing
             input.bytes.withUnsafeBufferPointer { bytes in
                 switch target {
                 case "dock-protocol": FuzzTargets.dockProtocol(bytes)
+                case "http-reply": FuzzTargets.httpReply(bytes)
                 default: FuzzTargets.observations(bytes)
                 }
             }
