@@ -45,6 +45,7 @@ extension DockSession: DockEndpoint {
 
     public mutating func sessionEnded(at time: Double) -> String {
         _ = handle(.success(DockRequest(kind: .command(.setAngularVelocity(.zero)))), at: time)
+        closeSession()
         return "session closed; dock stopped"
     }
 }

@@ -26,6 +26,9 @@ public struct DockSocketServer<Endpoint: DockEndpoint> {
     public var maximumPendingOutput = 1 << 20
     /// Connections beyond this many are told so and closed.
     public var maximumClients = 64
+    /// A connection that has sent no whole line this many seconds after connecting is closed:
+    /// idle peers cannot hold the connection slots (64 silent ones locked every client out).
+    public var silenceAllowed = 5.0
     /// Seconds on the monotonic clock: the simulation's time and the pauses run on it.
     let clock: @Sendable () -> Double
 
@@ -60,10 +63,14 @@ public struct DockSocketServer<Endpoint: DockEndpoint> {
         /// Close once the output is written (a refused client gets its error first).
         var closing = false
         var gone = false
+        /// When it connected (the server's clock), and whether a whole line has come since.
+        let connectedAt: Double
+        var heardFrom = false
 
-        init(fd: Int32, number: Int) {
+        init(fd: Int32, number: Int, connectedAt: Double) {
             self.fd = fd
             self.number = number
+            self.connectedAt = connectedAt
         }
     }
 
@@ -148,11 +155,14 @@ public struct DockSocketServer<Endpoint: DockEndpoint> {
                 throw SocketError("\(error)")
             }
             let t = now()
-            // Scripted events go to every client; motion states stream to the session's owner.
+            // Scripted events and motion states go to the session's owner only; the session
+            // stays the owner's through an undock and a re-dock.
             for line in session.advance(to: t) {
-                for client in clients { enqueue(line, to: client) }
+                if let holder = owner { enqueue(line, to: holder) }
             }
-            if !session.isDocked { owner = nil }
+            for client in clients where !client.heardFrom && !client.closing && clock() - client.connectedAt > silenceAllowed {
+                drop(client, String(format: "said nothing for %.0f s; closed", silenceAllowed))
+            }
             if let holder = owner, t >= nextState {
                 enqueue(session.motionStateLine(), to: holder)
                 nextState = t + stateInterval
@@ -165,7 +175,7 @@ public struct DockSocketServer<Endpoint: DockEndpoint> {
                     _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
                     _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
                     connections += 1
-                    let client = Client(fd: fd, number: connections)
+                    let client = Client(fd: fd, number: connections, connectedAt: clock())
                     if start == nil { start = clock() }
                     if clients.count >= maximumClients {
                         client.closing = true
@@ -194,6 +204,7 @@ public struct DockSocketServer<Endpoint: DockEndpoint> {
                 }
                 client.framer.append(bytes[0..<n])
                 while !client.closing, !client.gone, let item = client.framer.next() {
+                    client.heardFrom = true
                     let parsed = DockRequest.parse(item)
                     if let holder = owner, holder !== client, case .success(let request)? = parsed {
                         // Decided on the parsed request, however it is spelled.
@@ -203,7 +214,8 @@ public struct DockSocketServer<Endpoint: DockEndpoint> {
                         break
                     }
                     let replies = session.handle(parsed, at: now())
-                    if owner == nil, session.hasSession { owner = client }
+                    // The session is the client's whose request opened it (a malformed line opens nothing).
+                    if owner == nil, session.hasSession, case .success? = parsed { owner = client }
                     for reply in replies { enqueue(reply, to: client) }
                     do {
                         try session.writeTrace(to: trace)

@@ -166,6 +166,10 @@ public struct DockSession {
         self.script = script.sorted { $0.at < $1.at }
     }
 
+    /// The client holding the session left: the next client must say hello (or send a command)
+    /// to open it again.
+    public mutating func closeSession() { hasSession = false }
+
     /// Moves the simulation on to `time` and returns the events that happened on the way.
     public mutating func advance(to time: Double) -> [String] {
         var out: [String] = []

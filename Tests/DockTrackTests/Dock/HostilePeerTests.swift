@@ -264,3 +264,60 @@ final class HostileHTTPServer: @unchecked Sendable {
         }
     }
 }
+
+/// The dock socket against clients that do not play fair: the session is its owner's, events
+/// are the owner's, idle connections cannot fill the slots.
+@Suite struct FairSocketTests {
+    @Test func theSessionStaysTheOwnersThroughAnUndockAndEventsAreTheOwnersOnly() throws {
+        let (process, socketPath) = try startSocketDocksim(script: """
+            {"at":1.0,"event":"button","id":1,"pressed":true}
+            {"at":1.5,"event":"undocked"}
+            {"at":2.0,"event":"docked"}
+            """)
+        defer { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
+        let owner = try LineSocket(connectingTo: socketPath)
+        owner.send(#"{"type":"hello","protocols":["org.docktrack.dock/1"]}"#)
+        #expect(try owner.next(matching: #""type":"hello""#) != nil)
+        // A peer that only sends junk: answered, never given the session or the events.
+        let junk = try LineSocket(connectingTo: socketPath)
+        junk.send("not a request")
+        #expect(try junk.next(matching: #""code":"invalidRequest""#) != nil)
+        #expect(try owner.next(matching: #""event":"button""#) != nil)
+        #expect(try owner.next(matching: #""event":"docked""#, within: 6) != nil)
+        #expect(try junk.next(matching: #""event""#, within: 0.5) == nil, "events go to the session's owner only")
+        // After the re-dock another client's hello does not take the session from its owner.
+        let intruder = try LineSocket(connectingTo: socketPath)
+        intruder.send(#"{"type":"hello","protocols":["org.docktrack.dock/1"]}"#)
+        #expect(try intruder.next(matching: "already open") != nil, "the re-dock takeover is refused")
+        owner.send(#"{"type":"hello","protocols":["org.docktrack.dock/1"]}"#)
+        #expect(try owner.next(matching: #""type":"hello""#) != nil, "the owner re-registers")
+        owner.send(#"{"command":"getBattery"}"#)
+        #expect(try owner.next(matching: #""type":"battery""#) != nil)
+        // The owner leaves: the junk peer's next junk line does not make it the owner; a hello does.
+        close(owner.fd)
+        usleep(300_000)
+        junk.send("more junk")
+        #expect(try junk.next(matching: #""code":"invalidRequest""#) != nil)
+        let next = try LineSocket(connectingTo: socketPath)
+        next.send(#"{"type":"hello","protocols":["org.docktrack.dock/1"]}"#)
+        #expect(try next.next(matching: #""type":"hello""#) != nil, "the next client that says hello gets the session")
+    }
+
+    @Test func silentConnectionsCannotLockClientsOut() throws {
+        let (process, socketPath) = try startSocketDocksim(script: "")
+        defer { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
+        let silent = try (0..<64).map { _ in try LineSocket(connectingTo: socketPath) }
+        usleep(200_000)
+        let started = Date()
+        var served = false
+        while !served && Date().timeIntervalSince(started) < 15 {
+            let client = try LineSocket(connectingTo: socketPath)
+            client.send(#"{"type":"hello","protocols":["org.docktrack.dock/1"]}"#)
+            served = try client.next(matching: #""type":"hello""#, within: 1) != nil
+        }
+        let waited = Date().timeIntervalSince(started)
+        print(String(format: "after 64 silent connections a new client was served in %.1f s", waited))
+        #expect(served && waited < 10, "\(waited) s")
+        withExtendedLifetime(silent) {}
+    }
+}
