@@ -285,4 +285,28 @@ import Glibc
         ], arguments: ["--backend", "visca-udp:127.0.0.1:\(camera.port)"])
         #expect(Self.moves(camera).last == Self.viscaStop, "\(Self.moves(camera))")
     }
+
+    /// Wrong input that looked like success is an error that says what is wrong, or does the
+    /// right thing; messages name what the user gave.
+    @Test func wrongInputIsAClearErrorOrTheRightThing() throws {
+        let folder = try Fixtures.temporaryFolder()
+        let notes = folder.appendingPathComponent("notes.txt").path
+        try "shopping list\n".write(toFile: notes, atomically: true, encoding: .utf8)
+        let eval = try ToolRun.docktrack(["eval", notes])
+        #expect(eval.status == 1 && eval.stderr.contains("not dlib's imglab XML"), "\(eval.status) \(eval.stdout) \(eval.stderr)")
+        let simulate = try ToolRun.docktrack(["simulate", Fixtures.sample("messi5.jpg")])
+        #expect(simulate.status == 1 && simulate.stderr.contains("is a still image"), "\(simulate.stderr)")
+        let duration = try ToolRun.docktrack(["track", Fixtures.sample("vtest.avi"), "--duration", "5"])
+        #expect(duration.status == 64 && duration.stderr.contains("--duration is for cameras and streams, not for a file"), "\(duration.stderr)")
+        // A group photo tracks its faces.
+        let group = try ToolRun.docktrack(["track", Fixtures.sample("faces/2008_001322.jpg"), "--states", "-", "-d", "mtcnn-face"])
+        let record = try #require(group.lines.first.map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] } ?? nil)
+        #expect(((record["subjects"] as? [[String: Any]]) ?? []).count >= 2, "\(group.stdout)")
+        // Outputs that cannot be: a format no encoder takes, a folder that does not exist.
+        let webm = try ToolRun.docktrack(["track", Fixtures.sample("vtest.avi"), "--end", "2", "-d", "hog-body-fast",
+                                          "--annotate", folder.appendingPathComponent("out.webm").path])
+        #expect(webm.status == 1 && webm.errorLines == ["docktrack: cannot write \(folder.path)/out.webm: its name must end in .mp4, .mov, .mkv or .avi (a video) or an image's extension (.png, .jpg)"], "\(webm.stderr)")
+        let missing = try ToolRun.docktrack(["reframe", Fixtures.sample("vtest.avi"), "/no/such/folder/out.mp4", "--end", "3", "-d", "hog-body-fast"])
+        #expect(missing.status == 1 && missing.errorLines == ["docktrack: cannot write /no/such/folder/out.mp4: its folder /no/such/folder does not exist"], "\(missing.stderr)")
+    }
 }
