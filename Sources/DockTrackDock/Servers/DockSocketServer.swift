@@ -29,6 +29,9 @@ public struct DockSocketServer<Endpoint: DockEndpoint> {
     /// A connection that has sent no whole line this many seconds after connecting is closed:
     /// idle peers cannot hold the connection slots (64 silent ones locked every client out).
     public var silenceAllowed = 5.0
+    /// A client without the session that sends this many lines that are not requests is closed
+    /// (each is answered with an error first; the session's owner is only answered).
+    public var malformedAllowed = 8
     /// Seconds on the monotonic clock: the simulation's time and the pauses run on it.
     let clock: @Sendable () -> Double
 
@@ -66,6 +69,7 @@ public struct DockSocketServer<Endpoint: DockEndpoint> {
         /// When it connected (the server's clock), and whether a whole line has come since.
         let connectedAt: Double
         var heardFrom = false
+        var malformed = 0
 
         init(fd: Int32, number: Int, connectedAt: Double) {
             self.fd = fd
@@ -212,6 +216,13 @@ public struct DockSocketServer<Endpoint: DockEndpoint> {
                         let refusal = #"{"type":"error","code":"invalidRequest","message":"a session for \#(DockSession.protocolName) is already open on this dock"}"#
                         enqueue(request.id.map { $0.tagging(refusal) } ?? refusal, to: client)
                         break
+                    }
+                    if case .failure? = parsed, owner !== client {
+                        client.malformed += 1
+                        if client.malformed > malformedAllowed {
+                            drop(client, "sent \(malformedAllowed) lines that are not requests; closed")
+                            break
+                        }
                     }
                     let replies = session.handle(parsed, at: now())
                     // The session is the client's whose request opened it (a malformed line opens nothing).

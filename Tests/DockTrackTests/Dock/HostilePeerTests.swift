@@ -303,6 +303,19 @@ final class HostileHTTPServer: @unchecked Sendable {
         #expect(try next.next(matching: #""type":"hello""#) != nil, "the next client that says hello gets the session")
     }
 
+    @Test func aPeerThatSendsOnlyJunkIsClosed() throws {
+        let (process, socketPath) = try startSocketDocksim(script: "")
+        defer { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
+        let junk = try LineSocket(connectingTo: socketPath)
+        for i in 0..<20 { junk.send("junk \(i)") }
+        var errors = 0
+        while try junk.next(matching: #""code":"invalidRequest""#, within: 2) != nil { errors += 1 }
+        #expect(errors == 8, "answered 8 times, then closed: \(errors)")
+        let client = try LineSocket(connectingTo: socketPath)
+        client.send(#"{"type":"hello","protocols":["org.docktrack.dock/1"]}"#)
+        #expect(try client.next(matching: #""type":"hello""#) != nil)
+    }
+
     @Test func silentConnectionsCannotLockClientsOut() throws {
         let (process, socketPath) = try startSocketDocksim(script: "")
         defer { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
