@@ -32,6 +32,14 @@ public struct DockSocketServer<Endpoint: DockEndpoint> {
     /// A client without the session that sends this many lines that are not requests is closed
     /// (each is answered with an error first; the session's owner is only answered).
     public var malformedAllowed = 8
+    /// Lines a second a client without the session may send (and twice as many at once): beyond
+    /// that its lines wait in its own buffer and its socket is not read, so a flooder slows only
+    /// itself (the owner is never held back).
+    public var linesPerSecondAllowed = 20.0
+    /// Bytes of input held for a client without the session: it is not read while it has this
+    /// much waiting, and is closed when that much holds no whole line (a request is a few
+    /// hundred bytes; the owner may send lines up to LineFramer's maximum).
+    public var maximumPendingInput = 1 << 16
     /// Seconds on the monotonic clock: the simulation's time and the pauses run on it.
     let clock: @Sendable () -> Double
 
@@ -70,11 +78,22 @@ public struct DockSocketServer<Endpoint: DockEndpoint> {
         let connectedAt: Double
         var heardFrom = false
         var malformed = 0
+        /// Lines it may still send now (refilled at ``linesPerSecondAllowed`` while it has no session).
+        var lineBudget: Double
+        var budgetRefilledAt: Double
 
-        init(fd: Int32, number: Int, connectedAt: Double) {
+        init(fd: Int32, number: Int, connectedAt: Double, lineBudget: Double) {
             self.fd = fd
             self.number = number
             self.connectedAt = connectedAt
+            self.lineBudget = lineBudget
+            self.budgetRefilledAt = connectedAt
+        }
+
+        /// Refills the line budget for the time since the last refill, up to `burst`.
+        func refill(at time: Double, rate: Double, burst: Double) {
+            lineBudget = min(burst, lineBudget + max(0, time - budgetRefilledAt) * rate)
+            budgetRefilledAt = time
         }
     }
 
@@ -105,6 +124,7 @@ public struct DockSocketServer<Endpoint: DockEndpoint> {
         var nextState = 0.0
         var connections = 0
         var acceptPausedUntil: Double?
+        var readBuffer = [UInt8](repeating: 0, count: 65536)
         func now() -> Double { start.map { clock() - $0 } ?? 0 }
 
         func drop(_ client: Client, _ why: String?) {
@@ -151,7 +171,18 @@ public struct DockSocketServer<Endpoint: DockEndpoint> {
             if stopped() { break }
             let listenerPaused = acceptPausedUntil.map { clock() < $0 } ?? false
             var fds = [pollfd(fd: listening.fd, events: listenerPaused ? 0 : Int16(POLLIN), revents: 0)]
-            fds += clients.map { pollfd(fd: $0.fd, events: Int16(POLLIN) | ($0.output.isEmpty ? 0 : Int16(POLLOUT)), revents: 0) }
+            let burst = 2 * linesPerSecondAllowed
+            let polledAt = clock()
+            for client in clients where owner !== client {
+                client.refill(at: polledAt, rate: linesPerSecondAllowed, burst: burst)
+            }
+            // A client without the session that has spent its line budget, or has its input
+            // budget waiting, is not read until it has more (its socket buffer fills and the
+            // sender waits: backpressure, not a drop).
+            fds += clients.map {
+                let reading = owner === $0 || ($0.lineBudget >= 1 && $0.framer.pendingByteCount < maximumPendingInput)
+                return pollfd(fd: $0.fd, events: (reading ? Int16(POLLIN) : 0) | ($0.output.isEmpty ? 0 : Int16(POLLOUT)), revents: 0)
+            }
             let ready: Int
             do {
                 ready = try Syscall.poll(&fds, seconds: 0.02)
@@ -179,7 +210,7 @@ public struct DockSocketServer<Endpoint: DockEndpoint> {
                     _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
                     _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
                     connections += 1
-                    let client = Client(fd: fd, number: connections, connectedAt: clock())
+                    let client = Client(fd: fd, number: connections, connectedAt: clock(), lineBudget: 2 * linesPerSecondAllowed)
                     if start == nil { start = clock() }
                     if clients.count >= maximumClients {
                         client.closing = true
@@ -195,19 +226,22 @@ public struct DockSocketServer<Endpoint: DockEndpoint> {
                     acceptPausedUntil = clock() + 0.5
                 }
             }
-            for (i, pfd) in fds.enumerated().dropFirst() where pfd.revents != 0 {
+            for (i, pfd) in fds.enumerated().dropFirst() {
                 let client = clients[i - 1]
                 if pfd.revents & Int16(POLLOUT) != 0 { flush(client) }
-                guard !client.gone, pfd.revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 else { continue }
-                var bytes = [UInt8](repeating: 0, count: 65536)
-                let n = Syscall.retryingEINTR { read(client.fd, &bytes, bytes.count) }
-                if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { continue }
-                if n <= 0 {
-                    drop(client, owner === client ? "hung up" : nil)
-                    continue
+                guard !client.gone else { continue }
+                if pfd.revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
+                    let n = Syscall.retryingEINTR { read(client.fd, &readBuffer, readBuffer.count) }
+                    if n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
+                        drop(client, owner === client ? "hung up" : nil)
+                        continue
+                    }
+                    if n > 0 { client.framer.append(readBuffer[0..<n]) }
                 }
-                client.framer.append(bytes[0..<n])
-                while !client.closing, !client.gone, let item = client.framer.next() {
+                // Lines read earlier wait here while the client's budget is spent.
+                while !client.closing, !client.gone, owner === client || client.lineBudget >= 1,
+                      let item = client.framer.next() {
+                    if owner !== client { client.lineBudget -= 1 }
                     client.heardFrom = true
                     let parsed = DockRequest.parse(item)
                     if let holder = owner, holder !== client, case .success(let request)? = parsed {
@@ -233,6 +267,10 @@ public struct DockSocketServer<Endpoint: DockEndpoint> {
                     } catch {
                         throw SocketError("\(error)")
                     }
+                }
+                if owner !== client, !client.gone, !client.closing, client.lineBudget >= 1,
+                   client.framer.pendingByteCount >= maximumPendingInput {
+                    drop(client, "sent \(maximumPendingInput) bytes without a whole line; closed")
                 }
             }
             clients.removeAll { $0.gone }

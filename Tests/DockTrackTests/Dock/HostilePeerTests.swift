@@ -268,6 +268,14 @@ final class HostileHTTPServer: @unchecked Sendable {
 /// The dock socket against clients that do not play fair: the session is its owner's, events
 /// are the owner's, idle connections cannot fill the slots.
 @Suite struct FairSocketTests {
+    /// A client that has said hello and holds the session.
+    static func sessionOwner(at socketPath: String) throws -> LineSocket {
+        let owner = try LineSocket(connectingTo: socketPath)
+        owner.send(#"{"type":"hello","protocols":["org.docktrack.dock/1"]}"#)
+        #expect(try owner.next(matching: #""type":"hello""#) != nil)
+        return owner
+    }
+
     @Test func theSessionStaysTheOwnersThroughAnUndockAndEventsAreTheOwnersOnly() throws {
         let (process, socketPath) = try startSocketDocksim(script: """
             {"at":1.0,"event":"button","id":1,"pressed":true}
@@ -275,9 +283,7 @@ final class HostileHTTPServer: @unchecked Sendable {
             {"at":2.0,"event":"docked"}
             """)
         defer { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
-        let owner = try LineSocket(connectingTo: socketPath)
-        owner.send(#"{"type":"hello","protocols":["org.docktrack.dock/1"]}"#)
-        #expect(try owner.next(matching: #""type":"hello""#) != nil)
+        let owner = try Self.sessionOwner(at: socketPath)
         // A peer that only sends junk: answered, never given the session or the events.
         let junk = try LineSocket(connectingTo: socketPath)
         junk.send("not a request")
@@ -314,6 +320,51 @@ final class HostileHTTPServer: @unchecked Sendable {
         let client = try LineSocket(connectingTo: socketPath)
         client.send(#"{"type":"hello","protocols":["org.docktrack.dock/1"]}"#)
         #expect(try client.next(matching: #""type":"hello""#) != nil)
+    }
+
+    /// A client without the session is read 20 lines a second (40 at once): 100 blank lines
+    /// and then junk, and the junk's answer waits about 3 s while the owner is answered at once.
+    @Test func aPeerWithoutTheSessionIsReadWithinItsLineBudget() throws {
+        let (process, socketPath) = try startSocketDocksim(script: "")
+        defer { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
+        let owner = try Self.sessionOwner(at: socketPath)
+        let flooder = try LineSocket(connectingTo: socketPath)
+        let started = Date()
+        flooder.send(String(repeating: "\n", count: 100) + "junk")
+        owner.send(#"{"command":"getBattery","id":7}"#)
+        #expect(try owner.next(matching: #""id":7"#, within: 1) != nil, "the owner is not held back")
+        #expect(try flooder.next(matching: #""code":"invalidRequest""#, within: 10) != nil)
+        let waited = Date().timeIntervalSince(started)
+        #expect(waited > 2, "101 lines at 20 a second after 40 at once: \(waited) s")
+    }
+
+    @Test func aPeerWithoutTheSessionThatSends64KBWithoutALineIsClosed() throws {
+        let (process, socketPath) = try startSocketDocksim(script: "")
+        defer { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
+        let owner = try Self.sessionOwner(at: socketPath)
+        let peer = try LineSocket(connectingTo: socketPath)
+        peer.send(#"{"type":"hello""#, newline: false)
+        peer.send(String(repeating: " ", count: 70_000), newline: false)
+        var closed = false
+        let deadline = Date().addingTimeInterval(5)
+        while !closed && Date() < deadline {
+            var byte: UInt8 = 0
+            var pfd = pollfd(fd: peer.fd, events: Int16(POLLIN), revents: 0)
+            if poll(&pfd, 1, 100) > 0 { closed = read(peer.fd, &byte, 1) <= 0 }
+        }
+        #expect(closed, "closed at 64 KB without a whole line")
+        // The owner may send a long line (up to 1 MiB): a 100 KB one is answered.
+        owner.send(#"{"command":"getBattery","id":8,"pad":""# + String(repeating: "x", count: 100_000) + #""}"#)
+        #expect(try owner.next(matching: #""id":8"#) != nil)
+    }
+
+    /// tools/socket-crowd.py for a few seconds: 40 clients of every hostile kind and an owner
+    /// whose every request is answered (its p99 is measured by running the script for longer).
+    @Test func theOwnerIsAnsweredThroughACrowd() throws {
+        let run = try ToolRun.run("/usr/bin/env", ["python3", Fixtures.root.appendingPathComponent("tools/socket-crowd.py").path,
+                                                        "--docksim", DockSimTests.docksim, "--clients", "40", "--seconds", "3"])
+        print(run.stdout)
+        #expect(run.status == 0 && run.stdout.contains("unanswered 0"), "\(run.stdout) \(run.stderr)")
     }
 
     @Test func silentConnectionsCannotLockClientsOut() throws {
