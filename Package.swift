@@ -85,7 +85,7 @@ let package = Package(
         .target(name: "DockTrackTestKit",
                 dependencies: ["DockTrackCore", "DockTrackMedia", "DockTrackDetection", "DockTrackAudio", "DockTrackDock", "CV4L2"]),
         // What the libFuzzer targets run on each input (Fuzz/, tools/fuzz.sh), type-checked by every build.
-        .target(name: "DockTrackFuzzing", dependencies: ["DockTrackCore", "DockTrackDock", "DockTrackFraming"]),
+        .target(name: "DockTrackFuzzing", dependencies: ["DockTrackCore", "DockTrackDock", "DockTrackFraming", "DockTrackMedia"]),
         // Command-line options both executables take.
         .target(name: "DockTrackCommandLine",
                 dependencies: ["DockTrack", .product(name: "ArgumentParser", package: "swift-argument-parser")]),

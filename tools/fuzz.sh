@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds and runs DockTrack's libFuzzer targets (Fuzz/*.swift) for a bounded time each.
-#   tools/fuzz.sh [SECONDS] [TARGET...]      targets: dock-protocol observations http-reply (default: all)
+#   tools/fuzz.sh [SECONDS] [TARGET...]      targets: dock-protocol observations http-reply mjpeg-parts (default: all)
 # The checks each target makes are in the package (Sources/DockTrackFuzzing, type-checked by
 # every build; the tests replay Fuzz/corpus through them). Here SwiftPM builds that module and
 # the modules it imports with -sanitize=fuzzer,address into .build-fuzz, and each target is its
@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-60}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(dock-protocol observations http-reply)
+[ ${#targets[@]} -eq 0 ] && targets=(dock-protocol observations http-reply mjpeg-parts)
 build=.build-fuzz
 mkdir -p "$build"
 echo "building the package's modules for fuzzing (-sanitize=fuzzer,address)"
@@ -32,7 +32,8 @@ for target in "${targets[@]}"; do
     dock-protocol) harness=Fuzz/DockProtocolFuzz.swift ;;
     observations) harness=Fuzz/ObservationsFuzz.swift ;;
     http-reply) harness=Fuzz/HTTPReplyFuzz.swift ;;
-    *) echo "fuzz.sh: unknown target '$target' (dock-protocol, observations, http-reply)" >&2; exit 2 ;;
+    mjpeg-parts) harness=Fuzz/MJPEGPartsFuzz.swift ;;
+    *) echo "fuzz.sh: unknown target '$target' (dock-protocol, observations, http-reply, mjpeg-parts)" >&2; exit 2 ;;
   esac
   binary=$build/$target-fuzz
   echo "linking $binary"

@@ -10,6 +10,7 @@
 #include "hog_scorer.hpp"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <cstring>
 #include <malloc.h>
@@ -431,6 +432,23 @@ dcv_capture *dcv_capture_open_stream(const char *url, int open_timeout_ms, int r
 
 void dcv_capture_destroy(dcv_capture *capture) { delete capture; }
 
+int dcv_image_decode_stream_picture(const uint8_t *bytes, size_t count, dcv_image *into) {
+    if (into == nullptr) return 0;
+    quiet_libraries();
+    into->mat.release();
+    if (bytes == nullptr || count == 0 || !jpeg_size_allowed(bytes, count)) return 0;
+    try {
+        // imdecode takes a Mat header over the bytes (no copy) and only reads them.
+        cv::Mat packet(1, int(std::min(count, size_t(INT_MAX))), CV_8UC1, const_cast<uint8_t *>(bytes));
+        cv::imdecode(packet, cv::IMREAD_COLOR, &into->mat);
+    } catch (const cv::Exception &) {
+        into->mat.release();
+    } catch (const std::bad_alloc &) {
+        into->mat.release();
+    }
+    return into->mat.empty() ? 0 : 1;
+}
+
 dcv_capture_info dcv_capture_get_info(const dcv_capture *capture) {
     dcv_capture_info info{0, 0, 0.0, 0};
     if (capture == nullptr) return info;
@@ -458,15 +476,7 @@ int dcv_capture_read(dcv_capture *capture, dcv_image *into, double *position_ms,
             for (int tries = 0; tries < 8; ++tries) {
                 cv::Mat packet;
                 if (!capture->capture.read(packet) || packet.empty()) return 0;
-                into->mat.release();
-                if (jpeg_size_allowed(packet.ptr<uchar>(), packet.total() * packet.elemSize())) {
-                    try {
-                        cv::imdecode(packet, cv::IMREAD_COLOR, &into->mat);
-                    } catch (const cv::Exception &) {
-                        into->mat.release();
-                    }
-                }
-                if (!into->mat.empty()) {
+                if (dcv_image_decode_stream_picture(packet.ptr<uint8_t>(), packet.total() * packet.elemSize(), into) == 1) {
                     if (position_ms) *position_ms = capture->capture.get(cv::CAP_PROP_POS_MSEC);
                     return 1;
                 }

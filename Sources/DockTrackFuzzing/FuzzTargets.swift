@@ -1,6 +1,7 @@
 import DockTrackCore
 import DockTrackDock
 import DockTrackFraming
+import DockTrackMedia
 import DockTrackSystem
 import Foundation
 
@@ -103,5 +104,31 @@ public enum FuzzTargets {
         } catch {
             _ = error.description
         }
+    }
+
+    /// The parts of a Motion JPEG stream as a camera sends them, each decoded the way
+    /// `track URL` reads a stream's pictures (Image.decodingStreamPicture: the header's size
+    /// checked, then decoded). Parts are separated by the line `--part`. A part that decodes is
+    /// a BGR picture of at least one pixel and at most Image.maximumPixels; any other is passed
+    /// over without a crash, a leak, or an allocation of what a header claims.
+    public static func mjpegParts(_ bytes: UnsafeBufferPointer<UInt8>) {
+        let boundary = Array("\r\n--part\r\n".utf8)
+        var start = 0
+        var index = 0
+        func decode(_ range: Range<Int>) {
+            guard let image = Image.decodingStreamPicture(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[range]))) else { return }
+            precondition(image.width > 0 && image.height > 0 && image.channels == 3, "a decoded picture of \(image.size), \(image.channels) channels")
+            precondition(image.width * image.height <= Image.maximumPixels, "a picture of \(image.size) decoded past the limit")
+        }
+        while index + boundary.count <= bytes.count {
+            if bytes[index] == boundary[0] && bytes[index..<index + boundary.count].elementsEqual(boundary) {
+                decode(start..<index)
+                index += boundary.count
+                start = index
+            } else {
+                index += 1
+            }
+        }
+        decode(start..<bytes.count)
     }
 }

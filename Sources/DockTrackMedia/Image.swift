@@ -27,6 +27,18 @@ public final class Image: @unchecked Sendable {
         self.init(taking: try checkedHandle { dcv_image_read(path, $0) })
     }
 
+    /// The picture of one part of a Motion JPEG stream, decoded as BGR; `nil` when it is passed
+    /// over: cut short, not a picture, or claiming more than ``maximumPixels`` in its header
+    /// (refused before anything is allocated for it).
+    public static func decodingStreamPicture(_ bytes: UnsafeRawBufferPointer) -> Image? {
+        let image = Image()
+        let decoded = dcv_image_decode_stream_picture(bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count, image.handle)
+        return decoded == 1 ? image : nil
+    }
+
+    /// The most pixels a picture may have to be decoded (the shim's DCV_MAX_PICTURE_PIXELS).
+    public static let maximumPixels = Int(DCV_MAX_PICTURE_PIXELS)
+
     /// An image made from a copy of raw pixels: `channels` is 3 (BGR) or 1 (gray).
     public convenience init(pixels: [UInt8], width: Int, height: Int, channels: Int) throws(OpenCVError) {
         let handle = try pixels.withUnsafeBufferPointer { buffer throws(OpenCVError) in

@@ -166,6 +166,11 @@ dcv_capture_info dcv_capture_get_info(const dcv_capture *capture);
  * stream, -1 on error. `position_ms` receives the frame's presentation time when not NULL. */
 int dcv_capture_read(dcv_capture *capture, dcv_image *into, double *position_ms,
                      dcv_status *status);
+/* Decodes one picture of a Motion JPEG stream (the bytes of one part) into `into` (BGR): 1 when
+ * it decoded, 0 when it is passed over (cut short, not a picture, or its header claims more than
+ * DCV_MAX_PICTURE_PIXELS: refused before anything is allocated for it). Never throws; `bytes` are
+ * only read. dcv_capture_read reads a stream's pictures with it; the fuzz target feeds it parts. */
+int dcv_image_decode_stream_picture(const uint8_t *bytes, size_t count, dcv_image *into);
 /* Decodes the next frame without converting it (cheap skipping). Same returns as read. */
 int dcv_capture_skip(dcv_capture *capture, dcv_status *status);
 

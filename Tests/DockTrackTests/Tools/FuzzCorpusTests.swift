@@ -1,3 +1,4 @@
+import DockTrack
 import DockTrackFuzzing
 import Foundation
 import Testing
@@ -12,7 +13,7 @@ import Testing
         }
     }
 
-    @Test(arguments: ["dock-protocol", "observations", "http-reply"])
+    @Test(arguments: ["dock-protocol", "observations", "http-reply", "mjpeg-parts"])
     func theSeedCorpusPassesTheFuzzChecks(target: String) throws {
         let inputs = try Self.corpus(target)
         #expect(inputs.count >= 5, "\(target): \(inputs.count) seeds")
@@ -21,9 +22,32 @@ import Testing
                 switch target {
                 case "dock-protocol": FuzzTargets.dockProtocol(bytes)
                 case "http-reply": FuzzTargets.httpReply(bytes)
+                case "mjpeg-parts": FuzzTargets.mjpegParts(bytes)
                 default: FuzzTargets.observations(bytes)
                 }
             }
         }
+    }
+
+    /// The stream picture reader's seeds say what they hold: a 16x16 picture decodes; one whose
+    /// header claims 32000x32000, or one pixel row and column past the limit, is passed over.
+    @Test func aStreamPictureClaimingTooManyPixelsIsPassedOverAndTheNextDecoded() throws {
+        let folder = Fixtures.root.appendingPathComponent("Fuzz/corpus/mjpeg-parts")
+        let boundary = Array("\r\n--part\r\n".utf8)
+        func parts(_ name: String) throws -> [[UInt8]] {
+            let bytes = Array(try Data(contentsOf: folder.appendingPathComponent(name)))
+            var parts: [[UInt8]] = [], start = 0, i = 0
+            while i + boundary.count <= bytes.count {
+                if Array(bytes[i..<i + boundary.count]) == boundary { parts.append(Array(bytes[start..<i])); i += boundary.count; start = i } else { i += 1 }
+            }
+            return parts + [Array(bytes[start...])]
+        }
+        func decoded(_ part: [UInt8]) -> ImageSize? { part.withUnsafeBytes { Image.decodingStreamPicture($0)?.size } }
+        #expect(try decoded(parts("seed-picture")[0]) == ImageSize(width: 16, height: 16))
+        let bomb = try parts("seed-bomb-then-good")
+        #expect(decoded(bomb[0]) == nil, "32000x32000 claimed")
+        #expect(decoded(bomb[1]) == ImageSize(width: 16, height: 16))
+        #expect(try decoded(parts("seed-just-over-then-under")[0]) == nil, "7241x7241 is past 50 megapixels")
+        #expect(decoded([]) == nil && decoded([0xFF, 0xD8]) == nil)
     }
 }
