@@ -163,11 +163,22 @@ public final class VISCADock {
     public private(set) var lastVelocity = AngularVelocity.zero
     /// The part of the asked speeds the last codes did not carry (see ``apply(_:at:)``).
     private var remainder = AngularVelocity.zero
+    /// Seconds a command or inquiry waits for its reply while the camera answers.
+    public var replyTimeout = 1.0
+    /// Seconds it waits once a wait has run out, until the camera answers again: a camera that
+    /// never answers costs a tenth of a second a command, not a second.
+    public var silentReplyTimeout = 0.1
+    private var silent = false
+    private let clock: @Sendable () -> Double
 
-    public init(transport: any VISCATransport, units: VISCA.Units = .init(), address: UInt8 = 1) {
+    /// `clock` (seconds) times the waits for replies: a whole exchange has one deadline, however
+    /// many packets that are not its reply come in the meantime.
+    public init(transport: any VISCATransport, units: VISCA.Units = .init(), address: UInt8 = 1,
+                clock: @escaping @Sendable () -> Double = MonotonicClock.now) {
         self.transport = transport
         self.units = units
         self.address = address
+        self.clock = clock
     }
 
     /// Sends a command at `time` and waits for the camera's acknowledgement (or error).
@@ -212,24 +223,40 @@ public final class VISCADock {
     /// The camera's present pan and tilt, by inquiry.
     public func motionState(at time: Double) throws(DockError) -> MotionState {
         try transport.send(VISCA.positionInquiry(address: address))
-        while let bytes = try transport.receive(timeout: 1) {
-            guard let reply = VISCA.Reply(bytes) else { continue }
-            if let error = reply.dockError { throw error }
-            if case .completed(_, let payload) = reply, let position = VISCA.orientation(fromPositionPayload: payload, units: units) {
-                return MotionState(time: time, position: position, velocity: lastVelocity)
-            }
+        let units = self.units
+        let position = try awaitReply { reply -> DockOrientation? in
+            guard case .completed(_, let payload) = reply else { return nil }
+            return VISCA.orientation(fromPositionPayload: payload, units: units)
         }
-        throw .notConnected
+        return MotionState(time: time, position: position, velocity: lastVelocity)
     }
 
     private func awaitAcknowledgement() throws(DockError) {
-        while let bytes = try transport.receive(timeout: 1) {
-            guard let reply = VISCA.Reply(bytes) else { continue }
-            if let error = reply.dockError { throw error }
-            if case .acknowledged = reply { return }
-            if case .completed = reply { return }
+        try awaitReply { reply -> Bool? in
+            switch reply {
+            case .acknowledged, .completed: true
+            default: nil
+            }
         }
-        throw .notConnected
+    }
+
+    /// Waits for the reply `accept` takes (an error reply is thrown), until one deadline:
+    /// ``replyTimeout``, or ``silentReplyTimeout`` after the last wait ran out. No reply in
+    /// time is `notConnected`.
+    @discardableResult
+    private func awaitReply<Value>(_ accept: (VISCA.Reply) -> Value?) throws(DockError) -> Value {
+        let deadline = clock() + (silent ? silentReplyTimeout : replyTimeout)
+        while true {
+            let left = deadline - clock()
+            guard left > 0, let bytes = try transport.receive(timeout: left) else {
+                silent = true
+                throw .notConnected
+            }
+            guard let reply = VISCA.Reply(bytes) else { continue }
+            silent = false
+            if let error = reply.dockError { throw error }
+            if let value = accept(reply) { return value }
+        }
     }
 }
 

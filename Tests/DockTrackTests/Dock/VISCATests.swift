@@ -96,6 +96,51 @@ import Glibc
         let dock = VISCADock(transport: try VISCAOverUDP(host: "127.0.0.1", port: camera.port), units: units)
         #expect(throws: DockError.self) { try dock.apply(.setAngularVelocity(.zero), at: 0) }
     }
+
+    /// A transport on a manual clock: each wait takes the time it is given unless a packet of
+    /// `chatter` is there first (every 0.05 s).
+    final class ScriptedTransport: VISCATransport {
+        let clock: ManualClock
+        var chatter: [UInt8]?
+        var waits: [Double] = []
+        init(clock: ManualClock, chatter: [UInt8]? = nil) { self.clock = clock; self.chatter = chatter }
+        func send(_ packet: [UInt8]) throws(DockError) {}
+        func receive(timeout: Double) throws(DockError) -> [UInt8]? {
+            waits.append(timeout)
+            if let chatter, timeout > 0.05 { clock.advance(by: 0.05); return chatter }
+            clock.advance(by: timeout)
+            return nil
+        }
+    }
+
+    @Test func aCameraThatStopsAnsweringCostsATenthOfASecondACommandAndASecondAgainOnceItAnswers() throws {
+        let clock = ManualClock(at: 0)
+        let silent = ScriptedTransport(clock: clock)
+        let dock = VISCADock(transport: silent, units: units, clock: clock.reading)
+        var spent: [Double] = []
+        for i in 0..<5 {
+            let before = clock.now()
+            #expect(throws: DockError.notConnected) { try dock.apply(.setAngularVelocity(.zero), at: Double(i)) }
+            spent.append(clock.now() - before)
+        }
+        #expect(abs(spent[0] - 1) < 1e-9 && spent.dropFirst().allSatisfy { abs($0 - 0.1) < 1e-9 }, "\(spent)")
+        // It answers again: the next exchange gets a whole second once more.
+        silent.chatter = [0x90, 0x41, 0xFF]
+        try dock.apply(.setAngularVelocity(.zero), at: 6)
+        silent.chatter = nil
+        let before = clock.now()
+        #expect(throws: DockError.notConnected) { try dock.apply(.setAngularVelocity(.zero), at: 7) }
+        #expect(abs(clock.now() - before - 1) < 1e-9)
+    }
+
+    @Test func packetsThatAreNotTheReplyDoNotHoldTheWaitPastItsDeadline() throws {
+        let clock = ManualClock(at: 0)
+        // A completion without a position payload, forever: never the inquiry's answer.
+        let chatty = ScriptedTransport(clock: clock, chatter: [0x90, 0x50, 0xFF])
+        let dock = VISCADock(transport: chatty, units: units, clock: clock.reading)
+        #expect(throws: DockError.notConnected) { _ = try dock.motionState(at: 0) }
+        #expect(clock.now() <= 1.0 + 1e-9 && chatty.waits.count < 25, "waited \(clock.now()) s, \(chatty.waits.count) packets")
+    }
 }
 
 
