@@ -10,10 +10,17 @@ import Glibc
 public enum RunInterruption {
     private static let signalNumber = Atomic<Int32>(0)
 
-    /// Installs the handlers (again is harmless).
+    /// Installs the handlers (again is harmless) and unblocks the two signals on the calling
+    /// thread, which threads started from it inherit: a parent may start us with them blocked
+    /// (Foundation's `Process` does), and then SIGTERM would wait unseen forever.
     public static func install() {
         signal(SIGINT) { number in RunInterruption.received(number) }
         signal(SIGTERM) { number in RunInterruption.received(number) }
+        var stopSignals = sigset_t()
+        sigemptyset(&stopSignals)
+        sigaddset(&stopSignals, SIGINT)
+        sigaddset(&stopSignals, SIGTERM)
+        pthread_sigmask(SIG_UNBLOCK, &stopSignals, nil)
     }
 
     private static func received(_ number: Int32) {

@@ -63,6 +63,10 @@ struct DockSim: ParsableCommand {
     }
 
     func run() throws {
+        // SIGINT and SIGTERM from here on end the run as the end of its input does: the dock
+        // and its --backend are told to stop, the trace is whole (the socket server picks up
+        // one that came before it started).
+        RunInterruption.install()
         let limits = motors.limits()
         var events: [ScriptedEvent] = []
         if let script {
@@ -102,7 +106,8 @@ struct DockSim: ParsableCommand {
             throw ExitCode.failure
         }
         if let socket {
-            var server = DockSocketServer(path: socket, session: session, trace: traceFile, stateInterval: stateInterval, duration: duration) {
+            var server = DockSocketServer(path: socket, session: session, trace: traceFile, stateInterval: stateInterval, duration: duration,
+                                          stopped: { RunInterruption.requested }) {
                 FileHandle.standardError.write(Data("docksim: \($0)\n".utf8))
             }
             do {
@@ -113,7 +118,7 @@ struct DockSim: ParsableCommand {
             }
         } else {
             var server = DockPipeServer(session: session, trace: traceFile)
-            let summary = server.serve()
+            let summary = server.serve(stopped: { RunInterruption.requested })
             let dock = server.session.dock
             printError(String(format: "docksim: %d requests, %d errors; pan %.1f°, tilt %.1f° at %@ s%@",
                               summary.requests, summary.errors, dock.position.y * 180 / .pi, dock.position.x * 180 / .pi,
@@ -122,6 +127,7 @@ struct DockSim: ParsableCommand {
                 printError("docksim: \(error)")
                 throw ExitCode.failure
             }
+            if let status = RunInterruption.exitStatus { throw ExitCode(status) }
         }
     }
 }

@@ -390,7 +390,7 @@ struct TrackCommand: ParsableCommand {
         let origin = MonotonicClock.now()
         var lineNumber = 0
         var lastTime = 0.0
-        for item in LineReader(fileDescriptor: input.fileDescriptor) {
+        for item in LineReader(fileDescriptor: input.fileDescriptor, stopped: { RunInterruption.requested }) {
             lineNumber += 1
             guard case .line(let line) = item else {
                 printError("docktrack: observations line \(lineNumber): longer than \(LineFramer.defaultMaximumLineLength) bytes; skipped")

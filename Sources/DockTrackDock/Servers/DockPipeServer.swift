@@ -31,14 +31,14 @@ public struct DockPipeServer {
         self.output = output
     }
 
-    /// Serves until the input ends or the output is closed; the last motion state and battery
-    /// go out at the end.
-    public mutating func serve() -> Summary {
+    /// Serves until the input ends, the output is closed or `stopped` says so (docksim: a
+    /// signal); the dock is left still and the last motion state and battery go out at the end.
+    public mutating func serve(stopped: (() -> Bool)? = nil) -> Summary {
         signal(SIGPIPE, SIG_IGN)  // a reader that goes away ends the run below, with a message
         var time = 0.0, requests = 0
         var output = true
         var traceError: OutputFile.CannotWrite?
-        for item in LineReader(fileDescriptor: input) {
+        for item in LineReader(fileDescriptor: input, stopped: stopped) {
             let parsed = DockRequest.parse(item)
             if case .success(let request)? = parsed, let t = request.time { time = max(time, t) }
             requests += 1
@@ -54,7 +54,7 @@ public struct DockPipeServer {
             }
             if traceError != nil { break }
         }
-        // End of input: the dock (and a device behind it) is left still.
+        // End of input (or a stop): the dock (and a device behind it) is left still.
         _ = session.sessionEnded(at: time)
         if output { _ = write([session.motionStateLine()] + session.batteryLines) }
         return Summary(requests: requests, errors: session.errorCount, outputClosed: !output, traceError: traceError)

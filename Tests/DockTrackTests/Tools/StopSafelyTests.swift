@@ -286,6 +286,34 @@ import Glibc
         #expect(Self.moves(camera).last == Self.viscaStop, "\(Self.moves(camera))")
     }
 
+    /// SIGTERM while docksim's input is still open (a dock bridge stopped by its service
+    /// manager): the camera is told to stop, the summary printed, exit 143 (the signal killed
+    /// it with the camera turning before).
+    @Test func docksimStopsItsBackendOnSIGTERMWithItsInputOpen() throws {
+        let camera = try FakeVISCACamera()
+        defer { camera.stop() }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: DockSimTests.docksim)
+        process.arguments = ["--backend", "visca-udp:127.0.0.1:\(camera.port)"]
+        let input = Pipe(), errors = Pipe()
+        process.standardInput = input
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = errors
+        try process.run()
+        input.fileHandleForWriting.write(Data((#"{"type":"hello","protocols":["org.docktrack.dock/1"]}"# + "\n"
+            + #"{"time":0.5,"command":"setAngularVelocity","velocity":{"x":0.0,"y":-0.3,"z":0.0}}"# + "\n").utf8))
+        let deadline = Date().addingTimeInterval(30)
+        while !Self.moves(camera).contains(where: { $0 != Self.viscaStop }) && Date() < deadline { usleep(20_000) }
+        #expect(Self.moves(camera).last != Self.viscaStop, "the camera is turning before the signal")
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(process.terminationStatus == 143 && process.terminationReason == .exit, "\(process.terminationReason) \(process.terminationStatus)")
+        #expect(Self.moves(camera).last == Self.viscaStop, "\(Self.moves(camera))")
+        #expect(stderr.contains("docksim: 2 requests"), "\(stderr)")
+        withExtendedLifetime(input) {}
+    }
+
     /// Wrong input that looked like success is an error that says what is wrong, or does the
     /// right thing; messages name what the user gave.
     @Test func wrongInputIsAClearErrorOrTheRightThing() throws {
