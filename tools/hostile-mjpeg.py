@@ -4,6 +4,9 @@ ten pictures four of every five are the same JPEG with its header changed to cla
 pixels (87 KB on the wire; libjpeg allocates 3 GB for it). Prints the port it serves on.
 
   hostile-mjpeg.py PICTURE.jpg [PORT]      (PORT 0 or none: any free port)
+  hostile-mjpeg.py PICTURE.jpg PORT TINY.jpg
+      another camera: the first connection gets ten good pictures and is closed; every later
+      one starts with 25 TINY pictures (a second of a 16x16 placeholder), then good ones
 """
 import socketserver
 import struct
@@ -27,16 +30,26 @@ def claiming(jpeg, width, height):
 
 good = open(sys.argv[1], 'rb').read()
 bomb = claiming(good, 32000, 32000)
+tiny = open(sys.argv[3], 'rb').read() if len(sys.argv) > 3 else None
+connections = 0
 
 
 class Stream(socketserver.StreamRequestHandler):
     def handle(self):
         self.rfile.readline()
         self.wfile.write(b'HTTP/1.0 200 OK\r\nContent-Type: multipart/x-mixed-replace; boundary=frame\r\n\r\n')
+        global connections
+        connections += 1
+        first = connections == 1
         n = 0
         try:
             while True:
-                picture = good if (n < 10 or n % 5 == 0) else bomb
+                if tiny is not None:
+                    if first and n == 10:
+                        return
+                    picture = tiny if (not first and n < 25) else good
+                else:
+                    picture = good if (n < 10 or n % 5 == 0) else bomb
                 self.wfile.write(b'--frame\r\nContent-Type: image/jpeg\r\nContent-Length: %d\r\n\r\n' % len(picture) + picture + b'\r\n')
                 n += 1
                 time.sleep(0.1)

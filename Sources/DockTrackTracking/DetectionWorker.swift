@@ -34,6 +34,12 @@ public final class DetectionWorker: @unchecked Sendable {
     /// Frames passed over for newer ones before the detector got to them (read under the lock:
     /// the worker thread counts them).
     public var replacedFrames: Int { counted(\.replaced) }
+    /// Whether a frame offered is still waiting for the detector.
+    public var hasFrameWaiting: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return waiting != nil
+    }
     /// Frames the detector has finished.
     public var detectedFrames: Int { counted(\.detected) }
 
@@ -42,6 +48,14 @@ public final class DetectionWorker: @unchecked Sendable {
         defer { condition.unlock() }
         return self[keyPath: count]
     }
+
+    /// Frames in a row too small for the detector that are passed over (detected as nothing
+    /// ran on them) before the detector counts as failed: a stream whose first pictures after a
+    /// reconnect are tiny goes on (a 16x16 one ended `track --reconnect` with hog-body); one
+    /// whose pictures all are is an error that says so.
+    public static let tooSmallFramesAllowed = 30
+    /// Used on the worker thread only.
+    private var tooSmallInARow = 0
 
     /// Frames from one detection's frame to the next one's, at least (by ``Frame/index``).
     public let every: Int
@@ -121,10 +135,13 @@ public final class DetectionWorker: @unchecked Sendable {
                 let observations = try detector.detect(in: frame.image, minimumConfidence: minimumConfidence)
                 let result = Result(frameIndex: frame.index, frameTime: frame.time, observations: observations,
                                     seconds: clock() - started)
+                tooSmallInARow = 0
                 condition.lock()
                 results.append(result)
                 detected += 1
                 condition.unlock()
+            } catch .frameTooSmall where tooSmallInARow + 1 < Self.tooSmallFramesAllowed {
+                tooSmallInARow += 1
             } catch {
                 condition.lock()
                 failure = error

@@ -162,12 +162,13 @@ final class HostileHTTPServer: @unchecked Sendable {
     /// An MJPEG camera whose pictures claim 32000x32000 pixels after ten good ones: each such
     /// picture is passed over unread, the good ones between are tracked (6.9 GB and a dead
     /// stream before).
-    @Test func aPictureBombInAStreamIsPassedOver() throws {
+    /// tools/hostile-mjpeg.py with `arguments` (after the picture), stopped when `body` returns.
+    static func withHostileMJPEG(_ arguments: [String] = [], _ body: (_ port: Int) throws -> Void) throws {
         var pipeFDs: [Int32] = [0, 0]
         try #require(pipe(&pipeFDs) == 0)
         let null = open("/dev/null", O_WRONLY)
         let pid = try ToolRun.spawn("/usr/bin/python3", [Fixtures.root.appendingPathComponent("tools/hostile-mjpeg.py").path,
-                                                         Fixtures.sample("messi5.jpg")], stdout: pipeFDs[1], stderr: null,
+                                                         Fixtures.sample("messi5.jpg")] + arguments, stdout: pipeFDs[1], stderr: null,
                                     closing: [pipeFDs[0]]).get()
         close(pipeFDs[1])
         close(null)
@@ -179,15 +180,37 @@ final class HostileHTTPServer: @unchecked Sendable {
         var portLine = Data()
         var byte: UInt8 = 0
         while !portLine.contains(0x0A) && read(pipeFDs[0], &byte, 1) == 1 { portLine.append(byte) }
-        let port = try #require(Int(String(decoding: portLine, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)))
-        let states = try Fixtures.temporaryFolder().appendingPathComponent("states.jsonl").path
-        let run = try Self.peakMemory(of: ["track", "http://127.0.0.1:\(port)/stream.mjpeg", "--duration", "6", "-d", "dnn-face",
-                                           "--no-face-cues", "--states", states])
-        let frames = ((try? String(contentsOfFile: states, encoding: .utf8)) ?? "").split(separator: "\n").count
-        print(String(format: "MJPEG picture bomb: exit %d after %.1f s, peak RSS %.0f MB, %d frames tracked", run.status, run.seconds, run.megabytes, frames))
-        #expect(run.status == 0, "\(run.stderr)")
-        #expect(run.megabytes < 1000, "peak \(run.megabytes) MB")
-        #expect(frames >= 12, "the good pictures among the bombs are tracked: \(frames)")
+        try body(try #require(Int(String(decoding: portLine, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))))
+    }
+
+    /// A camera that comes back from a reconnect with a second of 16x16 placeholder pictures:
+    /// `track --reconnect -d hog-body` passes over them and tracks on (it ended with "frame too
+    /// small for hog-body" after 13 frames).
+    @Test func tinyPicturesAfterAReconnectArePassedOver() throws {
+        try Self.withHostileMJPEG(["0", Fixtures.root.appendingPathComponent("Fuzz/corpus/mjpeg-parts/seed-picture").path]) { port in
+            let states = try Fixtures.temporaryFolder().appendingPathComponent("states.jsonl").path
+            let run = try ToolRun.docktrack(["track", "http://127.0.0.1:\(port)/stream.mjpeg", "--reconnect", "--duration", "6",
+                                             "-d", "hog-body", "--states", states])
+            let frames = ((try? String(contentsOfFile: states, encoding: .utf8)) ?? "").split(separator: "\n").count
+            #expect(run.status == 0 && run.stderr.contains("back after"), "\(run.stderr)")
+            #expect(frames > 40, "tracked on after the reconnect: \(frames) frames")
+        }
+    }
+
+    /// An MJPEG camera whose pictures claim 32000x32000 pixels after ten good ones: each such
+    /// picture is passed over unread, the good ones between are tracked (6.9 GB and a dead
+    /// stream before).
+    @Test func aPictureBombInAStreamIsPassedOver() throws {
+        try Self.withHostileMJPEG { port in
+            let states = try Fixtures.temporaryFolder().appendingPathComponent("states.jsonl").path
+            let run = try Self.peakMemory(of: ["track", "http://127.0.0.1:\(port)/stream.mjpeg", "--duration", "6", "-d", "dnn-face",
+                                               "--no-face-cues", "--states", states])
+            let frames = ((try? String(contentsOfFile: states, encoding: .utf8)) ?? "").split(separator: "\n").count
+            print(String(format: "MJPEG picture bomb: exit %d after %.1f s, peak RSS %.0f MB, %d frames tracked", run.status, run.seconds, run.megabytes, frames))
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(run.megabytes < 1000, "peak \(run.megabytes) MB")
+            #expect(frames >= 12, "the good pictures among the bombs are tracked: \(frames)")
+        }
     }
 
     @Test func remoteTextIsOneLineWithoutEscapes() {

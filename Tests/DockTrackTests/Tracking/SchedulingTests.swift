@@ -150,6 +150,33 @@ import Testing
         #expect(zip(detected, detected.dropFirst()).allSatisfy { $1 - $0 >= 4 }, "\(detected)")
     }
 
+    /// Live, a few frames too small for the detector (a stream's first pictures after a
+    /// reconnect) are passed over and the ones after them detected; thirty in a row are the
+    /// error that says so.
+    @Test func aDetectionThreadPassesOverAFewFramesTooSmallForItsDetector() throws {
+        let worker = DetectionWorker(detector: try HOGPeopleDetector(), minimumConfidence: 0.5)
+        defer { worker.stop() }
+        /// Offers a frame and waits until the thread has taken it (nothing waiting).
+        func offer(_ frame: Frame) throws {
+            worker.offer(frame)
+            let deadline = Date().addingTimeInterval(10)
+            while worker.hasFrameWaiting && Date() < deadline { Thread.sleep(forTimeInterval: 0.005) }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        let tiny = ImageSize(width: 16, height: 16), usual = ImageSize(width: 160, height: 120)
+        try offer(try Frame.blank(index: 0, time: 0, size: usual))
+        for k in 1...5 { try offer(try Frame.blank(index: k, time: Double(k), size: tiny)) }
+        try offer(try Frame.blank(index: 6, time: 6, size: usual))
+        let results = try worker.takeResults()
+        #expect(results.map(\.frameIndex) == [0, 6], "the usual frames before and after were detected")
+        var failed = false
+        for k in 7..<(7 + DetectionWorker.tooSmallFramesAllowed + 2) where !failed {
+            try offer(try Frame.blank(index: k, time: Double(k), size: tiny))
+            do { _ = try worker.takeResults() } catch { failed = "\(error)".contains("too small") }
+        }
+        #expect(failed, "thirty in a row are an error")
+    }
+
     @Test func aFailingDetectorSurfacesItsErrorFromThePipeline() throws {
         let pipeline = TrackingPipeline(detector: ScriptedDetector(failingCall: 2) { _, _ in [] }, cues: nil)
         for k in 0..<2 { _ = try pipeline.process(try Frame.blank(index: k, time: Double(k))) }
