@@ -19,6 +19,11 @@ public enum DockCommand: Sendable, Equatable {
         if case .setAngularVelocity(let v) = self { v } else { nil }
     }
 
+    /// The limits of a `setLimits`.
+    public var limits: DockLimits? {
+        if case .setLimits(let limits) = self { limits } else { nil }
+    }
+
     /// The command's name on the wire.
     public var name: String {
         switch self {

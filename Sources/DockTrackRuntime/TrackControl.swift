@@ -41,9 +41,14 @@ public final class TrackControl: @unchecked Sendable {
     /// states, never an answer.
     public let maximumPending = 256
 
+    /// The limits the run started with (the dock's, or narrower ones the user gave): what a
+    /// client's setLimits is checked against, as docksim checks against its hardware's.
+    private let startingLimits: DockLimits
+
     /// Before the first frame: the dock at rest at `home` with `limits`.
     public init(limits: DockLimits, home: DockOrientation) {
         self.limits = limits
+        startingLimits = limits
         motion = MotionState(time: 0, position: home, velocity: .zero)
     }
 
@@ -127,10 +132,14 @@ public final class TrackControl: @unchecked Sendable {
             line.add("identifier", id.uuidString)
             return [line.text]
         case .command(let command):
-            try loop.dock.perform(command, at: time)
-            if case .setLimits(let asked) = command {
-                // The axes asked for change; those left out keep their limits.
-                let held = loop.controller.params.limits.updated(by: asked)
+            // Limits are checked before anything is sent: every number finite, none negative,
+            // none past the run's own (-1 or 1e308 rad/s were taken, and the tracker then
+            // commanded 165 rad/s). The axes left out keep their limits.
+            let held = try command.limits.map { asked throws(DockError) in
+                try startingLimits.narrowed(to: asked, keeping: loop.controller.params.limits)
+            }
+            try loop.dock.perform(held.map { .setLimits($0) } ?? command, at: time)
+            if let held {
                 loop.controller.params.limits = held
                 lock.withLock { limits = held }
                 return [DockSession.limitsLine(held, time: time), DockSession.doneLine(command.name)]

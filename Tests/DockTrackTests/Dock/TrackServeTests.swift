@@ -14,13 +14,16 @@ import Glibc
     struct Rig {
         var loop: FrameLoop<FramingController, AnyDock>
         let pipeline = TrackingPipeline(detector: nil, cues: nil, identifiers: .sequential)
-        let control = TrackControl(limits: .standard, home: .zero)
+        let control: TrackControl
         var session: TrackControlSession
         var time = 0.0
 
-        init(mode: FramingMode = .center) throws {
+        /// `limits`: the run's (the simulated dock's are the standard ones).
+        init(mode: FramingMode = .center, limits: DockLimits = .standard) throws {
             var params = FramingController.Params()
             params.mode = mode
+            params.limits = limits
+            control = TrackControl(limits: limits, home: .zero)
             loop = try FrameLoop(controller: FramingController(params: params), dock: AnyDock(SimulatedDock()), cameraOnDock: false)
             session = TrackControlSession(control: control,
                                           identity: AccessoryIdentity(name: "t", identifier: UUID(), firmwareVersion: "1", hardwareModel: "t"))
@@ -147,6 +150,31 @@ import Glibc
         #expect(after.compactMap { $0 }.last == .setAngularVelocity(.zero) && after.last! == nil, "\(after)")
         let bad = rig.send(#"{"id":9,"command":"track","observations":[{"type":"humanFace","rect":{"x":0,"y":0,"width":0,"height":0.1},"confidence":1}]}"#)
         #expect(bad.count == 1 && bad[0].contains(#""code":"invalidRequest""#), "\(bad)")
+    }
+
+    /// setLimits through a running track is checked against the run's limits before anything
+    /// is sent: not finite, negative or past them is refused at its id and changes nothing;
+    /// narrower ones are taken by the dock and the controller.
+    @Test func limitsFromAClientAreCheckedAgainstTheRunsOwn() throws {
+        var runLimits = DockLimits.standard
+        runLimits.yaw.maximumSpeed = 1  // the run's (--max-speed), under the dock's 2.97 rad/s
+        var rig = try Rig(limits: runLimits)
+        _ = rig.send(#"{"type":"hello","protocols":["org.docktrack.dock/1"]}"#)
+        for (id, speed) in [(1, "-1"), (2, "1e308"), (3, "2")] {
+            _ = rig.send(#"{"id":\#(id),"command":"setLimits","limits":{"yaw":{"minimum":-1,"maximum":1,"maximumSpeed":\#(speed),"maximumAcceleration":4}}}"#)
+            let answers = try rig.frame([Self.right]).pending.filter { $0.contains(#""id":\#(id),"#) }
+            #expect(answers.count == 1 && Self.object(answers[0])["type"] as? String == "error", "speed \(speed): \(answers)")
+            #expect(rig.loop.controller.params.limits == runLimits, "speed \(speed) changed nothing")
+        }
+        _ = rig.send(#"{"id":4,"command":"setLimits","limits":{"yaw":{"minimum":-1,"maximum":1,"maximumSpeed":0.5,"maximumAcceleration":4}}}"#)
+        let taken = try rig.frame([Self.right]).pending.filter { $0.contains(#""id":4,"#) }
+        #expect(taken.contains { Self.object($0)["type"] as? String == "done" }, "\(taken)")
+        #expect(rig.loop.controller.params.limits.yaw.maximumSpeed == 0.5 && rig.loop.controller.params.limits.pitch == runLimits.pitch)
+        // The tracker's own commands stay within them.
+        for _ in 0..<20 {
+            let speed = abs(try rig.frame([Self.right]).step.command?.velocity?.y ?? 0)
+            #expect(speed <= 0.5 + 1e-9)
+        }
     }
 
     @Test func badRequestsAreRefusedAtTheirIdsAndASlowClientLosesOnlyOldStates() throws {
