@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdio>
 #include <cmath>
 #include <cstring>
 #include <malloc.h>
@@ -77,9 +78,10 @@ void quiet_libraries() {
         cv::utils::logging::setLogLevel(cv::utils::logging::LOG_LEVEL_SILENT);
         // The largest picture a decoder may allocate for, DCV_MAX_PICTURE_PIXELS: a header that
         // claims more (a 32000x32000 JPEG in a camera's stream) is an error for that picture,
-        // not gigabytes. imread and imdecode read OPENCV_IO_MAX_IMAGE_PIXELS (once, at their
-        // first use: hence here); FFmpeg's decoders take max_pixels from OpenCV's capture
-        // options. A limit the user set is kept.
+        // not gigabytes. FFmpeg's decoders take max_pixels from OpenCV's capture options (read
+        // at each open). OPENCV_IO_MAX_IMAGE_PIXELS is set for child processes only: OpenCV 4.6
+        // reads it as its library loads, so pictures are checked by picture_size_allowed. A
+        // limit the user set is kept.
         const std::string limit = std::to_string(DCV_MAX_PICTURE_PIXELS);
         setenv("OPENCV_IO_MAX_IMAGE_PIXELS", limit.c_str(), 0);
         const char *options = getenv("OPENCV_FFMPEG_CAPTURE_OPTIONS");
@@ -91,31 +93,44 @@ void quiet_libraries() {
     });
 }
 
-// Whether the JPEG in `bytes` declares a size within DCV_MAX_PICTURE_PIXELS, read from its
-// start-of-frame header before anything is decoded (libjpeg allocates what the header says:
-// 3 GB for a 32000x32000 claim in an 87 KB picture; OpenCV's own limit is a gigapixel). A
-// picture without a readable header is left to the decoder, which refuses it.
-bool jpeg_size_allowed(const uchar *bytes, size_t count) {
-    if (count < 4 || bytes[0] != 0xFF || bytes[1] != 0xD8) return true;
-    size_t i = 2;
-    while (i + 4 <= count) {
-        if (bytes[i] != 0xFF) return true;  // not a marker: the decoder decides
-        uchar marker = bytes[i + 1];
-        if (marker == 0xFF) { ++i; continue; }  // fill byte
-        if (marker == 0xD8 || (marker >= 0xD0 && marker <= 0xD7) || marker == 0x01) { i += 2; continue; }
-        if (marker == 0xDA || marker == 0xD9) return true;  // scan data or end before any frame header
-        size_t length = (size_t(bytes[i + 2]) << 8) | bytes[i + 3];
-        bool frame = marker >= 0xC0 && marker <= 0xCF && marker != 0xC4 && marker != 0xC8 && marker != 0xCC;
-        if (frame) {
-            if (i + 9 > count) return true;
+// The most pixels a picture's header declares: JPEG (every start-of-frame marker anywhere in
+// the bytes: libjpeg skips bytes that are not a marker and takes the next frame header it finds,
+// so a walk over the segments alone was passed by one hidden after garbage), PNG (IHDR) and BMP
+// (the info header); 0 when none of these headers is there. Entropy-coded JPEG data cannot hold
+// such a marker (a 0xFF there is followed by 0x00), so only headers, a thumbnail's included, count.
+double declared_pixels(const uchar *bytes, size_t count) {
+    if (count >= 4 && bytes[0] == 0xFF && bytes[1] == 0xD8) {
+        double most = 0;
+        for (size_t i = 2; i + 9 <= count; ++i) {
+            if (bytes[i] != 0xFF) continue;
+            uchar marker = bytes[i + 1];
+            bool frame = marker >= 0xC0 && marker <= 0xCF && marker != 0xC4 && marker != 0xC8 && marker != 0xCC;
+            if (!frame) continue;
             double height = (bytes[i + 5] << 8) | bytes[i + 6];
             double width = (bytes[i + 7] << 8) | bytes[i + 8];
-            return width * height <= double(DCV_MAX_PICTURE_PIXELS);
+            most = std::max(most, width * height);
         }
-        if (length < 2) return true;
-        i += 2 + length;
+        return most;
     }
-    return true;
+    auto big_endian = [&](size_t at) { return double((uint32_t(bytes[at]) << 24) | (uint32_t(bytes[at + 1]) << 16) | (uint32_t(bytes[at + 2]) << 8) | bytes[at + 3]); };
+    static const uchar png[8] = {0x89, 'P', 'N', 'G', 0x0D, 0x0A, 0x1A, 0x0A};
+    if (count >= 24 && std::memcmp(bytes, png, 8) == 0 && std::memcmp(bytes + 12, "IHDR", 4) == 0) {
+        return big_endian(16) * big_endian(20);
+    }
+    if (count >= 26 && bytes[0] == 'B' && bytes[1] == 'M') {
+        auto little = [&](size_t at) { return int32_t(uint32_t(bytes[at]) | (uint32_t(bytes[at + 1]) << 8) | (uint32_t(bytes[at + 2]) << 16) | (uint32_t(bytes[at + 3]) << 24)); };
+        return std::abs(double(little(18))) * std::abs(double(little(22)));
+    }
+    return 0;
+}
+
+// Whether a picture's declared size is within DCV_MAX_PICTURE_PIXELS, read from its header
+// before anything is decoded (libjpeg allocates what the header says: 3 GB for a 32000x32000
+// claim in a 543-byte JPEG; OpenCV's own limit is a gigapixel, and OPENCV_IO_MAX_IMAGE_PIXELS is
+// read when the library loads, before any code of ours runs). A picture without a header read
+// here is left to the decoder.
+bool picture_size_allowed(const uchar *bytes, size_t count) {
+    return declared_pixels(bytes, count) <= double(DCV_MAX_PICTURE_PIXELS);
 }
 
 // Runs `body`; a thrown exception becomes a status and `failed` is returned instead.
@@ -209,7 +224,22 @@ dcv_image *dcv_image_clone(const dcv_image *image, dcv_status *status) {
 dcv_image *dcv_image_read(const char *path, dcv_status *status) {
     quiet_libraries();
     return guarded<dcv_image *>(status, nullptr, [&]() -> dcv_image * {
-        cv::Mat mat = cv::imread(path, cv::IMREAD_COLOR);
+        // Read whole and checked before it is decoded (imread would allocate what the header
+        // claims: 4.2 GB for a 543-byte JPEG claiming 32000x32000).
+        std::FILE *file = std::fopen(path, "rb");
+        if (file == nullptr) {
+            set_status(status, DCV_ERR_OPEN, "not a readable image");
+            return nullptr;
+        }
+        std::vector<uchar> bytes;
+        uchar chunk[65536];
+        for (size_t n; (n = std::fread(chunk, 1, sizeof chunk, file)) > 0;) bytes.insert(bytes.end(), chunk, chunk + n);
+        std::fclose(file);
+        if (!picture_size_allowed(bytes.data(), bytes.size())) {
+            set_status(status, DCV_ERR_OPEN, "its header claims more than " + std::to_string(DCV_MAX_PICTURE_PIXELS / 1048576) + " megapixels");
+            return nullptr;
+        }
+        cv::Mat mat = bytes.empty() ? cv::Mat() : cv::imdecode(bytes, cv::IMREAD_COLOR);
         if (mat.empty()) {
             set_status(status, DCV_ERR_OPEN, "not a readable image");
             return nullptr;
@@ -436,7 +466,7 @@ int dcv_image_decode_stream_picture(const uint8_t *bytes, size_t count, dcv_imag
     if (into == nullptr) return 0;
     quiet_libraries();
     into->mat.release();
-    if (bytes == nullptr || count == 0 || !jpeg_size_allowed(bytes, count)) return 0;
+    if (bytes == nullptr || count == 0 || !picture_size_allowed(bytes, count)) return 0;
     try {
         // imdecode takes a Mat header over the bytes (no copy) and only reads them.
         cv::Mat packet(1, int(std::min(count, size_t(INT_MAX))), CV_8UC1, const_cast<uint8_t *>(bytes));

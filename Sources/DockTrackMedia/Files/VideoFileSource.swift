@@ -87,7 +87,8 @@ public final class ImageFileSource: FrameSource {
             self.image = image
             info = MediaInfo(name: path, kind: .image, size: image.size, frameCount: 1)
         } catch {
-            throw .unreadable(path: path, reason: "not an image OpenCV can decode")
+            // The shim's reason when it has one of its own (a header claiming too many pixels).
+            throw .unreadable(path: path, reason: error.message == "not a readable image" ? "not an image OpenCV can decode" : error.message)
         }
     }
 

@@ -49,5 +49,28 @@ import Testing
         #expect(decoded(bomb[1]) == ImageSize(width: 16, height: 16))
         #expect(try decoded(parts("seed-just-over-then-under")[0]) == nil, "7241x7241 is past 50 megapixels")
         #expect(decoded([]) == nil && decoded([0xFF, 0xD8]) == nil)
+        // Found by the fuzzer: a frame header claiming 32000x32000 after bytes that are not a
+        // marker (libjpeg skips them; the header walk stopped there and let it through).
+        #expect(try decoded(parts("regression-frame-header-after-garbage")[0]) == nil)
+    }
+
+    /// An image file is checked as a stream's picture is: a 543-byte JPEG claiming 32000x32000
+    /// is refused at once (imread took 4.2 GB and 11 s to decode it); a PNG's and a BMP's
+    /// declared sizes are read too.
+    @Test func anImageFileClaimingTooManyPixelsIsRefusedBeforeItIsDecoded() throws {
+        let folder = try Fixtures.temporaryFolder()
+        let bytes = Array(try Data(contentsOf: Fixtures.root.appendingPathComponent("Fuzz/corpus/mjpeg-parts/seed-bomb-then-good")))
+        let bomb = folder.appendingPathComponent("bomb.jpg")
+        try Data(bytes[0..<543]).write(to: bomb)
+        #expect(throws: FrameSourceError.self) { _ = try ImageFileSource(path: bomb.path) }
+        let run = try ToolRun.docktrack(["detect", bomb.path])
+        #expect(run.status == 1 && run.stderr.contains("claims more than 50 megapixels"), "\(run.stderr)")
+        // A PNG header claiming 20000x20000 (nothing after it).
+        var png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52]
+        png += [0, 0, 0x4E, 0x20, 0, 0, 0x4E, 0x20, 8, 2, 0, 0, 0]
+        let pngFile = folder.appendingPathComponent("bomb.png")
+        try Data(png).write(to: pngFile)
+        #expect(throws: FrameSourceError.self) { _ = try ImageFileSource(path: pngFile.path) }
+        #expect(try ImageFileSource(path: Fixtures.sample("messi5.jpg")).info.size == ImageSize(width: 548, height: 342))
     }
 }
