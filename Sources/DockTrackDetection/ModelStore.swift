@@ -4,8 +4,10 @@ import Foundation
 ///
 /// - `modelsDirectory` holds the files DockTrack ships (`models/` of the repository): the
 ///   res10 SSD face detector. Found, in order: the explicit directory given, the environment
-///   variable `DOCKTRACK_MODELS`, a `models/` folder beside the executable or in one of its
-///   parent folders (so a build inside the repository finds the repository's), `./models`.
+///   variable `DOCKTRACK_MODELS`, `share/docktrack/models` under the executable's prefix (what
+///   `make install` writes: `PREFIX/bin/docktrack` finds `PREFIX/share/docktrack/models`), a
+///   `models/` folder beside the executable or in one of its parent folders (so a build inside
+///   the repository finds the repository's), `./models`.
 /// - `cascadesDirectory` holds OpenCV's Haar and LBP cascades from Debian's `opencv-data`
 ///   (`/usr/share/opencv4`), or `DOCKTRACK_CASCADES`.
 public struct ModelStore: Sendable, Equatable {
@@ -33,13 +35,21 @@ public struct ModelStore: Sendable, Equatable {
 
     private static func searchModelsDirectory() -> String? {
         var candidates: [URL] = []
-        var folder = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+        var folder = executableFolder()
+        candidates.append(folder.deletingLastPathComponent().appendingPathComponent("share/docktrack/models"))
         for _ in 0..<6 {
             candidates.append(folder.appendingPathComponent("models"))
             folder = folder.deletingLastPathComponent()
         }
         candidates.append(URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent("models"))
         return candidates.first { fileExists($0.appendingPathComponent(markerFile).path) }?.path
+    }
+
+    /// The folder of the running executable (through symlinks): /proc/self/exe, which holds
+    /// whatever the program was started as (a bare name found on PATH included).
+    private static func executableFolder() -> URL {
+        let path = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        return URL(fileURLWithPath: path).resolvingSymlinksInPath().deletingLastPathComponent()
     }
 
     /// A file shipped in `models/`.
