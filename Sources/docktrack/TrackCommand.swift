@@ -88,10 +88,10 @@ struct TrackCommand: ParsableCommand {
     @Flag(help: "Show the annotated frames in a window while running (needs a display).")
     var preview = false
 
-    @Option(help: ArgumentHelp("Serve the dock protocol on this Unix socket while tracking, as DockKit's API: another program switches system tracking off and on, drives the dock while it is off, changes the framing mode, region of interest and subject selection, and reads a tracking state per frame (README: Controlling a running track).", valueName: "socket"))
+    @Option(help: ArgumentHelp("Serve the dock protocol on this Unix socket while tracking, as DockKit's API: another program switches system tracking off and on, drives the dock while it is off, changes the framing mode, region of interest and subject selection, and reads a tracking state per frame (docs/framing-and-docks.md: Controlling a running track).", valueName: "socket"))
     var serve: String?
 
-    @Option(help: ArgumentHelp("Publish the reframed picture as a camera other programs open (a PipeWire video source with this name; README: A virtual camera). The frame is cropped, panned and zoomed as reframe does; no dock is driven.", valueName: "name"))
+    @Option(help: ArgumentHelp("Publish the reframed picture as a camera other programs open (a PipeWire video source with this name; docs/virtual-dock.md: A virtual camera). The frame is cropped, panned and zoomed as reframe does; no dock is driven.", valueName: "name"))
     var virtualCamera: String?
 
     @Option(help: ArgumentHelp("The virtual camera's frame size (its aspect ratio is the window's).", valueName: "WxH"))
@@ -116,7 +116,7 @@ struct TrackCommand: ParsableCommand {
 
     /// The detection interval without --detect-every: on vtest.avi, mtcnn-face + hog-body-fast
     /// every 4th frame with re-detection between keeps the 17 labelled walk points with no
-    /// identity change, as every frame does, at about 10 times its speed (README: bench).
+    /// identity change, as every frame does, at about 10 times its speed (docs/performance.md).
     static let defaultDetectEvery = 4
 
     /// A box given as x,y,w,h with the origin at the upper-left, as a UnitRect (lower-left origin).
