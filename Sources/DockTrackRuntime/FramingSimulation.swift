@@ -68,14 +68,11 @@ public struct FramingSimulation {
         var loop = try FrameLoop(controller: controller, dock: dock, cameraOnDock: true, latency: clock == nil ? latency : 0, clock: clock)
         defer { (controller, dock) = (loop.controller, loop.dock) }
         let start = clock?() ?? 0
+        var pacer = clock.map { RealTimePacer(clock: SleepingClock(now: $0, sleep: SleepingClock.monotonic.sleep), startingAt: start) }
         let frames = Int(duration * frameRate)
         for k in 0...frames {
-            var capture = start + Double(k) / frameRate
-            if let clock {
-                let wait = capture - clock()
-                if wait > 0 { Thread.sleep(forTimeInterval: wait) }
-                capture = max(capture, clock())
-            }
+            let scheduled = start + Double(k) / frameRate
+            let capture = pacer?.wait(for: scheduled) ?? scheduled
             let inScene = present(capture - start)
             var seen: [UUID: (x: Double, y: Double)] = [:]
             let step = try loop.step(capturedAt: capture) { poseAtCapture in

@@ -1,3 +1,4 @@
+import DockTrackCore
 import Foundation
 import Synchronization
 
@@ -25,4 +26,7 @@ public final class ManualClock: Sendable {
 
     /// The clock as stages take it.
     public var reading: @Sendable () -> Double { { [self] in now() } }
+
+    /// The clock as pacing takes it: sleeping on it moves it on by that much, at once.
+    public var sleeping: SleepingClock { SleepingClock(now: reading, sleep: { [self] in advance(by: $0) }) }
 }

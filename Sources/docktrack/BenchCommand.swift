@@ -334,11 +334,10 @@ struct BenchCommand: ParsableCommand {
         var latencies: [Double] = []
         var passedOver = 0
         let start = MonotonicClock.now()
+        var pacer = RealTimePacer(startingAt: start)
         var next = 0
         while next < frames.count {
-            let arrival = start + Double(next) / framesPerSecond
-            let wait = arrival - MonotonicClock.now()
-            if wait > 0 { Thread.sleep(forTimeInterval: wait) }
+            pacer.wait(for: Double(next) / framesPerSecond)
             // The newest frame that has arrived by now.
             let newest = min(frames.count - 1, max(next, Int((MonotonicClock.now() - start) * framesPerSecond)))
             passedOver += newest - next

@@ -102,19 +102,12 @@ struct SimulateCommand: ParsableCommand {
             let framesPerSecond = source.info.framesPerSecond ?? 30
             var progress = ProgressLine(total: source.info.frameCount)
             defer { progress.finish() }
-            var firstTime: Double?
+            // The scene in real time: each frame shown when its time comes (a late one at once).
+            var pacer = RealTimePacer(clock: SleepingClock(now: clock, sleep: SleepingClock.monotonic.sleep), startingAt: 0)
             var lastCaptured = 0.0
             try frames.selection.forEachFrame(of: &source) { frame in
                 var view: Frame?
-                var captured = frame.time
-                if address.isLive {
-                    // The scene in real time: each frame shown when its time comes (a late one at once).
-                    firstTime = firstTime ?? frame.time
-                    let due = frame.time - firstTime!
-                    let wait = due - clock()
-                    if wait > 0 { Thread.sleep(forTimeInterval: wait) }
-                    captured = max(due, clock())
-                }
+                let captured = address.isLive ? pacer.wait(for: frame.time) : frame.time
                 lastCaptured = captured
                 let step = try loop.step(capturedAt: captured) { pose in
                     view = Frame(index: frame.index, time: frame.time, image: try virtual.view(of: frame.image, at: pose))

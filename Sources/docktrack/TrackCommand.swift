@@ -202,19 +202,13 @@ struct TrackCommand: ParsableCommand {
                     printError("docktrack: detection thread: \(worker.detectedFrames) frames detected, \(worker.replacedFrames) passed over for newer ones")
                 }
             }
-            var firstTime: Double?
+            // A file before a live dock plays in real time (a late frame goes at once), on the dock's clock.
+            var pacer = RealTimePacer(clock: SleepingClock(now: { MonotonicClock.now() - origin }, sleep: SleepingClock.monotonic.sleep))
             // The time of the last command, on the dock's clock: the stop at the end follows it.
             var lastCaptured = 0.0
             func stopTime() -> Double { address.isLive ? MonotonicClock.now() - origin : lastCaptured }
             func emit(_ frame: Frame, _ perceive: () throws -> [TrackedSubject]) throws {
-                var captured = frame.time
-                if pacedFromFile {
-                    // A file before a live dock plays in real time (a late frame goes at once).
-                    firstTime = firstTime ?? frame.time
-                    let wait = frame.time - firstTime! - (MonotonicClock.now() - origin)
-                    if wait > 0 { Thread.sleep(forTimeInterval: wait) }
-                    captured = MonotonicClock.now() - origin
-                }
+                let captured = pacedFromFile ? pacer.wait(for: frame.time) : frame.time
                 lastCaptured = captured
                 server?.control.apply(to: &loop, pipeline: pipeline, at: captured)
                 if let zoom = cameraZoom, let (_, camera) = zoomingDevice {
@@ -449,18 +443,12 @@ struct TrackCommand: ParsableCommand {
         let statesOutput = try states.map { try LineOutput(path: $0) }
         printError("docktrack: virtual camera \(name): \(size) at \(Int(framesPerSecond.rounded())) fps")
         let origin = (source as? any LiveFrameSource)?.clockOrigin ?? MonotonicClock.now()
-        var firstTime: Double?
         var count = 0
         let started = MonotonicClock.now()
+        // A file plays in real time (a late frame goes at once).
+        var pacer = RealTimePacer(startingAt: started)
         try frames.selection.forEachFrame(of: &source) { frame in
-            var capture = origin + frame.time
-            if liveRun == nil {
-                // A file plays in real time (a late frame goes at once).
-                firstTime = firstTime ?? frame.time
-                let wait = frame.time - firstTime! - (MonotonicClock.now() - started)
-                if wait > 0 { Thread.sleep(forTimeInterval: wait) }
-                capture = MonotonicClock.now()
-            }
+            let capture = liveRun == nil ? pacer.wait(for: frame.time) : origin + frame.time
             let subjects = try pipeline.process(frame)
             guard let shot = try reframer.push(frame, subjects: subjects) else { return }
             let picture = try shot.frame.image.cropped(to: shot.crop, size: size)
