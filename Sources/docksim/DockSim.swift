@@ -64,8 +64,7 @@ struct DockSim: ParsableCommand {
 
     func run() throws {
         // SIGINT and SIGTERM from here on end the run as the end of its input does: the dock
-        // and its --backend are told to stop, the trace is whole (the socket server picks up
-        // one that came before it started).
+        // and its --backend are told to stop, the trace is whole.
         RunInterruption.install()
         let limits = motors.limits()
         var events: [ScriptedEvent] = []
@@ -106,8 +105,7 @@ struct DockSim: ParsableCommand {
             throw ExitCode.failure
         }
         if let socket {
-            var server = DockSocketServer(path: socket, session: session, trace: traceFile, stateInterval: stateInterval, duration: duration,
-                                          stopped: { RunInterruption.requested }) {
+            var server = DockSocketServer(path: socket, session: session, trace: traceFile, stateInterval: stateInterval, duration: duration) {
                 FileHandle.standardError.write(Data("docksim: \($0)\n".utf8))
             }
             do {

@@ -105,12 +105,8 @@ public struct DockSocketServer<Endpoint: DockEndpoint> {
     /// be served: `track --serve`); removes it at the end.
     public mutating func serve(on listening: ListeningSocket) throws(SocketError) {
         // SIGINT and SIGTERM end the loop (and remove the socket) instead of killing the
-        // process: blocked here, picked up with sigtimedwait between polls.
-        var stopSignals = sigset_t()
-        sigemptyset(&stopSignals)
-        sigaddset(&stopSignals, SIGINT)
-        sigaddset(&stopSignals, SIGTERM)
-        if handlesSignals { pthread_sigmask(SIG_BLOCK, &stopSignals, nil) }
+        // process: RunInterruption's handlers, the one place signals are taken, asked between polls.
+        if handlesSignals { RunInterruption.install() }
         signal(SIGPIPE, SIG_IGN)
 
         defer { listening.remove() }
@@ -163,8 +159,7 @@ public struct DockSocketServer<Endpoint: DockEndpoint> {
         }
 
         while duration.map({ clock() - launched < $0 }) ?? true {
-            var timeout = timespec(tv_sec: 0, tv_nsec: 0)
-            if handlesSignals && sigtimedwait(&stopSignals, nil, &timeout) > 0 {
+            if handlesSignals && RunInterruption.requested {
                 log("stopping on a signal")
                 break
             }
