@@ -10,6 +10,7 @@
 #include "hog_scorer.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <climits>
 #include <cstdio>
 #include <cmath>
@@ -124,6 +125,24 @@ double declared_pixels(const uchar *bytes, size_t count) {
     return 0;
 }
 
+// Whether `bytes` begin as a JPEG does (a Motion JPEG stream's pictures must).
+bool is_jpeg(const uchar *bytes, size_t count) {
+    return count >= 3 && bytes[0] == 0xFF && bytes[1] == 0xD8 && bytes[2] == 0xFF;
+}
+
+// Whether `bytes` begin as a picture file DockTrack reads: JPEG, PNG, BMP, TIFF, WebP or PNM.
+// OpenCV picks a decoder by the bytes alone and Debian's also has DICOM (GDCM), JPEG 2000,
+// OpenEXR, Radiance and Sun raster decoders; GDCM aborts the process on a malformed file (found
+// by the mjpeg-parts fuzz target), so those formats are not handed to it.
+bool picture_format_allowed(const uchar *bytes, size_t count) {
+    if (is_jpeg(bytes, count)) return true;
+    if (count >= 8 && std::memcmp(bytes, "\x89PNG\r\n\x1a\n", 8) == 0) return true;
+    if (count >= 2 && bytes[0] == 'B' && bytes[1] == 'M') return true;
+    if (count >= 4 && (std::memcmp(bytes, "II*\0", 4) == 0 || std::memcmp(bytes, "MM\0*", 4) == 0)) return true;
+    if (count >= 12 && std::memcmp(bytes, "RIFF", 4) == 0 && std::memcmp(bytes + 8, "WEBP", 4) == 0) return true;
+    return count >= 3 && bytes[0] == 'P' && bytes[1] >= '1' && bytes[1] <= '6' && std::isspace(bytes[2]);
+}
+
 // Whether a picture's declared size is within DCV_MAX_PICTURE_PIXELS, read from its header
 // before anything is decoded (libjpeg allocates what the header says: 3 GB for a 32000x32000
 // claim in a 543-byte JPEG; OpenCV's own limit is a gigapixel, and OPENCV_IO_MAX_IMAGE_PIXELS is
@@ -235,6 +254,10 @@ dcv_image *dcv_image_read(const char *path, dcv_status *status) {
         uchar chunk[65536];
         for (size_t n; (n = std::fread(chunk, 1, sizeof chunk, file)) > 0;) bytes.insert(bytes.end(), chunk, chunk + n);
         std::fclose(file);
+        if (!bytes.empty() && !picture_format_allowed(bytes.data(), bytes.size())) {
+            set_status(status, DCV_ERR_OPEN, "not a picture format DockTrack reads (JPEG, PNG, BMP, TIFF, WebP, PNM)");
+            return nullptr;
+        }
         if (!picture_size_allowed(bytes.data(), bytes.size())) {
             set_status(status, DCV_ERR_OPEN, "its header claims more than " + std::to_string(DCV_MAX_PICTURE_PIXELS / 1048576) + " megapixels");
             return nullptr;
@@ -466,7 +489,7 @@ int dcv_image_decode_stream_picture(const uint8_t *bytes, size_t count, dcv_imag
     if (into == nullptr) return 0;
     quiet_libraries();
     into->mat.release();
-    if (bytes == nullptr || count == 0 || !picture_size_allowed(bytes, count)) return 0;
+    if (bytes == nullptr || !is_jpeg(bytes, count) || !picture_size_allowed(bytes, count)) return 0;
     try {
         // imdecode takes a Mat header over the bytes (no copy) and only reads them.
         cv::Mat packet(1, int(std::min(count, size_t(INT_MAX))), CV_8UC1, const_cast<uint8_t *>(bytes));

@@ -81,7 +81,9 @@ dcv_image *dcv_image_from_pixels(const uint8_t *pixels, int width, int height, i
 dcv_image *dcv_image_allocate(int width, int height, int channels, dcv_status *status);
 /* A deep copy of `image`. */
 dcv_image *dcv_image_clone(const dcv_image *image, dcv_status *status);
-/* cv::imread(path, IMREAD_COLOR). NULL with DCV_ERR_OPEN when the file is not a readable image. */
+/* The picture file at `path` as BGR: read whole, its format (JPEG, PNG, BMP, TIFF, WebP, PNM) and
+ * declared size (at most DCV_MAX_PICTURE_PIXELS) checked, then decoded (cv::imdecode). NULL with
+ * DCV_ERR_OPEN and the reason when it is not a readable picture. */
 dcv_image *dcv_image_read(const char *path, dcv_status *status);
 /* cv::imwrite; the extension picks the format. */
 int dcv_image_write(const dcv_image *image, const char *path, dcv_status *status);
@@ -167,7 +169,7 @@ dcv_capture_info dcv_capture_get_info(const dcv_capture *capture);
 int dcv_capture_read(dcv_capture *capture, dcv_image *into, double *position_ms,
                      dcv_status *status);
 /* Decodes one picture of a Motion JPEG stream (the bytes of one part) into `into` (BGR): 1 when
- * it decoded, 0 when it is passed over (cut short, not a picture, or its header claims more than
+ * it decoded, 0 when it is passed over (not a JPEG, cut short, or its header claims more than
  * DCV_MAX_PICTURE_PIXELS: refused before anything is allocated for it). Never throws; `bytes` are
  * only read. dcv_capture_read reads a stream's pictures with it; the fuzz target feeds it parts. */
 int dcv_image_decode_stream_picture(const uint8_t *bytes, size_t count, dcv_image *into);

@@ -52,6 +52,9 @@ import Testing
         // Found by the fuzzer: a frame header claiming 32000x32000 after bytes that are not a
         // marker (libjpeg skips them; the header walk stopped there and let it through).
         #expect(try decoded(parts("regression-frame-header-after-garbage")[0]) == nil)
+        // Found by the fuzzer: a part OpenCV took for DICOM, whose decoder (GDCM) aborted the
+        // process on it. Only JPEG is decoded from a stream now.
+        #expect(try parts("regression-dicom-part").allSatisfy { decoded($0) == nil || $0.starts(with: [0xFF, 0xD8, 0xFF]) })
     }
 
     /// An image file is checked as a stream's picture is: a 543-byte JPEG claiming 32000x32000
@@ -72,5 +75,12 @@ import Testing
         try Data(png).write(to: pngFile)
         #expect(throws: FrameSourceError.self) { _ = try ImageFileSource(path: pngFile.path) }
         #expect(try ImageFileSource(path: Fixtures.sample("messi5.jpg")).info.size == ImageSize(width: 548, height: 342))
+        // A picture format DockTrack does not read (a DICOM file named .jpg: 128 bytes, then DICM) is refused
+        // before OpenCV's decoders see it.
+        let dicom = folder.appendingPathComponent("scan.jpg")
+        try Data([UInt8](repeating: 0, count: 128) + Array("DICM".utf8) + [UInt8](repeating: 0x02, count: 64)).write(to: dicom)
+        let refused = try ToolRun.docktrack(["detect", dicom.path])
+        #expect(refused.status == 1 && refused.stderr.contains("not a picture format DockTrack reads"), "\(refused.stderr)")
+        #expect(try ImageFileSource(path: Fixtures.sample("astronaut.png")).info.size.width > 0)
     }
 }
