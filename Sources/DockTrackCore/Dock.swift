@@ -19,11 +19,27 @@ public protocol Dock {
     /// that sends them on a thread of its own); at the end of a run, so that its last command
     /// (stop) is not lost with the process.
     mutating func settle(timeout: Double)
+    /// The camera's zoom, when the dock's camera zooms (an ONVIF PTZ camera): framing zooms
+    /// through it; `nil` for a dock without one.
+    var zooming: (any ZoomingDock)? { get }
+    /// The limits the dock itself says it has (a dock in another process, in its hello); `nil`
+    /// when it says none.
+    var reportedLimits: DockLimits? { get }
 }
 
 extension Dock {
     public var commandLatency: Double { 0 }
     public mutating func settle(timeout: Double) {}
+    public var zooming: (any ZoomingDock)? { nil }
+    public var reportedLimits: DockLimits? { nil }
+}
+
+/// A dock's camera that zooms, as framing sees it: in magnifications (1 at the widest).
+public protocol ZoomingDock: AnyObject {
+    /// The magnification now (the zoom last sent or read).
+    var magnification: Double { get }
+    /// Zooms to `magnification` (held within what the camera has).
+    func zoom(toMagnification magnification: Double) throws(DockError)
 }
 
 /// How the framing controller tells the dock where to point.

@@ -50,9 +50,10 @@ struct DockOptions: ParsableArguments {
     /// points; `nil` without the option.
     func onvifHome(at address: DockAddress) throws -> DockOrientation? {
         guard let name = onvifHomePreset else { return nil }
-        guard case .device(let device) = address, let camera = try DockBackend.open(device, onvif: onvifSettings()) as? ONVIFDock else {
+        guard case .device(let device) = address, device.hasPrefix("onvif:") else {
             throw ValidationError("--onvif-home-preset needs --dock onvif:HOST:PORT")
         }
+        let camera = try DockBackend.openONVIF(device, onvif: onvifSettings())
         do {
             guard let orientation = try camera.preset(name).orientation else { throw ToolError("--onvif-home-preset: the camera does not say where its preset \(name) points") }
             return orientation

@@ -79,9 +79,7 @@ struct ONVIFCommand: ParsableCommand {
     }
 
     private func act() throws {
-        guard let device = try DockBackend.open("onvif:\(camera)", onvif: onvif.settings()) as? ONVIFDock else {
-            throw ToolError("onvif \(camera): not an ONVIF camera")
-        }
+        let device = try DockBackend.openONVIF("onvif:\(camera)", onvif: onvif.settings())
         let output = try LineOutput(path: "-")
         func degrees(_ orientation: DockOrientation) -> [String: Double] {
             ["pan": ((orientation.y * 180 / .pi) * 1000).rounded() / 1000, "tilt": ((-orientation.x * 180 / .pi) * 1000).rounded() / 1000]

@@ -78,7 +78,7 @@ struct SimulateCommand: ParsableCommand {
             var dock = try address.open(limits: params.limits, home: params.home, clock: clock, onvif: dockOptions.onvifSettings()) { _ in }
             if address.isLive {
                 // Keep the other dock's view inside the scene: its ranges narrowed to the scene's, its speeds its own.
-                var limits = (dock.base as? ProtocolDock)?.limits ?? params.limits
+                var limits = dock.reportedLimits ?? params.limits
                 limits.yaw.range = params.limits.yaw.range
                 limits.pitch.range = params.limits.pitch.range
                 limits.roll = AxisLimits(range: 0...0, maximumSpeed: 0, maximumAcceleration: 0)

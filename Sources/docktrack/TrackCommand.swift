@@ -177,10 +177,10 @@ struct TrackCommand: ParsableCommand {
             let server = try serving(loop)
             defer { server?.stop() }
             // Zoom as part of framing, for a camera that zooms (--onvif-zoom).
-            let zoomingDevice = (loop.dock.base as? DeviceDock).flatMap { device in (device.hardware as? ONVIFDock).map { (device, $0) } }
+            let zoomingCamera = loop.dock.zooming
             let framingLimits = loop.controller.params.limits
             var cameraZoom = zoomWindow(framingParams).flatMap { widest in
-                zoomingDevice.map { _ in CameraZoomFraming(widest: widest, digital: dockOptions.onvif.onvifDigitalPtz) }
+                zoomingCamera.map { _ in CameraZoomFraming(widest: widest, digital: dockOptions.onvif.onvifDigitalPtz) }
             }
             let pacedFromFile = address.isLive && liveRun == nil
             let window = preview ? PreviewWindow.open(title: "docktrack") : nil
@@ -211,18 +211,16 @@ struct TrackCommand: ParsableCommand {
                 let captured = pacedFromFile ? pacer.wait(for: frame.time) : frame.time
                 lastCaptured = captured
                 server?.control.apply(to: &loop, pipeline: pipeline, at: captured)
-                if let zoom = cameraZoom, let (_, camera) = zoomingDevice {
+                if let zoom = cameraZoom, let camera = zoomingCamera {
                     // The controller aims with the camera at the zoom in force, within the turns
                     // it allows.
-                    let magnification = camera.magnification(at: camera.zoom)
-                    loop.controller.params.camera = zoom.camera(at: magnification)
-                    loop.controller.params.limits = zoom.limits(at: magnification, from: framingLimits)
+                    loop.controller.params.camera = zoom.camera(at: camera.magnification)
+                    loop.controller.params.limits = zoom.limits(at: camera.magnification, from: framingLimits)
                 }
                 let step = try loop.step(capturedAt: captured) { _ in try perceive() }
-                if var zoom = cameraZoom, let (device, camera) = zoomingDevice {
-                    let magnification = camera.magnification(at: camera.zoom)
-                    if let wanted = zoom.request(subjects: step.subjects, mode: loop.controller.params.mode, magnification: magnification, now: captured) {
-                        try device.zoom(to: camera.zoom(atMagnification: wanted))
+                if var zoom = cameraZoom, let camera = zoomingCamera {
+                    if let wanted = zoom.request(subjects: step.subjects, mode: loop.controller.params.mode, magnification: camera.magnification, now: captured) {
+                        try camera.zoom(toMagnification: wanted)
                     }
                     cameraZoom = zoom
                 }

@@ -29,5 +29,13 @@ public enum DockBackend {
             throw DockError.invalidRequest("unknown backend '\(parts[0])' (visca-udp, visca-serial, uvc, onvif)")
         }
     }
+
+    /// The ONVIF camera at `address` (`onvif:HOST:PORT`), for what only ONVIF has (presets).
+    public static func openONVIF(_ address: String, onvif: ONVIFSettings = ONVIFSettings()) throws(DockError) -> ONVIFDock {
+        guard address.hasPrefix("onvif:"), let camera = try open(address, onvif: onvif) as? ONVIFDock else {
+            throw .invalidRequest("expected onvif:HOST:PORT")
+        }
+        return camera
+    }
 }
 

@@ -90,6 +90,9 @@ public final class DeviceDock: Dock {
         if let worker { try worker.send(zoom: zoom) } else { try device.call { _ throws(DockError) in try zooming.zoom(to: zoom) } }
     }
 
+    /// Itself when its device zooms (``ZoomingHardware``).
+    public var zooming: (any ZoomingDock)? { hardware is any ZoomingHardware ? self : nil }
+
     /// The latency measured from the device's positions (0.05 s until measured).
     public var commandLatency: Double { reported.latency.estimate }
     public var latencySamples: [Double] { reported.latency.samples }
@@ -302,5 +305,18 @@ private final class LockedDevice: @unchecked Sendable {
 
     func apply(_ command: DockCommand, at time: Double) throws(DockError) {
         try call { hardware throws(DockError) in try hardware.apply(command, at: time) }
+    }
+}
+
+extension DeviceDock: ZoomingDock {
+    /// The magnification of the zoom last sent or read (1 for a device that does not zoom).
+    public var magnification: Double {
+        guard let zooming = hardware as? any ZoomingHardware else { return 1 }
+        return zooming.magnification(at: zooming.zoom)
+    }
+
+    public func zoom(toMagnification magnification: Double) throws(DockError) {
+        guard let zooming = hardware as? any ZoomingHardware else { throw .notCapable("zoom") }
+        try zoom(to: zooming.zoom(atMagnification: magnification))
     }
 }

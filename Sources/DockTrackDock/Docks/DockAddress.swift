@@ -79,4 +79,6 @@ public struct AnyDock: Dock {
     public mutating func perform(_ command: DockCommand, at time: Double) throws { try base.perform(command, at: time) }
     public var commandLatency: Double { base.commandLatency }
     public mutating func settle(timeout: Double) { base.settle(timeout: timeout) }
+    public var zooming: (any ZoomingDock)? { base.zooming }
+    public var reportedLimits: DockLimits? { base.reportedLimits }
 }

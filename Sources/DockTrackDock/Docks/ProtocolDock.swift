@@ -31,7 +31,7 @@ public final class ProtocolDock: Dock, @unchecked Sendable {
     private var hungUp = false
     private var lastQuery = -Double.infinity
     private var hello: DockAccessory?
-    private var reportedLimits: DockLimits?
+    private var heldLimits: DockLimits?
 
     /// Connects to the dock serving `path`, says hello and waits (up to `timeout` seconds) for
     /// its answer, its limits and a first motion state. `clock` is the frame clock (seconds).
@@ -50,10 +50,10 @@ public final class ProtocolDock: Dock, @unchecked Sendable {
         write(#"{"command":"getLimits"}"#)
         let deadline = Date(timeIntervalSinceNow: timeout)
         arrived.lock()
-        while (hello == nil || reportedLimits == nil || reported.latest == nil) && !hungUp && refusals.isEmpty {
+        while (hello == nil || heldLimits == nil || reported.latest == nil) && !hungUp && refusals.isEmpty {
             if !arrived.wait(until: deadline) { break }
         }
-        let (hello, limits, refusal, hungUp) = (hello, reportedLimits, refusals.first, hungUp)
+        let (hello, limits, refusal, hungUp) = (hello, heldLimits, refusals.first, hungUp)
         arrived.unlock()
         guard let hello, let limits else {
             shutdown(fd, Int32(SHUT_RDWR))
@@ -80,7 +80,8 @@ public final class ProtocolDock: Dock, @unchecked Sendable {
     public var accessory: DockAccessory { lock.withLock { hello! } }
 
     /// The limits the dock last reported (after a `setLimits`, the narrowed ones).
-    public var limits: DockLimits { lock.withLock { reportedLimits! } }
+    public var limits: DockLimits { lock.withLock { heldLimits! } }
+    public var reportedLimits: DockLimits? { limits }
 
     deinit {
         idleStop?.end()
@@ -147,7 +148,7 @@ public final class ProtocolDock: Dock, @unchecked Sendable {
                 switch message {
                 case .hello(let accessory): hello = accessory
                 case .limits(let limits):
-                    reportedLimits = limits
+                    heldLimits = limits
                     reported.acceleration = DockVector(x: limits.pitch.maximumAcceleration, y: limits.yaw.maximumAcceleration,
                                                        z: limits.roll.maximumAcceleration)
                 case .motionState(let state):

@@ -361,4 +361,7 @@ public protocol ZoomingHardware: DockHardware {
     /// The zoom last sent or read.
     var zoom: Double { get }
     func zoom(to zoom: Double) throws(DockError)
+    /// The magnification at `zoom` (1 at the widest), and its inverse.
+    func magnification(at zoom: Double) -> Double
+    func zoom(atMagnification magnification: Double) -> Double
 }
