@@ -172,105 +172,47 @@ struct TrackCommand: ParsableCommand {
             let address = try dockOptions.address(default: "-")
             // The frame clock of a live dock: a camera's capture clock, or a file played in real time.
             let origin = (source as? any LiveFrameSource)?.clockOrigin ?? MonotonicClock.now()
-            var loop = try frameLoop(framingParams, address: address, commands: commands, cameraOnDock: liveRun != nil && !fixedCamera,
+            let loop = try frameLoop(framingParams, address: address, commands: commands, cameraOnDock: liveRun != nil && !fixedCamera,
                                      liveInput: liveRun != nil, clock: { MonotonicClock.now() - origin })
-            let server = try serving(loop)
-            defer { server?.stop() }
-            // Zoom as part of framing, for a camera that zooms (--onvif-zoom).
-            let zoomingCamera = loop.dock.zooming
-            let framingLimits = loop.controller.params.limits
-            var cameraZoom = zoomWindow(framingParams).flatMap { widest in
-                zoomingCamera.map { _ in CameraZoomFraming(widest: widest, digital: dockOptions.onvif.onvifDigitalPtz) }
+            let zoom = zoomWindow(framingParams).flatMap { widest in
+                loop.dock.zooming.map { _ in CameraZoomFraming(widest: widest, digital: dockOptions.onvif.onvifDigitalPtz) }
             }
-            let pacedFromFile = address.isLive && liveRun == nil
-            let window = preview ? PreviewWindow.open(title: "docktrack") : nil
-            let video = try annotate.map { path throws in
-                try AnnotatedOutput(path: path, size: source.info.size, framesPerSecond: (source.info.framesPerSecond ?? 30) / Double(frames.stride))
-            }
+            let outputs = TrackSession.Outputs(
+                states: statesOutput,
+                video: try annotate.map { path throws in
+                    try AnnotatedOutput(path: path, size: source.info.size, framesPerSecond: (source.info.framesPerSecond ?? 30) / Double(frames.stride))
+                },
+                window: preview ? PreviewWindow.open(title: "docktrack") : nil)
+            let session = TrackSession(source: source, pipeline: pipeline, loop: loop, selection: frames.selection, liveRun: liveRun,
+                                       liveDock: address.isLive, clockOrigin: origin, server: try serving(loop), outputs: outputs,
+                                       objects: object.map { Self.parseBox($0)! }, cameraZoom: zoom)
             var progress = ProgressLine(total: source.info.frameCount.map { max(0, (min($0, frames.end ?? $0) - frames.start + frames.stride - 1) / frames.stride) })
-            defer { progress.finish() }
-            var count = 0
-            let started = ContinuousClock.now
-            var objectsStarted = object.isEmpty
-            func printSummary() {
-                guard summary else { return }
-                let seconds = ProgressLine.seconds(ContinuousClock.now - started)
-                printError(String(format: "docktrack: %d frames, %.2f s, %.1f frames per second", count, seconds, Double(count) / max(seconds, 1e-9)))
-                if let liveRun { printError("docktrack: \(liveRun.summary)") }
-                if address.isLive { printError(String(format: "docktrack: the dock's command-to-motion latency: %.0f ms, as measured from its motion states", loop.dock.commandLatency * 1000)) }
-                if let worker = pipeline.worker {
-                    printError("docktrack: detection thread: \(worker.detectedFrames) frames detected, \(worker.replacedFrames) passed over for newer ones")
-                }
-            }
-            // A file before a live dock plays in real time (a late frame goes at once), on the dock's clock.
-            var pacer = RealTimePacer(clock: SleepingClock(now: { MonotonicClock.now() - origin }, sleep: SleepingClock.monotonic.sleep))
-            // The time of the last command, on the dock's clock: the stop at the end follows it.
-            var lastCaptured = 0.0
-            func stopTime() -> Double { address.isLive ? MonotonicClock.now() - origin : lastCaptured }
-            func emit(_ frame: Frame, _ perceive: () throws -> [TrackedSubject]) throws {
-                let captured = pacedFromFile ? pacer.wait(for: frame.time) : frame.time
-                lastCaptured = captured
-                server?.control.apply(to: &loop, pipeline: pipeline, at: captured)
-                if let zoom = cameraZoom, let camera = zoomingCamera {
-                    // The controller aims with the camera at the zoom in force, within the turns
-                    // it allows.
-                    loop.controller.params.camera = zoom.camera(at: camera.magnification)
-                    loop.controller.params.limits = zoom.limits(at: camera.magnification, from: framingLimits)
-                }
-                let step = try loop.step(capturedAt: captured) { _ in try perceive() }
-                if var zoom = cameraZoom, let camera = zoomingCamera {
-                    if let wanted = zoom.request(subjects: step.subjects, mode: loop.controller.params.mode, magnification: camera.magnification, now: captured) {
-                        try camera.zoom(toMagnification: wanted)
-                    }
-                    cameraZoom = zoom
-                }
-                let record = SubjectStatesRecord(frame: frame.index, time: frame.time, subjects: step.subjects)
-                server?.control.publish(record, motion: step.atCommand)
-                try statesOutput?.write(record.jsonLine)
-                liveRun?.finished(frame)
-                if video != nil || window != nil {
-                    let canvas = try Canvas(copying: frame.image)
-                    canvas.subjects(step.subjects)
-                    canvas.framing(regionOfInterest: framingParams.regionOfInterest, target: step.aim?.target,
-                                   pose: step.atCommand.position - framingParams.home, state: step.state.rawValue)
-                    try video?.write(canvas.image)
-                    if let window, !window.show(canvas.image) { throw ExitCode.success }
-                }
-                count += 1
-                progress.update(done: count)
-            }
-            func startObjects(in frame: Frame) throws {
-                guard !objectsStarted else { return }
-                for box in object { try pipeline.track(objectAt: Self.parseBox(box)!, in: frame) }
-                objectsStarted = true
-            }
             // A source failing midway (a camera unplugged, a truncated file) still gets its summary.
             do {
-                if liveRun == nil && source.info.kind == .video && !adaptiveDetection && !detectAsync {
-                    // A file: decoding and detection run on threads of their own, ahead of the tracker.
-                    let detecting = pipeline.detectingAhead(of: source, selection: frames.selection)
-                    defer { detecting.stop() }
-                    while !RunInterruption.requested, let (frame, observations, _) = try detecting.next() {
-                        try startObjects(in: frame)
-                        try emit(frame) { try pipeline.process(frame, detected: observations) }
-                    }
-                } else {
-                    try frames.selection.forEachFrame(of: &source) { frame in
-                        try startObjects(in: frame)
-                        try emit(frame) { try pipeline.process(frame) }
-                    } stopping: { liveRun?.shouldStop == true || RunInterruption.requested }
-                }
+                _ = try session.run(onFrame: { progress.update(done: $0) })
             } catch {
                 progress.finish()
-                stopMotors(&loop, at: stopTime())
-                printSummary()
+                printSummary(session.summary)
                 throw error
             }
-            stopMotors(&loop, at: stopTime())
-            video?.close()
-            printSummary()
-            if let video { printError("docktrack: annotated output written to \(video.path)") }
+            progress.finish()
+            printSummary(session.summary)
+            if let video = outputs.video { printError("docktrack: annotated output written to \(video.path)") }
             try exitIfInterrupted()
+        }
+    }
+
+    /// --summary: frames and rate, a live run's latencies, the dock's latency, the detection thread.
+    private func printSummary(_ summary: TrackSession.Summary) {
+        guard self.summary else { return }
+        printError(String(format: "docktrack: %d frames, %.2f s, %.1f frames per second", summary.frames, summary.seconds,
+                          Double(summary.frames) / max(summary.seconds, 1e-9)))
+        if let live = summary.live { printError("docktrack: \(live)") }
+        if let latency = summary.commandLatency {
+            printError(String(format: "docktrack: the dock's command-to-motion latency: %.0f ms, as measured from its motion states", latency * 1000))
+        }
+        if let (detected, replaced) = summary.detectionThread {
+            printError("docktrack: detection thread: \(detected) frames detected, \(replaced) passed over for newer ones")
         }
     }
 

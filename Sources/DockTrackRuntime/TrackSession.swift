@@ -1,0 +1,180 @@
+import DockTrackCore
+import DockTrackDock
+import DockTrackFraming
+import DockTrackMedia
+import DockTrackSystem
+import DockTrackTracking
+import Foundation
+
+/// `track` over a camera, a stream or a file, as the library runs it: each frame perceived by
+/// the pipeline, framed by the loop and sent to its dock, published to a control server, written
+/// to the outputs; the dock told to stop at every end. Made from parts opened already (the
+/// command line opens them from its options); owns them from then on: ``close()`` (or the end
+/// of ``run(stopping:onFrame:)``) stops the detection thread, the live source and the server.
+public final class TrackSession {
+    /// Where a run's results go besides the dock.
+    public struct Outputs {
+        /// Subject states, a JSON line per frame.
+        public var states: LineOutput?
+        /// The input with the subjects and the framing drawn on it.
+        public var video: AnnotatedOutput?
+        /// The same picture shown live; closing it ends the run.
+        public var window: PreviewWindow?
+
+        public init(states: LineOutput? = nil, video: AnnotatedOutput? = nil, window: PreviewWindow? = nil) {
+            self.states = states
+            self.video = video
+            self.window = window
+        }
+    }
+
+    /// What a run did.
+    public struct Summary: Sendable {
+        public var frames: Int
+        public var seconds: Double
+        /// A live run's latencies and passed-over frames.
+        public var live: String?
+        /// The dock's command-to-motion latency, for a live dock.
+        public var commandLatency: Double?
+        /// Frames the detection thread detected and passed over, when it ran.
+        public var detectionThread: (detected: Int, replaced: Int)?
+        /// Whether the preview window was closed (the run ended there).
+        public var windowClosed = false
+    }
+
+    public private(set) var source: any FrameSource
+    public let pipeline: TrackingPipeline
+    public private(set) var loop: FrameLoop<FramingController, AnyDock>
+    public let server: TrackControlServer?
+    public let outputs: Outputs
+    /// What the run did so far (complete once ``run(stopping:onFrame:)`` returns or throws).
+    public private(set) var summary = Summary(frames: 0, seconds: 0)
+    let selection: FrameSelection
+    let liveRun: LiveRun?
+    /// Boxes to follow as objects from the first frame (unit coordinates, lower-left origin).
+    let objects: [UnitRect]
+    /// Zoom as part of framing, for a dock whose camera zooms.
+    var cameraZoom: CameraZoomFraming?
+    /// Whether the dock is live (commands take effect as they are sent, on `clock`).
+    let liveDock: Bool
+    /// The frame clock of a live dock: a camera's capture clock, or a file played in real time.
+    let clock: SleepingClock
+    private var closed = false
+
+    /// `clockOrigin`: the monotonic time the dock's clock counts from (a camera's capture clock).
+    public init(source: any FrameSource, pipeline: TrackingPipeline, loop: FrameLoop<FramingController, AnyDock>,
+                selection: FrameSelection, liveRun: LiveRun?, liveDock: Bool, clockOrigin: Double,
+                server: TrackControlServer? = nil, outputs: Outputs = Outputs(), objects: [UnitRect] = [],
+                cameraZoom: CameraZoomFraming? = nil) {
+        self.source = source
+        self.pipeline = pipeline
+        self.loop = loop
+        self.selection = selection
+        self.liveRun = liveRun
+        self.liveDock = liveDock
+        self.clock = SleepingClock(now: { MonotonicClock.now() - clockOrigin }, sleep: SleepingClock.monotonic.sleep)
+        self.server = server
+        self.outputs = outputs
+        self.objects = objects
+        self.cameraZoom = cameraZoom
+    }
+
+    deinit { close() }
+
+    /// Stops what the session owns, in order: the detection thread, the live source, the
+    /// control server. Again is harmless.
+    public func close() {
+        guard !closed else { return }
+        closed = true
+        pipeline.worker?.stop()
+        (source as? any LiveFrameSource)?.stop()
+        server?.stop()
+    }
+
+    /// Runs to the end of the input, a live run's end, `stopping` (asked between frames) or the
+    /// preview window's closing; the dock is left still however it ends (an error included, which
+    /// is thrown after). `onFrame` is told the frames done so far.
+    public func run(stopping: @escaping () -> Bool = { RunInterruption.requested },
+                    onFrame: (Int) -> Void = { _ in }) throws -> Summary {
+        defer { close() }
+        let started = MonotonicClock.now()
+        summary = Summary(frames: 0, seconds: 0)
+        // A file before a live dock plays in real time (a late frame goes at once).
+        let paced = liveDock && liveRun == nil
+        var pacer = RealTimePacer(clock: clock)
+        // The time of the last command, on the dock's clock: the stop at the end follows it.
+        var lastCaptured = 0.0
+        var objectsStarted = objects.isEmpty
+        let framingLimits = loop.controller.params.limits
+        let zooming = loop.dock.zooming
+        func emit(_ frame: Frame, _ perceive: () throws -> [TrackedSubject]) throws -> Bool {
+            if !objectsStarted {
+                for box in objects { _ = try pipeline.track(objectAt: box, in: frame) }
+                objectsStarted = true
+            }
+            let captured = paced ? pacer.wait(for: frame.time) : frame.time
+            lastCaptured = captured
+            server?.control.apply(to: &loop, pipeline: pipeline, at: captured)
+            if let zoom = cameraZoom, let zooming {
+                // The controller aims with the camera at the zoom in force, within the turns it allows.
+                loop.controller.params.camera = zoom.camera(at: zooming.magnification)
+                loop.controller.params.limits = zoom.limits(at: zooming.magnification, from: framingLimits)
+            }
+            let step = try loop.step(capturedAt: captured) { _ in try perceive() }
+            if var zoom = cameraZoom, let zooming {
+                if let wanted = zoom.request(subjects: step.subjects, mode: loop.controller.params.mode,
+                                             magnification: zooming.magnification, now: captured) {
+                    try zooming.zoom(toMagnification: wanted)
+                }
+                cameraZoom = zoom
+            }
+            let record = SubjectStatesRecord(frame: frame.index, time: frame.time, subjects: step.subjects)
+            server?.control.publish(record, motion: step.atCommand)
+            try outputs.states?.write(record.jsonLine)
+            liveRun?.finished(frame)
+            summary.frames += 1
+            onFrame(summary.frames)
+            guard outputs.video != nil || outputs.window != nil else { return true }
+            let params = loop.controller.params
+            let canvas = try Canvas(copying: frame.image)
+            canvas.subjects(step.subjects)
+            canvas.framing(regionOfInterest: params.regionOfInterest, target: step.aim?.target,
+                           pose: step.atCommand.position - params.home, state: step.state.rawValue)
+            try outputs.video?.write(canvas.image)
+            if let window = outputs.window, !window.show(canvas.image) {
+                summary.windowClosed = true
+                return false
+            }
+            return true
+        }
+        func finish() {
+            try? loop.dock.perform(.setAngularVelocity(.zero), at: liveDock ? clock.now() : lastCaptured)
+            loop.dock.settle(timeout: 3)
+            outputs.video?.close()
+            summary.seconds = MonotonicClock.now() - started
+            summary.live = liveRun?.summary
+            summary.commandLatency = liveDock ? loop.dock.commandLatency : nil
+            summary.detectionThread = pipeline.worker.map { ($0.detectedFrames, $0.replacedFrames) }
+        }
+        do {
+            if liveRun == nil && source.info.kind == .video && !pipeline.params.adaptiveDetection && !pipeline.params.asyncDetection {
+                // A file: decoding and detection run on threads of their own, ahead of the tracker.
+                let detecting = pipeline.detectingAhead(of: source, selection: selection)
+                defer { detecting.stop() }
+                while !stopping(), let (frame, observations, _) = try detecting.next() {
+                    guard try emit(frame, { try pipeline.process(frame, detected: observations) }) else { break }
+                }
+            } else {
+                var going = true
+                try selection.forEachFrame(of: &source) { frame in
+                    going = try emit(frame) { try pipeline.process(frame) }
+                } stopping: { !going || self.liveRun?.shouldStop == true || stopping() }
+            }
+        } catch {
+            finish()
+            throw error
+        }
+        finish()
+        return summary
+    }
+}
