@@ -12,7 +12,7 @@ import Glibc
 /// - A path that is one of the run's inputs (same device and inode, registered with
 ///   ``registerInput(_:)``) is refused before anything is opened or truncated.
 /// - Every failure is ``CannotWrite``: `cannot write PATH: REASON`, one line.
-public final class OutputFile: @unchecked Sendable {
+public final class OutputFile: Sendable {
     /// A file that cannot be opened or written, and why (the system's words).
     public struct CannotWrite: Error, CustomStringConvertible, Equatable, Sendable {
         public var path: String
