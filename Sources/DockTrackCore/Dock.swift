@@ -51,3 +51,15 @@ public enum DockCommandKind: String, Sendable, CaseIterable, Codable {
     /// controllers.
     case velocity
 }
+
+/// What a dock has, as its hello says it (`"capabilities":["pan","tilt",...]`).
+public enum DockCapability: String, Sendable, CaseIterable, Codable {
+    case pan, tilt, roll, zoom
+    case battery, buttons, animations
+    /// The dock's own tracking can be switched off and on.
+    case systemTracking
+    /// Framing can be set (a tracker in front of the dock: `track --serve`).
+    case framing
+    /// Tracking states are published per frame (`track --serve`).
+    case trackingStates
+}

@@ -190,7 +190,7 @@ public final class TrackControl: @unchecked Sendable {
 public struct TrackControlSession: DockEndpoint, Sendable {
     public let control: TrackControl
     public let identity: AccessoryIdentity
-    public static let capabilities = ["pan", "tilt", "systemTracking", "framing", "trackingStates"]
+    public static let capabilities: [DockCapability] = [.pan, .tilt, .systemTracking, .framing, .trackingStates]
     public private(set) var hasSession = false
     public var isDocked: Bool { true }
     /// System tracking as the client last set it (the loop follows at its next frame).

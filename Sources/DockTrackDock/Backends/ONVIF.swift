@@ -378,7 +378,7 @@ public final class ONVIFDock {
 }
 
 extension ONVIFDock: ZoomingHardware {
-    public var capabilities: [String] { ["pan", "tilt", "zoom", "systemTracking"] }
+    public var capabilities: [DockCapability] { [.pan, .tilt, .zoom, .systemTracking] }
 
     public func apply(_ command: DockCommand, at time: Double) throws(DockError) {
         switch command {

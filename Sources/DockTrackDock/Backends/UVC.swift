@@ -120,10 +120,10 @@ public final class UVCDock {
 
 extension UVCDock: DockHardware {
     /// The axes whose controls the camera reported (absolute or speed).
-    public var capabilities: [String] {
-        var out: [String] = []
-        if ranges[.panAbsolute] != nil || ranges[.panSpeed] != nil { out.append("pan") }
-        if ranges[.tiltAbsolute] != nil || ranges[.tiltSpeed] != nil { out.append("tilt") }
-        return out + ["systemTracking"]
+    public var capabilities: [DockCapability] {
+        var out: [DockCapability] = []
+        if ranges[.panAbsolute] != nil || ranges[.panSpeed] != nil { out.append(.pan) }
+        if ranges[.tiltAbsolute] != nil || ranges[.tiltSpeed] != nil { out.append(.tilt) }
+        return out + [.systemTracking]
     }
 }

@@ -321,6 +321,6 @@ public final class VISCAOverSerial: VISCATransport {
 extension VISCADock: DockHardware {
     /// Pan and tilt, driven by speed and absolute position (zoom is not driven by DockTrack;
     /// no battery, buttons or animations).
-    public var capabilities: [String] { ["pan", "tilt", "systemTracking"] }
+    public var capabilities: [DockCapability] { [.pan, .tilt, .systemTracking] }
     public func orientation() throws(DockError) -> DockOrientation? { try motionState(at: 0).position }
 }

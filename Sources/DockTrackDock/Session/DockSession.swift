@@ -132,8 +132,8 @@ public struct DockSession {
     public var identity: AccessoryIdentity
     /// What the dock can do, as its hello says: the simulated dock's, or with `hardware` what
     /// that device has (a PTZ camera has no battery, buttons or animations).
-    public var capabilities: [String] { hardware?.capabilities ?? Self.simulatedCapabilities }
-    public static let simulatedCapabilities = ["pan", "tilt", "battery", "buttons", "animations", "systemTracking"]
+    public var capabilities: [DockCapability] { hardware?.capabilities ?? Self.simulatedCapabilities }
+    public static let simulatedCapabilities: [DockCapability] = [.pan, .tilt, .battery, .buttons, .animations, .systemTracking]
     public private(set) var dock: SimulatedDock
     /// The dock's batteries, the one that drives the motors first.
     public private(set) var batteries: [BatteryState]
@@ -238,7 +238,7 @@ public struct DockSession {
     }
 
     /// A state line per battery; none for a dock without a battery (a PTZ camera).
-    public var batteryLines: [String] { capabilities.contains("battery") ? batteries.map(\.jsonLine) : [] }
+    public var batteryLines: [String] { capabilities.contains(.battery) ? batteries.map(\.jsonLine) : [] }
 
     /// The answers to one request, without its id.
     private mutating func answer(_ request: DockRequest, at time: Double) -> [String] {
@@ -298,12 +298,12 @@ public struct DockSession {
     }
 
     /// `{"type":"hello","protocol":…,"accessory":{…},"capabilities":[…],"docked":true,"trackingButtonEnabled":true}`
-    public static func helloLine(_ identity: AccessoryIdentity, capabilities: [String], docked: Bool, trackingButtonEnabled: Bool) -> String {
+    public static func helloLine(_ identity: AccessoryIdentity, capabilities: [DockCapability], docked: Bool, trackingButtonEnabled: Bool) -> String {
         var line = JSONLine()
         line.add("type", "hello")
         line.add("protocol", protocolName)
         line.add("accessory", object: identity.jsonLine)
-        line.add("capabilities", strings: capabilities)
+        line.add("capabilities", strings: capabilities.map(\.rawValue))
         line.add("docked", docked)
         line.add("trackingButtonEnabled", trackingButtonEnabled)
         return line.text
@@ -344,24 +344,4 @@ public struct DockSession {
         if let time, command == "setOrientation" || command == "animate" { done.add("time", time, digits: 3) }
         return done.text
     }
-}
-
-/// A real pan/tilt device behind a dock session.
-public protocol DockHardware: AnyObject {
-    /// What the device has, in the hello's words (`pan`, `tilt`, `systemTracking`...).
-    var capabilities: [String] { get }
-    func apply(_ command: DockCommand, at time: Double) throws(DockError)
-    /// The device's present orientation, when it can say.
-    func orientation() throws(DockError) -> DockOrientation?
-}
-
-/// A device that zooms (an ONVIF PTZ camera), in its generic zoom space: 0 the widest, 1 the
-/// closest.
-public protocol ZoomingHardware: DockHardware {
-    /// The zoom last sent or read.
-    var zoom: Double { get }
-    func zoom(to zoom: Double) throws(DockError)
-    /// The magnification at `zoom` (1 at the widest), and its inverse.
-    func magnification(at zoom: Double) -> Double
-    func zoom(atMagnification magnification: Double) -> Double
 }

@@ -86,7 +86,7 @@ import Glibc
             let answer = session.handle(line, at: 0.1)
             #expect(answer.count == 1 && answer[0].contains(#""code":"notCapable""#), "\(line): \(answer)")
         }
-        #expect(DockSession(identity: session.identity).capabilities.contains("battery"), "the simulated dock has its battery")
+        #expect(DockSession(identity: session.identity).capabilities.contains(.battery), "the simulated dock has its battery")
     }
 
     @Test func aSilentCameraIsNotConnected() throws {
