@@ -28,10 +28,11 @@ struct DockOptions: ParsableArguments {
 
     func validate() throws {
         if let dock { _ = try address(default: dock) }
-        if onvifHomePreset != nil && !(dock?.hasPrefix("onvif:") ?? false) {
+        let onvifDock = dock.flatMap { DeviceScheme(of: $0) } == .onvif
+        if onvifHomePreset != nil && !onvifDock {
             throw ValidationError("--onvif-home-preset needs --dock onvif:HOST:PORT")
         }
-        if onvif.onvifZoom != nil && !(dock?.hasPrefix("onvif:") ?? false) {
+        if onvif.onvifZoom != nil && !onvifDock {
             throw ValidationError("--onvif-zoom needs --dock onvif:HOST:PORT (the virtual dock of reframe and --virtual-camera zooms by itself)")
         }
         guard searchTime > 0 && searchTime.isFinite else { throw ValidationError("--search-time must be a positive number of seconds") }
@@ -50,7 +51,7 @@ struct DockOptions: ParsableArguments {
     /// points; `nil` without the option.
     func onvifHome(at address: DockAddress) throws -> DockOrientation? {
         guard let name = onvifHomePreset else { return nil }
-        guard case .device(let device) = address, device.hasPrefix("onvif:") else {
+        guard case .device(let device) = address, DeviceScheme(of: device) == .onvif else {
             throw ValidationError("--onvif-home-preset needs --dock onvif:HOST:PORT")
         }
         let camera = try DockBackend.openONVIF(device, onvif: onvifSettings())

@@ -11,14 +11,14 @@ public enum DockAddress: Sendable, Equatable {
     case socket(path: String)
     case device(String)
 
-    public static let help = "-, sim, unix:PATH, visca-udp:HOST:PORT, visca-serial:DEVICE[@BAUD], uvc:/dev/videoN or onvif:HOST:PORT"
+    public static let help = "-, sim, unix:PATH, " + DeviceScheme.allCases.map(\.usage).joined(separator: ", ")
 
     public init(_ text: String) throws(DockError) {
         switch text {
         case "-": self = .commandStream
         case "sim": self = .simulator
         case let t where t.hasPrefix("unix:") && t.count > 5: self = .socket(path: String(t.dropFirst(5)))
-        case let t where ["visca-udp:", "visca-serial:", "uvc:", "onvif:"].contains(where: { t.hasPrefix($0) && t.count > $0.count }):
+        case let t where DeviceScheme(of: t) != nil:
             self = .device(t)
         default: throw .invalidRequest("'\(text)' is not a dock address (\(Self.help))")
         }
@@ -59,10 +59,8 @@ public enum DockAddress: Sendable, Equatable {
         case .socket(let path):
             return AnyDock(try ProtocolDock(path: path, clock: clock, stopWhenIdle: Self.idleStopSeconds))
         case .device(let address):
-            // A network camera answers each request in tens to hundreds of milliseconds: on a
-            // thread of its own, so that the frame loop never waits for it.
             return AnyDock(DeviceDock(hardware: try DockBackend.open(address, onvif: onvif), limits: limits, clock: clock,
-                                      asynchronous: address.hasPrefix("onvif:"), stopWhenIdle: Self.idleStopSeconds))
+                                      asynchronous: DeviceScheme(of: address)?.answersSlowly ?? false, stopWhenIdle: Self.idleStopSeconds))
         }
     }
 }
