@@ -156,7 +156,15 @@ public final class ONVIFDock {
     }
 
     private func send(_ action: String, _ body: String) throws(DockError) -> String {
-        try Self.call(ptzService, action: "http://www.onvif.org/ver20/ptz/wsdl/\(action)", body: body, settings: settings)
+        do {
+            return try sendPTZ(action, body)
+        } catch {
+            throw error.dockError
+        }
+    }
+
+    private func sendPTZ(_ action: String, _ body: String) throws(CallFailure) -> String {
+        try Self.soapCall(ptzService, action: "http://www.onvif.org/ver20/ptz/wsdl/\(action)", body: body, settings: settings)
     }
 
     /// Stops pan and tilt.
@@ -195,9 +203,11 @@ public final class ONVIFDock {
         let tilt = unit.tilt > 0 ? -change.x / unit.tilt * (tiltSpace.upperBound - tiltSpace.lowerBound) / 2 : 0
         guard pan.isFinite, tilt.isFinite else { throw .invalidRequest("a turn must be numbers") }
         do {
-            _ = try send("RelativeMove", "<tptz:RelativeMove><tptz:ProfileToken>\(Self.escaped(profile))</tptz:ProfileToken><tptz:Translation><tt:PanTilt x=\"\(Self.number(pan))\" y=\"\(Self.number(tilt))\"/></tptz:Translation></tptz:RelativeMove>")
-        } catch .invalidRequest(let reason) where reason.contains("refused RelativeMove") {
+            _ = try sendPTZ("RelativeMove", "<tptz:RelativeMove><tptz:ProfileToken>\(Self.escaped(profile))</tptz:ProfileToken><tptz:Translation><tt:PanTilt x=\"\(Self.number(pan))\" y=\"\(Self.number(tilt))\"/></tptz:Translation></tptz:RelativeMove>")
+        } catch .fault(action: "RelativeMove", _) {
             try point(at: try status().orientation + change)
+        } catch {
+            throw error.dockError
         }
         lastVelocity = nil
     }
@@ -284,9 +294,45 @@ public final class ONVIFDock {
 
     // MARK: SOAP
 
+    /// Why a SOAP call failed, decided once where the reply is read (never by matching words).
+    enum CallFailure: Error, Equatable {
+        /// Nobody answered, or not in time.
+        case unreachable
+        /// The camera answered with a SOAP fault to `action` (its reason, as one clean line).
+        case fault(action: String, reason: String)
+        /// The camera wants credentials (HTTP 401).
+        case credentials
+        /// Another HTTP status.
+        case status(Int, url: String)
+        /// A reply that is not HTTP, or over its budget.
+        case badReply(String)
+
+        /// The failure as the dock reports it: nobody there is `notConnected`; a refusal or
+        /// missing credentials is the request's fault (`invalidRequest`); a broken or failing
+        /// camera is `unknown`, with its words.
+        var dockError: DockError {
+            switch self {
+            case .unreachable: .notConnected
+            case .fault(let action, let reason): .invalidRequest("the camera refused \(action): \(reason)")
+            case .credentials: .invalidRequest("the camera wants credentials (--onvif-user, --onvif-password)")
+            case .status(let status, let url): status >= 400 && status < 500 ? .invalidRequest("HTTP \(status) from \(url)") : .unknown("HTTP \(status) from \(url)")
+            case .badReply(let reason): .unknown(reason)
+            }
+        }
+    }
+
     /// Posts `body` in a SOAP 1.2 envelope (with a UsernameToken when there are credentials) and
     /// returns the reply's text; a fault or an HTTP error is a DockError.
     static func call(_ url: URL, action: String, body: String, settings: ONVIFSettings) throws(DockError) -> String {
+        do {
+            return try soapCall(url, action: action, body: body, settings: settings)
+        } catch {
+            throw error.dockError
+        }
+    }
+
+    /// ``call(_:action:body:settings:)`` with its failure as it was found.
+    static func soapCall(_ url: URL, action: String, body: String, settings: ONVIFSettings) throws(CallFailure) -> String {
         let envelope = envelope(body, security: settings.user.map { usernameToken(user: $0, password: settings.password ?? "") })
         let reply: HTTPReplyParser.Reply
         do {
@@ -296,17 +342,17 @@ public final class ONVIFDock {
             ], body: Array(envelope.utf8), timeout: settings.timeout, maximumBytes: maximumReplyBytes)
         } catch {
             switch error {
-            case .unreachable, .timedOut: throw .notConnected
-            case .reply, .unsupported: throw .invalidRequest("\(action.split(separator: "/").last ?? ""): \(error)")
+            case .unreachable, .timedOut: throw .unreachable
+            case .reply, .unsupported: throw .badReply("\(action.split(separator: "/").last ?? ""): \(error)")
             }
         }
         let text = String(decoding: reply.body, as: UTF8.self)
         if let fault = element("Fault", in: text) {
             let reason = element("Text", in: fault) ?? element("faultstring", in: fault) ?? "a SOAP fault"
-            throw .invalidRequest("the camera refused \(action.split(separator: "/").last ?? ""): \(TerminalText.line(reason))")
+            throw .fault(action: String(action.split(separator: "/").last ?? ""), reason: TerminalText.line(reason))
         }
         if !(200..<300).contains(reply.status) {
-            throw reply.status == 401 ? .invalidRequest("the camera wants credentials (--onvif-user, --onvif-password)") : .invalidRequest("HTTP \(reply.status) from \(url)")
+            throw reply.status == 401 ? .credentials : .status(reply.status, url: url.absoluteString)
         }
         return text
     }
