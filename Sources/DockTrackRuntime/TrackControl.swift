@@ -8,12 +8,12 @@ import DockTrackSystem
 
 /// What the client of `docktrack track --serve` asks of the running tracker, and what the
 /// tracker tells it: shared by the server's thread (``TrackControlSession``) and the frame loop
-/// (``apply(to:pipeline:at:)`` before each frame, ``publish(_:motion:)`` after), under a lock.
+/// (``apply(to:pipeline:customTracking:at:)`` before each frame, ``publish(_:motion:)`` after), behind a Mutex.
 ///
 /// Requests take effect at the next frame, in the order they came. Those that can only be
 /// answered there (a motion command, `selectSubject`, `setLimits`) are answered then, with
 /// their request's id.
-public final class TrackControl: @unchecked Sendable {
+public final class TrackControl: Sendable {
     /// A request waiting for the next frame.
     enum Change {
         case systemTracking(Bool)
@@ -28,15 +28,16 @@ public final class TrackControl: @unchecked Sendable {
         var line: Int
     }
 
-    private let lock = NSLock()
-    private var waiting: [Waiting] = []
-    private var outbox: [String] = []
-    private var motion: MotionState
-    private var limits: DockLimits
-    /// Whether a client holds the session: tracking states are kept for it only.
-    private var listening = false
-    /// Custom tracking: the client's observations become subjects here (used by the frame loop only).
-    private let customTracking = TrackingPipeline(detector: nil, cues: nil)
+    /// What the server and the frame loop share.
+    private struct State {
+        var waiting: [Waiting] = []
+        var outbox: [String] = []
+        var motion: MotionState
+        var limits: DockLimits
+        /// Whether a client holds the session: tracking states are kept for it only.
+        var listening = false
+    }
+    private let state: Mutex<State>
     /// Lines kept for the client at most: a client slow to read loses the oldest tracking
     /// states, never an answer.
     public let maximumPending = 256
@@ -47,51 +48,53 @@ public final class TrackControl: @unchecked Sendable {
 
     /// Before the first frame: the dock at rest at `home` with `limits`.
     public init(limits: DockLimits, home: DockOrientation) {
-        self.limits = limits
         startingLimits = limits
-        motion = MotionState(time: 0, position: home, velocity: .zero)
+        state = Mutex(State(motion: MotionState(time: 0, position: home, velocity: .zero), limits: limits))
     }
 
     // MARK: The server's side
 
     func enqueue(_ change: Change, id: RequestID?, line: Int) {
-        lock.withLock { waiting.append(Waiting(change: change, id: id, line: line)) }
+        state.withLock { $0.waiting.append(Waiting(change: change, id: id, line: line)) }
     }
 
     /// The lines that came up for the client since the last call.
     func takePending() -> [String] {
-        lock.withLock {
-            defer { outbox = [] }
-            return outbox
+        state.withLock { state in
+            defer { state.outbox = [] }
+            return state.outbox
         }
     }
 
     /// A client holds the session (`true`) or let it go.
     func setListening(_ on: Bool) {
-        lock.withLock {
-            listening = on
-            if !on { outbox = [] }
+        state.withLock { state in
+            state.listening = on
+            if !on { state.outbox = [] }
         }
     }
 
     /// The dock's motion as of the last frame.
-    var motionLine: String { lock.withLock { motion.jsonLine } }
-    var limitsLine: String { lock.withLock { DockSession.limitsLine(limits, time: motion.time) } }
+    var motionLine: String { state.withLock { $0.motion.jsonLine } }
+    var limitsLine: String { state.withLock { DockSession.limitsLine($0.limits, time: $0.motion.time) } }
 
     // MARK: The frame loop's side
 
     /// Carries out the requests that came since the last frame, at `time` on the loop's
     /// clock: system tracking on or off (off stops the dock), framing mode and region on the
-    /// controller, selection on the pipeline's ranker, motion commands and limits on the dock.
-    public func apply(to loop: inout FrameLoop<FramingController, AnyDock>, pipeline: TrackingPipeline, at time: Double) {
-        let requests = lock.withLock {
-            defer { waiting = [] }
-            return waiting
+    /// controller, selection on the pipeline's ranker, motion commands and limits on the dock,
+    /// a client's own observations tracked on `customTracking` (the caller's, kept from frame to
+    /// frame: a pipeline without a detector).
+    public func apply(to loop: inout FrameLoop<FramingController, AnyDock>, pipeline: TrackingPipeline,
+                      customTracking: TrackingPipeline, at time: Double) {
+        let requests = state.withLock { state in
+            defer { state.waiting = [] }
+            return state.waiting
         }
         for request in requests {
             var answers: [String]
             do {
-                answers = try carryOut(request.change, loop: &loop, pipeline: pipeline, at: time)
+                answers = try carryOut(request.change, loop: &loop, pipeline: pipeline, customTracking: customTracking, at: time)
                 // Only a request with an id is answered once done; an error always is.
                 if request.id == nil { answers = [] }
             } catch let error as DockError {
@@ -104,7 +107,7 @@ public final class TrackControl: @unchecked Sendable {
     }
 
     private func carryOut(_ change: Change, loop: inout FrameLoop<FramingController, AnyDock>, pipeline: TrackingPipeline,
-                          at time: Double) throws -> [String] {
+                          customTracking: TrackingPipeline, at time: Double) throws -> [String] {
         switch change {
         case .systemTracking(let on):
             loop.systemTracking = on
@@ -141,7 +144,7 @@ public final class TrackControl: @unchecked Sendable {
             try loop.dock.perform(held.map { .setLimits($0) } ?? command, at: time)
             if let held {
                 loop.controller.params.limits = held
-                lock.withLock { limits = held }
+                state.withLock { $0.limits = held }
                 return [DockSession.limitsLine(held, time: time), DockSession.doneLine(command.name)]
             }
             return [DockSession.doneLine(command.name, movingAt: time)]
@@ -151,21 +154,22 @@ public final class TrackControl: @unchecked Sendable {
     /// After a frame: its subjects go to the client as a tracking state, and the dock's
     /// motion is what queries read until the next frame.
     public func publish(_ record: SubjectStatesRecord, motion: MotionState) {
-        lock.withLock {
-            self.motion = motion
-            guard listening else { return }
-            outbox.append(record.trackingStateLine)
+        let maximumPending = self.maximumPending
+        state.withLock { state in
+            state.motion = motion
+            guard state.listening else { return }
+            state.outbox.append(record.trackingStateLine)
             // Too far behind: the oldest tracking states go (answers stay).
-            while outbox.count > maximumPending,
-                  let old = outbox.firstIndex(where: { $0.hasPrefix(#"{"type":"trackingState""#) }) {
-                outbox.remove(at: old)
+            while state.outbox.count > maximumPending,
+                  let old = state.outbox.firstIndex(where: { $0.hasPrefix(#"{"type":"trackingState""#) }) {
+                state.outbox.remove(at: old)
             }
         }
     }
 
     private func answer(_ lines: [String]) {
         guard !lines.isEmpty else { return }
-        lock.withLock { if listening { outbox += lines } }
+        state.withLock { if $0.listening { $0.outbox += lines } }
     }
 }
 

@@ -60,6 +60,8 @@ public final class TrackSession {
     /// The frame clock of a live dock: a camera's capture clock, or a file played in real time.
     let clock: SleepingClock
     private var closed = false
+    /// A client's own observations (`track --serve`'s `track` request), tracked from frame to frame.
+    private let customTracking = TrackingPipeline(detector: nil, cues: nil)
 
     /// `clockOrigin`: the monotonic time the dock's clock counts from (a camera's capture clock).
     public init(source: any FrameSource, pipeline: TrackingPipeline, loop: FrameLoop<FramingController, AnyDock>,
@@ -114,7 +116,7 @@ public final class TrackSession {
             }
             let captured = paced ? pacer.wait(for: frame.time) : frame.time
             lastCaptured = captured
-            server?.control.apply(to: &loop, pipeline: pipeline, at: captured)
+            server?.control.apply(to: &loop, pipeline: pipeline, customTracking: customTracking, at: captured)
             if let zoom = cameraZoom, let zooming {
                 // The controller aims with the camera at the zoom in force, within the turns it allows.
                 loop.controller.params.camera = zoom.camera(at: zooming.magnification)

@@ -315,6 +315,7 @@ struct TrackCommand: ParsableCommand {
         }
         defer { withExtendedLifetime(input) {} }
         let pipeline = TrackingPipeline(detector: nil, cues: nil, identifiers: sequentialIdentifiers ? .sequential : .random)
+        let customTracking = TrackingPipeline(detector: nil, cues: nil)
         var rate = ObservationRateMonitor()
         let (statesOutput, commands) = try outputs()
         var loop: FrameLoop<FramingController, AnyDock>?
@@ -348,7 +349,7 @@ struct TrackCommand: ParsableCommand {
                                      clock: { MonotonicClock.now() - origin })
                 server = try serving(loop!)
             }
-            server?.control.apply(to: &loop!, pipeline: pipeline, at: record.time)
+            server?.control.apply(to: &loop!, pipeline: pipeline, customTracking: customTracking, at: record.time)
             let step = try loop!.step(capturedAt: record.time) { _ in
                 try pipeline.process(observations: record.observations, at: record.time)
             }

@@ -14,6 +14,7 @@ import Glibc
     struct Rig {
         var loop: FrameLoop<FramingController, AnyDock>
         let pipeline = TrackingPipeline(detector: nil, cues: nil, identifiers: .sequential)
+        let customTracking = TrackingPipeline(detector: nil, cues: nil)
         let control: TrackControl
         var session: TrackControlSession
         var time = 0.0
@@ -35,7 +36,7 @@ import Glibc
         /// One frame at 20 per second with these observations; what the client got meanwhile.
         mutating func frame(_ observations: [Observation]) throws -> (step: FrameStep, pending: [String]) {
             time += 0.05
-            control.apply(to: &loop, pipeline: pipeline, at: time)
+            control.apply(to: &loop, pipeline: pipeline, customTracking: customTracking, at: time)
             let (pipeline, now) = (self.pipeline, time)
             let step = try loop.step(capturedAt: now) { _ in try pipeline.process(observations: observations, at: now) }
             control.publish(SubjectStatesRecord(frame: Int(time * 20), time: time, subjects: step.subjects), motion: step.atCommand)
@@ -193,7 +194,7 @@ import Glibc
         // A client that never reads: states pile up to the cap, the oldest go, answers stay.
         for _ in 0..<4 { _ = try rig.frame([Self.left]) }
         _ = rig.send(#"{"id":"kept","command":"selectSubject","point":{"x":0.2,"y":0.4}}"#)
-        rig.control.apply(to: &rig.loop, pipeline: rig.pipeline, at: rig.time)
+        rig.control.apply(to: &rig.loop, pipeline: rig.pipeline, customTracking: rig.customTracking, at: rig.time)
         for frame in 0..<(rig.control.maximumPending + 50) {
             rig.time += 0.05
             rig.control.publish(SubjectStatesRecord(frame: frame, time: rig.time, subjects: []), motion: MotionState(time: rig.time, position: .zero, velocity: .zero))
