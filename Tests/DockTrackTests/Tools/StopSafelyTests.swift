@@ -57,13 +57,17 @@ import Glibc
         // A FIFO stays a FIFO, and its reader gets the lines.
         let fifo = folder.appendingPathComponent("fifo").path
         #expect(mkfifo(fifo, 0o600) == 0)
+        // The reader's bytes are handed over through the semaphore (which orders the write before the read).
         nonisolated(unsafe) var read = Data()
-        let reader = Thread { read = FileHandle(forReadingAtPath: fifo)!.readDataToEndOfFile() }
+        let finished = DispatchSemaphore(value: 0)
+        let reader = Thread {
+            read = FileHandle(forReadingAtPath: fifo)!.readDataToEndOfFile()
+            finished.signal()
+        }
         reader.start()
         let piped = try ToolRun.docktrack(["track", Fixtures.sample("vtest.avi"), "--end", "4", "-d", "hog-body-fast", "--states", fifo])
         #expect(piped.status == 0, "\(piped.stderr)")
-        let deadline = Date().addingTimeInterval(10)
-        while reader.isExecuting && Date() < deadline { usleep(10_000) }
+        #expect(finished.wait(timeout: .now() + 10) == .success, "the FIFO's reader got to its end")
         #expect(Self.kind(fifo) == S_IFIFO)
         #expect(String(decoding: read, as: UTF8.self).split(separator: "\n").count == 4)
     }
