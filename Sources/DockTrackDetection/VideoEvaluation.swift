@@ -58,6 +58,12 @@ public struct PeopleScore: Sendable, Equatable {
     public private(set) var rankOneOnPeople = 0
     /// Subjects in all frames.
     public private(set) var subjects = 0
+    /// Labelled people at least `tallEnough` pixels tall, and of those, the ones found: the
+    /// people a tracker is expected to find (the README promises whole people from about a
+    /// tenth of the frame's height; 50 px is a pedestrian far down a street).
+    public private(set) var tallPeople = 0
+    public private(set) var tallPeopleFound = 0
+    public static let tallEnough = 50.0
 
     public init() {}
 
@@ -89,6 +95,10 @@ public struct PeopleScore: Sendable, Equatable {
             matchedPeople.insert(pair.person)
         }
         foundPeople += matchedPeople.count
+        for (p, box) in labelled.enumerated() where box.height >= Self.tallEnough {
+            tallPeople += 1
+            if matchedPeople.contains(p) { tallPeopleFound += 1 }
+        }
         // A subject on no labelled person but on an ignored box, or on a labelled person another
         // subject took (a face and a body reported apart), is not counted false.
         for (s, subject) in people.enumerated() where !matchedSubjects.contains(s) {
@@ -104,11 +114,12 @@ public struct PeopleScore: Sendable, Equatable {
     public var falsePeoplePerFrame: Double { Double(falsePeople) / Double(max(frames, 1)) }
     public var subjectsPerFrame: Double { Double(subjects) / Double(max(frames, 1)) }
     public var recall: Double { labelledPeople == 0 ? 1 : Double(foundPeople) / Double(labelledPeople) }
+    public var recallOfTallPeople: Double { tallPeople == 0 ? 1 : Double(tallPeopleFound) / Double(tallPeople) }
     public var rankOneOnPerson: Double { framesWithRankOne == 0 ? 1 : Double(rankOneOnPeople) / Double(framesWithRankOne) }
 
     /// The totals as one JSON object.
     public var jsonLine: String {
-        String(format: "{\"frames\":%d,\"labelledPeople\":%d,\"found\":%d,\"recall\":%.3f,\"falsePeople\":%d,\"falsePeoplePerFrame\":%.3f,\"subjectsPerFrame\":%.3f,\"framesWithRankOne\":%d,\"rankOneOnPerson\":%.3f}",
-               frames, labelledPeople, foundPeople, recall, falsePeople, falsePeoplePerFrame, subjectsPerFrame, framesWithRankOne, rankOneOnPerson)
+        String(format: "{\"frames\":%d,\"labelledPeople\":%d,\"found\":%d,\"recall\":%.3f,\"peopleFrom50px\":%d,\"recallFrom50px\":%.3f,\"falsePeople\":%d,\"falsePeoplePerFrame\":%.3f,\"subjectsPerFrame\":%.3f,\"framesWithRankOne\":%d,\"rankOneOnPerson\":%.3f}",
+               frames, labelledPeople, foundPeople, recall, tallPeople, recallOfTallPeople, falsePeople, falsePeoplePerFrame, subjectsPerFrame, framesWithRankOne, rankOneOnPerson)
     }
 }

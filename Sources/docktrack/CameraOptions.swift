@@ -33,71 +33,29 @@ struct CameraOptions: ParsableArguments {
         if let duration, !(duration > 0) { throw ValidationError("--duration must be above 0") }
     }
 
-    var settings: CameraSettings {
-        var settings = CameraSettings(size: size.flatMap(ImageSize.init(parsing:)), framesPerSecond: fps,
-                                      pixelFormat: pixelFormat.flatMap(FourCC.init))
-        settings.frameTimeout = frameTimeout
-        return settings
-    }
-
-    /// The camera to read: --camera, or a PATH that names a device node.
-    func cameraPath(input: String?) -> String? {
-        camera ?? input.flatMap { CameraDiscovery.isDevicePath($0) ? $0 : nil }
-    }
-
-    /// A source for `input`: a network stream or the camera (with reconnection when asked), or
-    /// the media file.
-    func open(input: String?) throws -> any FrameSource {
-        if let input, NetworkStream.isURL(input) {
-            // Read live, newest frame wins; a stream that breaks or goes silent is a lost camera.
-            // Refused connections cost nothing: retried every quarter of a second.
-            let timeout = frameTimeout
-            return try opened(retryInterval: 0.25) { origin throws(CameraError) in
-                try NetworkStream(url: input, openTimeout: timeout, frameTimeout: timeout, clockOrigin: origin)
-            }
+    /// The input these options and `path` name: a network stream, a camera (--camera, or a
+    /// PATH that names a device node), or the media file.
+    func input(_ path: String?) throws -> TrackConfiguration.Input {
+        if let path, NetworkStream.isURL(path) { return .stream(path) }
+        if let camera = camera ?? path.flatMap({ CameraDiscovery.isDevicePath($0) ? $0 : nil }) {
+            return .camera(camera, CameraSettings(size: size.flatMap(ImageSize.init(parsing:)), framesPerSecond: fps,
+                                                  pixelFormat: pixelFormat.flatMap(FourCC.init)))
         }
-        guard let path = cameraPath(input: input) else {
-            // Camera settings say nothing about a file: said, not silently ignored.
-            let cameraOnly = [("--size", size != nil), ("--fps", fps != nil), ("--pixel-format", pixelFormat != nil),
-                              ("--duration", duration != nil), ("--reconnect", reconnect)].filter(\.1).map(\.0)
-            if !cameraOnly.isEmpty {
-                throw ValidationError("\(cameraOnly.joined(separator: ", ")) \(cameraOnly.count == 1 ? "is" : "are") for cameras and streams, not for a file (\(input!)); use --start, --end and --stride to choose a file's frames")
-            }
-            return try MediaFile.open(input!)
+        // Camera settings say nothing about a file: said, not silently ignored.
+        let cameraOnly = [("--size", size != nil), ("--fps", fps != nil), ("--pixel-format", pixelFormat != nil),
+                          ("--duration", duration != nil), ("--reconnect", reconnect)].filter(\.1).map(\.0)
+        if !cameraOnly.isEmpty {
+            throw ValidationError("\(cameraOnly.joined(separator: ", ")) \(cameraOnly.count == 1 ? "is" : "are") for cameras and streams, not for a file (\(path ?? "")); use --start, --end and --stride to choose a file's frames")
         }
-        let settings = self.settings
-        return try opened { origin throws(CameraError) in try V4L2Camera(path: path, settings: settings, clockOrigin: origin) }
+        return .file(path ?? "")
     }
 
-    /// The live source `open` makes (given its clock origin), waited for and resumed when it is
-    /// lost with --reconnect.
-    private func opened(retryInterval: Double = 0.5, _ open: @escaping ReconnectingCamera.Opener) throws -> any FrameSource {
-        let camera: any LiveFrameSource
-        do {
-            if reconnect {
-                camera = try ReconnectingCamera(retryInterval: retryInterval, onEvent: { event in
-                    switch event {
-                    case .lost(let problem): printError("docktrack: \(problem); waiting for it to come back (--reconnect)")
-                    case .reconnected(let path, let seconds): printError(String(format: "docktrack: %@: back after %.1f s, resuming", path, seconds))
-                    }
-                }, open: open)
-            } else {
-                camera = try open(MonotonicClock.now())
-            }
-        } catch {
-            throw FrameSourceError.camera(error)
-        }
-        return started(camera)
-    }
-
-    /// `camera`, announced on stderr, with Ctrl-C ending the run cleanly.
-    private func started(_ camera: any LiveFrameSource) -> any LiveFrameSource {
-        let path = camera.info.name
-        LiveRun.installInterruptHandler()
-        printError("docktrack: \(path): \(camera.info.size.width)x\(camera.info.size.height)"
-                   + (camera.info.framesPerSecond.map { String(format: " at %g fps", $0) } ?? "")
-                   + "; Ctrl-C stops")
-        return camera
+    var liveOptions: TrackConfiguration.LiveOptions {
+        var options = TrackConfiguration.LiveOptions()
+        options.reconnect = reconnect
+        options.duration = duration
+        options.frameTimeout = frameTimeout
+        return options
     }
 }
 

@@ -20,8 +20,7 @@ struct DetectCommand: ParsableCommand {
     @OptionGroup var detection: DetectorOptions
     @OptionGroup var frames: FrameOptions
 
-    @Option(help: ArgumentHelp("Also write the input with the observations drawn on it (.mp4, .avi, or an image).", valueName: "file"))
-    var annotate: String?
+    @OptionGroup var annotate: AnnotateOption
 
     @Flag(help: "Print a summary (frames, observations, frames per second) to stderr at the end.")
     var summary = false
@@ -30,18 +29,9 @@ struct DetectCommand: ParsableCommand {
         try reportingErrors {
             var source = try MediaFile.open(path)
             let detector = try detection.makeDetector()
-            let output = try annotate.map { path throws in
-                guard FileManager.default.fileExists(atPath: (URL(fileURLWithPath: path).deletingLastPathComponent().path)) else {
-                    throw ToolError("\(path): the folder for the annotated output does not exist")
-                }
-                return try AnnotatedOutput(path: path, size: source.info.size,
-                                           framesPerSecond: (source.info.framesPerSecond ?? 30) / Double(frames.stride))
-            }
+            let output = try annotate.video(size: source.info.size, framesPerSecond: (source.info.framesPerSecond ?? 30) / Double(frames.stride))
             let run = DetectionRun(minimumConfidence: detection.threshold, selection: frames.selection)
-            let expected = source.info.frameCount.map { total in
-                max(0, (min(total, frames.end ?? total) - frames.start + frames.stride - 1) / frames.stride)
-            }
-            var progress = ProgressLine(total: expected)
+            var progress = ProgressLine(total: source.info.frameCount.map { frames.selection.count(of: $0) })
             var count = 0, observed = 0
             let started = ContinuousClock.now
             defer { progress.finish() }

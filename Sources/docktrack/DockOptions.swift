@@ -47,20 +47,17 @@ struct DockOptions: ParsableArguments {
         }
     }
 
-    /// The home pose of --onvif-home-preset: where the camera at `address` says that preset
-    /// points; `nil` without the option.
-    func onvifHome(at address: DockAddress) throws -> DockOrientation? {
-        guard let name = onvifHomePreset else { return nil }
-        guard case .device(let device) = address, DeviceScheme(of: device) == .onvif else {
-            throw ValidationError("--onvif-home-preset needs --dock onvif:HOST:PORT")
-        }
-        let camera = try DockBackend.openONVIF(device, onvif: onvifSettings())
-        do {
-            guard let orientation = try camera.preset(name).orientation else { throw ToolError("--onvif-home-preset: the camera does not say where its preset \(name) points") }
-            return orientation
-        } catch let error as DockError {
-            throw ToolError("--onvif-home-preset: \(error)")
-        }
+    /// The dock of a track run, driven with these options' kind of commands.
+    func apply(to configuration: inout TrackConfiguration) throws {
+        var choice = TrackConfiguration.DockChoice()
+        choice.address = try address(default: "-")
+        choice.search = search
+        choice.searchTime = searchTime
+        choice.onvif = try onvifSettings()
+        choice.onvifHomePreset = onvifHomePreset
+        choice.onvifDigitalPTZ = onvif.onvifDigitalPtz
+        configuration.dock = choice
+        configuration.framing.commands = commands
     }
 
     /// The command kind and the search (on when `searchByDefault` unless told otherwise).

@@ -26,7 +26,8 @@ struct EvalCommand: ParsableCommand {
             a line has nobody in it. A subject is on a person when most of it is inside their box or \
             they overlap by 0.3; one subject per person; a subject on nobody is a false person.
             stdout per clip: {"clip":"bikes.mp4","frames":250,"labelledPeople":…,"found":…,"recall":…,\
-            "falsePeople":…,"falsePeoplePerFrame":…,"subjectsPerFrame":…,"framesWithRankOne":…,\
+            "peopleFrom50px":…,"recallFrom50px":…,"falsePeople":…,"falsePeoplePerFrame":…,\
+            "subjectsPerFrame":…,"framesWithRankOne":…,\
             "rankOneOnPerson":…,"msPerFrame":…}
             """
     )
@@ -40,6 +41,9 @@ struct EvalCommand: ParsableCommand {
     @Option(help: ArgumentHelp("The MOTChallenge people labels of the --clip of the same position. Repeatable.", valueName: "file"))
     var mot: [String] = []
 
+    @Option(help: ArgumentHelp("Track and score each clip up to this frame (from 1) only: for labels that cover the first frames of a clip.", valueName: "frame"))
+    var end: Int?
+
     @OptionGroup var detection: DetectorOptions
 
     @Option(help: ArgumentHelp("A picture or clip with no face in it (every frame counts). Repeatable.", valueName: "file"))
@@ -52,6 +56,8 @@ struct EvalCommand: ParsableCommand {
         guard !labels.isEmpty || !clip.isEmpty else { throw ValidationError("give at least one label file, or a --clip with its --mot labels") }
         guard clip.count == mot.count else { throw ValidationError("give each --clip its --mot labels (\(clip.count) clips, \(mot.count) label files)") }
         guard labels.isEmpty || clip.isEmpty else { throw ValidationError("score face label files or clips, not both in one run") }
+        if let end, end < 1 { throw ValidationError("--end must be a frame number from 1") }
+        guard end == nil || !clip.isEmpty else { throw ValidationError("--end is for --clip runs") }
         if let canvas, !(64...16384).contains(canvas) { throw ValidationError("--canvas must be between 64 and 16384 pixels") }
     }
 
@@ -106,18 +112,19 @@ struct EvalCommand: ParsableCommand {
                 let labelled = try LabelledVideo.read(mot: labelPath)
                 var source = try MediaFile.open(path)
                 let pipeline = try TrackingPipeline.overFile(detector: try detection.makeDetector(), models: detection.model.store,
-                                                             detectEvery: TrackCommand.defaultDetectEvery, minimumConfidence: detection.threshold)
+                                                             detectEvery: TrackConfiguration.defaultDetectEvery, minimumConfidence: detection.threshold)
                 var score = PeopleScore()
                 var index = 0
                 let started = ContinuousClock.now
-                while let frame = try source.nextFrame() {
+                while index < end ?? .max, let frame = try source.nextFrame() {
                     let subjects = try pipeline.process(frame)
                     score.add(reported: subjects, labelled: labelled.people[index] ?? [], ignored: labelled.ignored[index] ?? [], size: frame.image.size)
                     index += 1
                 }
                 let lastLabelled = (labelled.people.keys.max() ?? -1) + 1
                 if lastLabelled > index {
-                    throw ToolError("\(labelPath) labels frame \(lastLabelled) but \(path) has \(index) frames: not its labels?")
+                    throw ToolError(end.map { "\(labelPath) labels frame \(lastLabelled), past --end \($0)" }
+                                    ?? "\(labelPath) labels frame \(lastLabelled) but \(path) has \(index) frames: not its labels?")
                 }
                 let ms = ProgressLine.seconds(ContinuousClock.now - started) * 1000 / Double(max(index, 1))
                 let name = (path as NSString).lastPathComponent.replacingOccurrences(of: "\"", with: "'")

@@ -5,8 +5,7 @@ import Foundation
 
 /// How to frame and what the dock can do: shared by the commands that drive a dock.
 struct FramingOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("Framing: automatic (the primary subject, with the others when they fit), center, left (subject on the left third), right.", valueName: "mode"))
-    var mode: FramingMode = .automatic
+    @OptionGroup var framingMode: FramingModeOption
 
     @Option(help: ArgumentHelp("Region of interest to keep subjects in: x,y,width,height in unit coordinates, origin at the upper-left.", valueName: "x,y,w,h"))
     var roi: String?
@@ -25,10 +24,16 @@ struct FramingOptions: ParsableArguments {
         guard homeAfter > 0 else { throw ValidationError("--home-after must be positive") }
     }
 
+    /// The framing of a track run (its camera is made when the picture's size is known).
+    func apply(to configuration: inout TrackConfiguration) {
+        configuration.framing = params(for: ImageSize(width: 1280, height: 720))
+        configuration.fieldOfView = fov * .pi / 180
+    }
+
     /// The controller's parameters for pictures of `size`.
     func params(for size: ImageSize) -> FramingController.Params {
         var params = FramingController.Params()
-        params.mode = mode
+        params.mode = framingMode.mode
         if let roi { params.regionOfInterest = TrackCommand.parseBox(roi)! }
         params.camera = CameraModel(horizontalFieldOfView: fov * .pi / 180, size: size)
         params.limits = limits.limits(from: params.limits)
@@ -37,4 +42,3 @@ struct FramingOptions: ParsableArguments {
     }
 }
 
-extension FramingMode: ExpressibleByArgument {}

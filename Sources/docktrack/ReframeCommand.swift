@@ -34,8 +34,7 @@ struct ReframeCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Output frame size (default: the widest window of the aspect ratio, at the input's scale).", valueName: "WxH"))
     var size: String?
 
-    @Option(help: ArgumentHelp("Framing: automatic (the primary subject, with the others when they fit), center, left (subject on the left third), right.", valueName: "mode"))
-    var mode: FramingMode = .automatic
+    @OptionGroup var framingMode: FramingModeOption
 
     @Option(help: ArgumentHelp("Region of the output to keep subjects in: x,y,width,height in unit coordinates, origin at the upper-left.", valueName: "x,y,w,h"))
     var roi: String?
@@ -76,11 +75,9 @@ struct ReframeCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Write subject states here, one JSON line per output frame ('-': stdout).", valueName: "file"))
     var states: String?
 
-    @Option(help: ArgumentHelp("Write the controller's trace (as track's; angles of the window).", valueName: "file"))
-    var trace: String?
+    @OptionGroup var trace: TraceOption
 
-    @Option(help: ArgumentHelp("Also write the input with the window and the subjects drawn on it.", valueName: "file"))
-    var annotate: String?
+    @OptionGroup var annotate: AnnotateOption
 
     @Flag(help: "Print a summary to stderr at the end.")
     var summary = false
@@ -98,16 +95,6 @@ struct ReframeCommand: ParsableCommand {
         guard (input as NSString).standardizingPath != (output as NSString).standardizingPath else {
             throw ValidationError("OUT must not be the input")
         }
-    }
-
-    /// A virtual dock's pan and tilt limits: `degreesPerSecond` at most, reached in a quarter second.
-    static func speeds(degreesPerSecond: Double) -> DockLimits {
-        var speeds = DockLimits.standard
-        for axis in [\DockLimits.yaw, \DockLimits.pitch] {
-            speeds[keyPath: axis].maximumSpeed = degreesPerSecond * .pi / 180
-            speeds[keyPath: axis].maximumAcceleration = 4 * degreesPerSecond * .pi / 180
-        }
-        return speeds
     }
 
     static func parseAspect(_ text: String) -> Double? {
@@ -193,9 +180,9 @@ struct ReframeCommand: ParsableCommand {
             try pipeline.redetect(models: models)
 
             var framing = FramingController.Params()
-            framing.mode = mode
+            framing.mode = framingMode.mode
             if let roi { framing.regionOfInterest = TrackCommand.parseBox(roi)! }
-            let speeds = Self.speeds(degreesPerSecond: maxSpeed)
+            let speeds = DockLimits.window(degreesPerSecond: maxSpeed)
             framing.limits = speeds
             var zoomParams = ZoomFraming.Params()
             zoomParams.widenAfter = widenAfter
@@ -203,7 +190,7 @@ struct ReframeCommand: ParsableCommand {
             let aheadFrames = Int((lookAhead * framesPerSecond / Double(frames.stride)).rounded())
             var reframer = try Reframer(dock: VirtualDock(window: window, speeds: speeds), framing: framing,
                                         zoom: noZoom ? nil : ZoomFraming(params: zoomParams), lookAhead: aheadFrames,
-                                        trace: trace.map { path throws in try LineOutput(path: path) })
+                                        trace: try trace.output())
 
             // The picture goes to a file of its own first; the sound joins it at the end.
             let outputFolder = (output as NSString).deletingLastPathComponent
@@ -214,9 +201,9 @@ struct ReframeCommand: ParsableCommand {
             defer { try? FileManager.default.removeItem(atPath: pictureOnly) }
             let rate = framesPerSecond / Double(frames.stride)
             let video = try AnnotatedOutput(path: pictureOnly, size: outputSize, framesPerSecond: rate)
-            let overview = try annotate.map { path throws in try AnnotatedOutput(path: path, size: inputSize, framesPerSecond: rate) }
+            let overview = try annotate.video(size: inputSize, framesPerSecond: rate)
             let statesOutput = try states.map { try LineOutput(path: $0) }
-            var progress = ProgressLine(total: source.info.frameCount.map { max(0, (min($0, frames.end ?? $0) - frames.start + frames.stride - 1) / frames.stride) })
+            var progress = ProgressLine(total: source.info.frameCount.map { frames.selection.count(of: $0) })
             let started = ContinuousClock.now
             var count = 0
             var firstTime: Double?

@@ -39,14 +39,9 @@ struct SimulateCommand: ParsableCommand {
     @Option(help: "Seconds from capture to the command reaching the simulated dock (--dock sim).")
     var latency = 0.05
 
-    @Option(help: ArgumentHelp("Framing: automatic, center, left, right.", valueName: "mode"))
-    var mode: FramingMode = .automatic
-
-    @Option(help: ArgumentHelp("Write the camera's view with subjects, target zone and pose drawn on it.", valueName: "file"))
-    var annotate: String?
-
-    @Option(help: ArgumentHelp("Write a trace: one tab-separated line per frame (time, pan, tilt, target pan, target tilt, commanded pan and tilt speed, state).", valueName: "file"))
-    var trace: String?
+    @OptionGroup var framingMode: FramingModeOption
+    @OptionGroup var annotate: AnnotateOption
+    @OptionGroup var trace: TraceOption
 
     @Flag(help: "Do not read speaking and looking-at-camera cues from faces (faster).")
     var noFaceCues = false
@@ -66,7 +61,7 @@ struct SimulateCommand: ParsableCommand {
             }
             let virtual = VirtualCamera(sceneSize: source.info.size, sceneFieldOfView: sceneFov * .pi / 180, zoom: zoom)
             var params = FramingController.Params()
-            params.mode = mode
+            params.mode = framingMode.mode
             params.camera = virtual.camera
             params.limits = virtual.limits()
             dockOptions.apply(to: &params, searchByDefault: true)
@@ -91,13 +86,11 @@ struct SimulateCommand: ParsableCommand {
             }
             var loop = try FrameLoop(controller: FramingController(params: params), dock: dock, cameraOnDock: true,
                                      latency: address.isLive ? 0 : latency, clock: address.isLive ? clock : nil,
-                                     trace: trace.map { path throws in try LineOutput(path: path) })
+                                     trace: try trace.output())
             let models = ModelStore.locate(models: detection.models, cascades: detection.cascades)
             let pipeline = TrackingPipeline(detector: try detection.makeDetector(),
                                             cues: noFaceCues ? nil : FaceCueEstimator(landmarks: try FaceLandmarkDetector(models: models)))
-            let video = try annotate.map { path throws in
-                try AnnotatedOutput(path: path, size: virtual.viewSize, framesPerSecond: (source.info.framesPerSecond ?? 30) / Double(frames.stride))
-            }
+            let video = try annotate.video(size: virtual.viewSize, framesPerSecond: (source.info.framesPerSecond ?? 30) / Double(frames.stride))
             var metrics = FramingMetrics()
             let framesPerSecond = source.info.framesPerSecond ?? 30
             var progress = ProgressLine(total: source.info.frameCount)

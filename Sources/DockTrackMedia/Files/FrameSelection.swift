@@ -20,6 +20,11 @@ public struct FrameSelection: Sendable, Equatable {
         index >= start && (end.map { index < $0 } ?? true) && (index - start) % stride == 0
     }
 
+    /// How many frames of an input `total` frames long are processed.
+    public func count(of total: Int) -> Int {
+        max(0, (min(total, end ?? total) - start + stride - 1) / stride)
+    }
+
     /// Whether no frame at or after `index` is processed.
     public func isFinished(at index: Int) -> Bool {
         end.map { index >= $0 } ?? false

@@ -1,0 +1,84 @@
+import DockTrackCore
+import DockTrackDock
+import DockTrackFraming
+import DockTrackMedia
+import DockTrackSystem
+import DockTrackTracking
+import Foundation
+
+/// `track --observations`: the caller's observations (`detect`'s JSON lines) tracked, ranked
+/// and framed instead of a detector's (DockKit's custom tracking). A line that is not an
+/// observation is reported and skipped; observations outside 10 to 30 a second are reported.
+/// The dock is left still at the end, however the input ends.
+public enum CustomTrackingRun {
+    /// Reads the observations of `configuration`'s input to their end (or until `stopping`),
+    /// driving its dock.
+    public static func run(_ configuration: TrackConfiguration, notes: @escaping @Sendable (String) -> Void,
+                           commands: (@Sendable (String) throws -> Void)?,
+                           stopping: @escaping @Sendable () -> Bool = { RunInterruption.requested }) throws {
+        guard case .observations(let path) = configuration.input else {
+            throw TrackSetupError("custom tracking reads observations, not \(configuration.input)")
+        }
+        let file: FileHandle
+        if path == "-" {
+            file = .standardInput
+        } else {
+            guard let handle = FileHandle(forReadingAtPath: path) else { throw FrameSourceError.fileNotFound(path: path) }
+            file = handle
+        }
+        defer { withExtendedLifetime(file) {} }
+        let identifiers: IdentifierSource = configuration.perception.sequentialIdentifiers ? .sequential : .random
+        let pipeline = TrackingPipeline(detector: nil, cues: nil, identifiers: identifiers)
+        let customTracking = TrackingPipeline(detector: nil, cues: nil)
+        let statesOutput = try configuration.outputs.states.map { try LineOutput(path: $0) }
+        var rate = ObservationRateMonitor()
+        var loop: FrameLoop<FramingController, AnyDock>?
+        var server: TrackControlServer?
+        defer { server?.stop() }
+        let live = configuration.dock.address.isLive
+        let origin = MonotonicClock.now()
+        var lineNumber = 0
+        var lastTime = 0.0
+        for item in LineReader(fileDescriptor: file.fileDescriptor, stopped: stopping) {
+            lineNumber += 1
+            guard case .line(let line) = item else {
+                notes("observations line \(lineNumber): longer than \(LineFramer.defaultMaximumLineLength) bytes; skipped")
+                continue
+            }
+            guard !line.trimmingCharacters(in: .whitespaces).isEmpty else { continue }
+            let record: DetectionRecord
+            do {
+                record = try JSONDecoder().decode(DetectionRecord.self, from: Data(line.utf8))
+            } catch {
+                notes("observations line \(lineNumber): not an observation line (\(JSONDecoding.describe(error)))")
+                continue
+            }
+            do {
+                try rate.record(at: record.time)
+            } catch {
+                notes("observations line \(lineNumber) at time \(record.time): \(error)")
+            }
+            if loop == nil {
+                let params = configuration.framingParams(for: record.size)
+                loop = try configuration.frameLoop(params, liveInput: false, clock: { MonotonicClock.now() - origin }, commands: commands)
+                server = try configuration.outputs.serve.map { path throws in
+                    try TrackControlServer.serving(path, limits: params.limits, home: loop!.controller.params.home, notes: notes)
+                }
+            }
+            server?.control.apply(to: &loop!, pipeline: pipeline, customTracking: customTracking, at: record.time)
+            let step = try loop!.step(capturedAt: record.time) { _ in
+                try pipeline.process(observations: record.observations, at: record.time)
+            }
+            let tracked = SubjectStatesRecord(frame: record.frame, time: record.time, subjects: step.subjects)
+            server?.control.publish(tracked, motion: step.atCommand)
+            try statesOutput?.write(tracked.jsonLine)
+            lastTime = record.time
+            if stopping() { break }
+        }
+        guard loop != nil else { return }
+        // The dock is left still: a live dock is sent a stop and given 3 s to take it; on the
+        // command stream the last line is a stop.
+        try? loop!.dock.perform(.setAngularVelocity(.zero), at: live ? MonotonicClock.now() - origin : lastTime)
+        loop!.dock.settle(timeout: 3)
+    }
+}

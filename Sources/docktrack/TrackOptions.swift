@@ -1,0 +1,97 @@
+import ArgumentParser
+import DockTrack
+import Foundation
+
+/// How track perceives: the detection schedule, re-detection, face cues, sound, identifiers.
+struct PerceptionOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("Run the detector on every Nth processed frame (default \(TrackConfiguration.defaultDetectEvery)); between, each tracked face and body is found again where it is predicted (--redetection). On a file, decoding and detection run on threads of their own ahead of the tracker (same results); live, the detection thread detects no more often than every Nth frame. 1: every frame (slower; see docktrack bench).", valueName: "n"))
+    var detectEvery: Int?
+
+    @Flag(inversion: .prefixedNo, help: "Detect on a thread of its own, newest frame wins: every frame is tracked and framed at once, detections are folded in as they finish. The default for cameras and network streams; on a file, read faster than real time, detections fall far behind (--detect-every is used there).")
+    var detectAsync: Bool?
+
+    @Flag(help: "Adapt the detection interval: it doubles (up to 8 frames) while the tracked subjects stay as they are, and is back to every frame on any change.")
+    var adaptiveDetection = false
+
+    @Flag(inversion: .prefixedNo, help: "On frames the detector skips, look for each tracked face and body again where it is predicted (one O-Net run per face, a template match per body): boxes stay on moving people and faces are checked every frame.")
+    var redetection = true
+
+    @Flag(help: "Do not read speaking and looking-at-camera cues from faces (faster).")
+    var noFaceCues = false
+
+    @Option(help: ArgumentHelp(
+        "Sound for speaking confidence: auto (a video's own audio track; for a camera the ALSA inputs, following devices as they come and go), none, alsa or alsa:DEVICE, or an audio/video FILE.",
+        valueName: "source"))
+    var audio = "auto"
+
+    @Flag(help: "Number identifiers 00000000-0000-0000-0000-000000000001, ... instead of random UUIDs (reproducible output).")
+    var sequentialIdentifiers = false
+
+    func validate() throws {
+        guard (detectEvery ?? 1) >= 1 else { throw ValidationError("--detect-every must be 1 or more") }
+    }
+
+    /// The perception these options and `detection`'s ask for.
+    func perception(_ detection: DetectorOptions) -> TrackConfiguration.Perception {
+        var perception = TrackConfiguration.Perception()
+        perception.detector = detection.detector
+        perception.models = detection.model.store
+        perception.threshold = detection.threshold
+        perception.threads = detection.model.threads
+        perception.detectEvery = detectEvery ?? TrackConfiguration.defaultDetectEvery
+        perception.detectAsync = detectAsync
+        perception.adaptiveDetection = adaptiveDetection
+        perception.redetection = redetection
+        perception.faceCues = !noFaceCues
+        perception.audio = TrackConfiguration.AudioChoice(audio)
+        perception.sequentialIdentifiers = sequentialIdentifiers
+        return perception
+    }
+}
+
+/// What track writes and serves besides the dock's commands.
+struct TrackOutputOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("Write subject states here, one JSON line per frame ('-': stdout, instead of the commands).", valueName: "file"))
+    var states: String?
+
+    @OptionGroup var annotate: AnnotateOption
+    @OptionGroup var trace: TraceOption
+
+    @Flag(help: "Print a summary to stderr at the end.")
+    var summary = false
+
+    @Flag(help: "Show the annotated frames in a window while running (needs a display).")
+    var preview = false
+
+    @Option(help: ArgumentHelp("Serve the dock protocol on this Unix socket while tracking, as DockKit's API: another program switches system tracking off and on, drives the dock while it is off, changes the framing mode, region of interest and subject selection, and reads a tracking state per frame (docs/framing-and-docks.md: Controlling a running track).", valueName: "socket"))
+    var serve: String?
+
+    var outputs: TrackConfiguration.Outputs {
+        var outputs = TrackConfiguration.Outputs()
+        outputs.states = states
+        outputs.annotatedVideo = annotate.path
+        outputs.trace = trace.path
+        outputs.preview = preview
+        outputs.serve = serve
+        return outputs
+    }
+
+    /// Where the dock's commands go when the dock is `-`: stdout, unless the states go there.
+    func commandStream() throws -> LineOutput? { states == "-" ? nil : try LineOutput(path: "-") }
+}
+
+/// track --virtual-camera.
+struct VirtualCameraOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("Publish the reframed picture as a camera other programs open (a PipeWire video source with this name; docs/virtual-dock.md: A virtual camera). The frame is cropped, panned and zoomed as reframe does; no dock is driven.", valueName: "name"))
+    var virtualCamera: String?
+
+    @Option(help: ArgumentHelp("The virtual camera's frame size (its aspect ratio is the window's).", valueName: "WxH"))
+    var virtualCameraSize = "1280x720"
+
+    func validate() throws {
+        guard virtualCamera != nil else { return }
+        guard let size = ReframeCommand.parseSize(virtualCameraSize), size.width % 2 == 0, size.height % 2 == 0 else {
+            throw ValidationError("--virtual-camera-size takes WIDTHxHEIGHT, even numbers from 2 to 8192, not '\(virtualCameraSize)'")
+        }
+    }
+}
