@@ -4,54 +4,46 @@ import Foundation
 /// ``put(_:)`` replaces a value still waiting (and counts it), ``take(timeout:)`` waits for one.
 /// The one such hand-off (a camera's newest frame, the detection thread's next frame); closing
 /// it wakes the taker for good.
-public final class NewestValue<Value: Sendable>: @unchecked Sendable {
-    // Everything below is guarded by `condition`.
-    private let condition = NSCondition()
-    private var waiting: Value?
-    private var isClosed = false
-    private var replaced = 0
+public final class NewestValue<Value: Sendable>: Sendable {
+    private struct Slot {
+        var waiting: Value?
+        var isClosed = false
+        var replaced = 0
+    }
+    private let slot = Monitor(Slot())
 
     public init() {}
 
     /// Hands `value` over; replaces one still waiting. Ignored once closed.
     public func put(_ value: Value) {
-        condition.withLock {
-            guard !isClosed else { return }
-            if waiting != nil { replaced += 1 }
-            waiting = value
-            condition.signal()
+        slot.withLock { slot in
+            guard !slot.isClosed else { return }
+            if slot.waiting != nil { slot.replaced += 1 }
+            slot.waiting = value
         }
     }
 
     /// The value waiting, once there is one; `nil` when closed, or after `timeout` seconds.
     public func take(timeout: Double? = nil) -> Value? {
-        condition.withLock {
-            let deadline = timeout.map { Date(timeIntervalSinceNow: max(0, $0)) }
-            while waiting == nil && !isClosed {
-                if let deadline {
-                    if !condition.wait(until: deadline) { break }
-                } else {
-                    condition.wait()
-                }
-            }
-            guard !isClosed else { return nil }
-            defer { waiting = nil }
-            return waiting
+        slot.withLock(waitingFor: { $0.waiting != nil || $0.isClosed },
+                      until: timeout.map { Date(timeIntervalSinceNow: max(0, $0)) }) { slot, _ in
+            guard !slot.isClosed else { return nil }
+            defer { slot.waiting = nil }
+            return slot.waiting
         }
     }
 
     /// Whether a value is waiting.
-    public var hasValue: Bool { condition.withLock { waiting != nil } }
+    public var hasValue: Bool { slot.withLock { $0.waiting != nil } }
 
     /// Values replaced by newer ones before they were taken.
-    public var replacedCount: Int { condition.withLock { replaced } }
+    public var replacedCount: Int { slot.withLock { $0.replaced } }
 
     /// Wakes the taker and refuses further values.
     public func close() {
-        condition.withLock {
-            isClosed = true
-            waiting = nil
-            condition.broadcast()
+        slot.withLock { slot in
+            slot.isClosed = true
+            slot.waiting = nil
         }
     }
 }

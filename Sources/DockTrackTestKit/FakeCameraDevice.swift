@@ -13,7 +13,10 @@ import Glibc
 /// the sensor captured (``capture(_:)``), like a driver: a frame captured with no buffer queued
 /// is lost. It records every request by name, can be unplugged (ENODEV), can fail a request
 /// with an errno, and can interrupt every call a number of times first (EINTR).
-public final class FakeCameraDevice: V4L2Device {
+///
+/// Sendable by the tests' word, unchecked: one thread uses it at a time (the capture's or the
+/// dock's, then the test's once that has stopped), as a driver's node would be.
+public final class FakeCameraDevice: V4L2Device, @unchecked Sendable {
     public let name: String
     public let fileDescriptor: Int32 = -1
     public var card = "Fake Camera"

@@ -1,5 +1,6 @@
 import DockTrackCore
 import DockTrackMedia
+import DockTrackSystem
 import DockTrackDetection
 import Foundation
 
@@ -16,61 +17,60 @@ import Foundation
 /// shot is a detection frame too, and the next come 2 and 8 frames into the shot before the
 /// schedule is back to every `every`-th frame, so that the people of a new shot (or of the
 /// file's first frames) are found within a few frames however sparse the schedule.
-public final class DetectionAhead: @unchecked Sendable {
-    // Everything below is guarded by `condition`; the source is used on the reader thread
-    // only, the detector on the detection thread only.
-    private let condition = NSCondition()
-    private var decoded: [(frame: Frame, at: Double, detect: Bool, startsShot: Bool)] = []
-    private var waiting: [Frame] = []
-    private var found: [Int: [Observation]] = [:]
-    private var finished = false
-    private var readFailure: (any Error)?
-    private var detectFailure: DetectorError?
-    private var stopped = false
+public final class DetectionAhead: Sendable {
+    /// What the reader, the detection thread and the caller share. The source is the reader's
+    /// alone, the detector the detection thread's.
+    private struct Shared {
+        var decoded: [(frame: Frame, at: Double, detect: Bool, startsShot: Bool)] = []
+        var waiting: [Frame] = []
+        var found: [Int: [Observation]] = [:]
+        var finished = false
+        var readFailure: (any Error)?
+        var detectFailure: DetectorError?
+        var stopped = false
+        /// Frames read so far (the reader's count), and frames handed out.
+        var read = 0
+        var handedOut = 0
+        /// The reader's count at the last detection frame it chose, and at the first frame of
+        /// the shot it is in.
+        var lastDetectionRead = 0
+        var shotStartRead = 0
+    }
+    private let shared = Monitor(Shared())
     /// The two threads, until they end; ``stop()`` waits for them.
     private let running = DispatchGroup()
-    /// Frames read so far (the reader's count), and frames handed out.
-    private var read = 0
-    /// The reader's count at the last detection frame it chose, and at the first frame of the
-    /// shot it is in.
-    private var lastDetectionRead = 0
-    private var shotStartRead = 0
-    private var handedOut = 0
     /// Frames decoded ahead of the one handed out at most.
     public let depth: Int
     public let every: Int
-    private let clock: @Sendable () -> Double
 
     /// Starts reading the frames of `source` that `selection` picks, and detecting with
     /// `detector` in every `every`-th of them (the first included), and, with `cuts`, in the
-    /// first frame of every shot. `clock` stamps when each frame was decoded.
+    /// first frame of every shot. `clock` stamps when each frame was decoded. The source and
+    /// the cut finder become the reader thread's, the detector the detection thread's: the
+    /// caller does not use them again until ``stop()`` has returned.
     public init(source: some FrameSource, selection: FrameSelection = FrameSelection(), detector: any Detector,
                 every: Int, minimumConfidence: Double, cuts: ShotBoundary? = nil,
                 clock: @escaping @Sendable () -> Double = MonotonicClock.now) {
-        self.every = max(1, every)
-        self.clock = clock
+        let every = max(1, every)
+        self.every = every
         // Enough for the next detection frame to be decoded while the tracker is at this one.
-        depth = self.every + 2
-        let box = Owned(source: source, detector: detector, cuts: cuts)
-        let running = self.running
+        let depth = every + 2
+        self.depth = depth
+        let (shared, running) = (shared, running)
         running.enter()
         running.enter()
-        let reader = Thread { [weak self] in
-            self?.readAll(box, selection: selection)
+        ThreadHandoff.start(named: "docktrack-reader", handingOver: (source: source as any FrameSource, cuts: cuts)) { reader in
+            var reader = reader
+            Self.readAll(&reader.source, cuts: &reader.cuts, selection: selection, every: every, depth: depth, clock: clock, shared: shared)
             running.leave()
         }
-        reader.name = "docktrack-reader"
-        reader.start()
-        let detection = Thread { [weak self] in
-            self?.detectAll(box, minimumConfidence: minimumConfidence)
+        ThreadHandoff.start(named: "docktrack-detection", handingOver: detector) { detector in
+            Self.detectAll(detector, minimumConfidence: minimumConfidence, shared: shared)
             running.leave()
         }
-        detection.name = "docktrack-detection"
-        detection.start()
     }
 
-    /// Threads hold this object while they run: call ``stop()`` when done before the end. (The
-    /// last reference may be a thread's own, as it ends: nothing is waited for here.)
+    /// Asks the threads to stop: call ``stop()`` when done before the end, which also waits.
     deinit { askToStop() }
 
     /// The next frame, the observations in it when it is a detection frame (`nil` on the
@@ -84,20 +84,21 @@ public final class DetectionAhead: @unchecked Sendable {
     /// ``next()``, with whether a cut leads into the frame (always `false` without a
     /// ``ShotBoundary``).
     public func nextWithCut() throws -> (frame: Frame, observations: [Observation]?, decoded: Double, startsShot: Bool)? {
-        condition.lock()
-        defer { condition.unlock() }
-        while decoded.isEmpty && !finished { condition.wait() }
-        guard !decoded.isEmpty else {
-            if let readFailure { throw readFailure }
-            return nil
+        let next = try shared.withLock(waitingFor: { !$0.decoded.isEmpty || $0.finished }) { shared, _ in
+            guard !shared.decoded.isEmpty else {
+                if let failure = shared.readFailure { throw failure }
+                return nil as (frame: Frame, at: Double, detect: Bool, startsShot: Bool)?
+            }
+            shared.handedOut += 1
+            return shared.decoded.removeFirst()
         }
-        let (frame, decodedAt, detect, startsShot) = decoded.removeFirst()
-        handedOut += 1
-        condition.broadcast()
+        guard let (frame, decodedAt, detect, startsShot) = next else { return nil }
         guard detect else { return (frame, nil, decodedAt, startsShot) }
-        while found[frame.index] == nil && detectFailure == nil { condition.wait() }
-        if let detectFailure { throw detectFailure }
-        return (frame, found.removeValue(forKey: frame.index), decodedAt, startsShot)
+        let observations = try shared.withLock(waitingFor: { $0.found[frame.index] != nil || $0.detectFailure != nil }) { shared, _ in
+            if let failure = shared.detectFailure { throw failure }
+            return shared.found.removeValue(forKey: frame.index)
+        }
+        return (frame, observations, decodedAt, startsShot)
     }
 
     /// Ends both threads (after the decode or detection in progress) and waits (up to 10 s) for
@@ -108,84 +109,51 @@ public final class DetectionAhead: @unchecked Sendable {
         _ = running.wait(timeout: .now() + 10)
     }
 
-    private func askToStop() {
-        condition.lock()
-        stopped = true
-        condition.broadcast()
-        condition.unlock()
-    }
+    private func askToStop() { shared.withLock { $0.stopped = true } }
 
-    private func readAll(_ owned: Owned, selection: FrameSelection) {
+    private static func readAll(_ source: inout any FrameSource, cuts: inout ShotBoundary?, selection: FrameSelection, every: Int,
+                                depth: Int, clock: @Sendable () -> Double, shared: Monitor<Shared>) {
         do {
-            try selection.forEachFrame(of: &owned.source, { frame in
-                let startsShot = owned.cuts?.startsShot(frame.image) ?? false
-                condition.lock()
-                defer { condition.unlock() }
-                if startsShot { shotStartRead = read }
-                let intoShot = lastDetectionRead - shotStartRead
-                let interval = owned.cuts == nil ? every : min(every, intoShot == 0 ? 2 : intoShot == 2 ? 6 : every)
-                let detect = read == 0 || startsShot || read - lastDetectionRead >= interval
-                if detect {
-                    lastDetectionRead = read
-                    waiting.append(frame)
+            try selection.forEachFrame(of: &source, { frame in
+                let startsShot = cuts?.startsShot(frame.image) ?? false
+                let hasCuts = cuts != nil
+                let decodedAt = clock()
+                shared.withLock { shared in
+                    if startsShot { shared.shotStartRead = shared.read }
+                    let intoShot = shared.lastDetectionRead - shared.shotStartRead
+                    let interval = !hasCuts ? every : min(every, intoShot == 0 ? 2 : intoShot == 2 ? 6 : every)
+                    let detect = shared.read == 0 || startsShot || shared.read - shared.lastDetectionRead >= interval
+                    if detect {
+                        shared.lastDetectionRead = shared.read
+                        shared.waiting.append(frame)
+                    }
+                    shared.decoded.append((frame, decodedAt, detect, startsShot))
+                    shared.read += 1
                 }
-                decoded.append((frame, clock(), detect, startsShot))
-                read += 1
-                condition.broadcast()
             }, stopping: {
                 // Waits for room in the queue before the next frame is read.
-                condition.lock()
-                defer { condition.unlock() }
-                while !stopped && read - handedOut >= depth { condition.wait() }
-                return stopped
+                shared.withLock(waitingFor: { $0.stopped || $0.read - $0.handedOut < depth }) { shared, _ in shared.stopped }
             })
         } catch {
-            condition.lock()
-            readFailure = error
-            condition.unlock()
+            shared.withLock { $0.readFailure = error }
         }
-        condition.lock()
-        finished = true
-        condition.broadcast()
-        condition.unlock()
+        shared.withLock { $0.finished = true }
     }
 
-    private func detectAll(_ owned: Owned, minimumConfidence: Double) {
+    private static func detectAll(_ detector: any Detector, minimumConfidence: Double, shared: Monitor<Shared>) {
         while true {
-            condition.lock()
-            while waiting.isEmpty && !stopped && !finished { condition.wait() }
-            if stopped || waiting.isEmpty {  // stopped, or the file ended and all is detected
-                condition.unlock()
-                return
+            // Stopped, or the file ended and all is detected: nothing to take.
+            let taken = shared.withLock(waitingFor: { !$0.waiting.isEmpty || $0.stopped || $0.finished }) { shared, _ -> Frame? in
+                shared.stopped || shared.waiting.isEmpty ? nil : shared.waiting.removeFirst()
             }
-            let frame = waiting.removeFirst()
-            condition.unlock()
+            guard let frame = taken else { return }
             do {
-                let observations = try owned.detector.detect(in: frame.image, minimumConfidence: minimumConfidence)
-                condition.lock()
-                found[frame.index] = observations
-                condition.broadcast()
-                condition.unlock()
+                let observations = try detector.detect(in: frame.image, minimumConfidence: minimumConfidence)
+                shared.withLock { $0.found[frame.index] = observations }
             } catch {
-                condition.lock()
-                detectFailure = error
-                condition.broadcast()
-                condition.unlock()
+                shared.withLock { $0.detectFailure = error }
                 return
             }
-        }
-    }
-
-    /// The source and the cut finder (the reader's) and the detector (the detection thread's),
-    /// each handed to the one thread that uses it from then on.
-    private final class Owned: @unchecked Sendable {
-        var source: any FrameSource
-        var cuts: ShotBoundary?
-        let detector: any Detector
-        init(source: any FrameSource, detector: any Detector, cuts: ShotBoundary?) {
-            self.source = source
-            self.detector = detector
-            self.cuts = cuts
         }
     }
 }

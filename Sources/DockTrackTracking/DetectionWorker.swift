@@ -58,17 +58,16 @@ public final class DetectionWorker: Sendable {
     /// frames after the last one detected is not detected (the newest one after it is): a
     /// detector that keeps up with every frame would otherwise take both cores from the frame
     /// loop (Megamind on the emulated camera, detecting every frame: capture-to-command p99 30 ms).
+    /// The detector becomes the thread's (it holds OpenCV networks, used by one thread at a
+    /// time): the caller does not use it again until ``stop()`` has returned.
     public init(detector: any Detector, minimumConfidence: Double, every: Int = 1, clock: @escaping @Sendable () -> Double = MonotonicClock.now) {
         self.every = max(1, every)
         threadName = "docktrack-detection-\(UUID().uuidString.prefix(8))"
-        let box = DetectorBox(detector)
         let (inbox, outcome, finished, every) = (inbox, outcome, finished, self.every)
-        let thread = Thread {
-            Self.run(box.detector, minimumConfidence: minimumConfidence, every: every, clock: clock, inbox: inbox, outcome: outcome)
+        ThreadHandoff.start(named: threadName, handingOver: detector) { detector in
+            Self.run(detector, minimumConfidence: minimumConfidence, every: every, clock: clock, inbox: inbox, outcome: outcome)
             finished.signal()
         }
-        thread.name = threadName
-        thread.start()
     }
 
     deinit { stop() }
@@ -126,12 +125,5 @@ public final class DetectionWorker: Sendable {
                 return
             }
         }
-    }
-
-    /// Carries the detector to the worker thread, which is its only user from then on (the
-    /// detector is not Sendable: it holds OpenCV networks used by one thread at a time).
-    private final class DetectorBox: @unchecked Sendable {
-        let detector: any Detector
-        init(_ detector: any Detector) { self.detector = detector }
     }
 }

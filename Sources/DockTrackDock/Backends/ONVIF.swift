@@ -111,23 +111,14 @@ public final class ONVIFDock {
         return zoomValue
     }
 
-    /// The magnification at `zoom` (1 without ``ONVIFSettings/maximumMagnification``).
-    public func magnification(at zoom: Double) -> Double {
-        guard let largest = settings.maximumMagnification, largest.isFinite, largest > 1, zoom.isFinite else { return 1 }
-        return 1 + max(0, min(1, zoom)) * (largest - 1)
-    }
-
-    /// The zoom (0...1) at magnification `magnification`: the inverse of ``magnification(at:)``.
-    public func zoom(atMagnification magnification: Double) -> Double {
-        guard let largest = settings.maximumMagnification, largest.isFinite, largest > 1, magnification.isFinite else { return 0 }
-        return max(0, min(1, (magnification - 1) / (largest - 1)))
-    }
+    /// Zoom to magnification: linear up to ``ONVIFSettings/maximumMagnification`` (1 without it).
+    public var zoomScale: ZoomScale { ZoomScale(maximumMagnification: settings.maximumMagnification) }
 
     /// Radians a generic pan or tilt of 1 turns the camera now: the degrees of the settings, or,
     /// for a digital PTZ, how far the window's centre may go at the present magnification.
     private var unitTurn: (pan: Double, tilt: Double) {
         guard let window = settings.digitalWindow else { return (settings.panRange * .pi / 180, settings.tiltRange * .pi / 180) }
-        let range = window.limits(at: magnification(at: zoom), from: .standard)
+        let range = window.limits(at: zoomScale.magnification(at: zoom), from: .standard)
         return (range.yaw.range.upperBound, range.pitch.range.upperBound)
     }
 

@@ -1,6 +1,7 @@
 import DockTrackCore
 import DockTrackSystem
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -39,7 +40,7 @@ public enum AccessoryEvent: Sendable, Equatable {
 /// a stream of state changes (docked, undocked) and, for the dock, streams of motion states,
 /// accessory events and battery states. After an undocking it says hello again as soon as the
 /// dock reports `docked` (re-registration), and the stream reports the dock docked again.
-public final class DockAccessoryManager: @unchecked Sendable {
+public final class DockAccessoryManager: Sendable {
     public let stateChanges: AsyncStream<AccessoryStateChange>
     public let motionStates: AsyncStream<MotionState>
     public let accessoryEvents: AsyncStream<AccessoryEvent>
@@ -52,26 +53,32 @@ public final class DockAccessoryManager: @unchecked Sendable {
     public let trackingStates: AsyncStream<SubjectStatesRecord>
 
     private let fd: Int32
-    private let lock = NSLock()
-    private var accessory: DockAccessory?
+    /// Lines go out whole, one at a time, from any task.
+    private let writer: SocketLineWriter
     private let stateContinuation: AsyncStream<AccessoryStateChange>.Continuation
     private let motionContinuation: AsyncStream<MotionState>.Continuation
     private let eventContinuation: AsyncStream<AccessoryEvent>.Continuation
     private let batteryContinuation: AsyncStream<BatteryState>.Continuation
     private let errorContinuation: AsyncStream<(code: String, message: String)>.Continuation
     private let trackingContinuation: AsyncStream<SubjectStatesRecord>.Continuation
-    /// Requests sent with an id, waiting for their answer.
-    private var pending: [RequestID: CheckedContinuation<DockMessage, any Error>] = [:]
-    private var nextID = 1
-    private var connected = true
-    /// The last motion state the dock sent, and the moves waiting for their end.
-    private var lastMotion: MotionState?
-    private var moves: [MotionProgress] = []
+    /// What the reading thread and the callers share.
+    private struct Session {
+        var accessory: DockAccessory?
+        /// Requests sent with an id, waiting for their answer.
+        var pending: [RequestID: CheckedContinuation<DockMessage, any Error>] = [:]
+        var nextID = 1
+        var connected = true
+        /// The last motion state the dock sent, and the moves waiting for their end.
+        var lastMotion: MotionState?
+        var moves: [MotionProgress] = []
+    }
+    private let session = Mutex(Session())
 
     /// Connects to the dock serving `socketPath` and says hello.
     public init(socketPath: String) throws(DockError) {
         let fd = try UnixSocket.connect(to: socketPath)
         self.fd = fd
+        writer = SocketLineWriter(fd: fd)
         (stateChanges, stateContinuation) = AsyncStream.makeStream()
         (motionStates, motionContinuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(64))
         (accessoryEvents, eventContinuation) = AsyncStream.makeStream()
@@ -88,7 +95,7 @@ public final class DockAccessoryManager: @unchecked Sendable {
     }
 
     /// The dock, once it has answered the hello.
-    public var current: DockAccessory? { lock.withLock { accessory } }
+    public var current: DockAccessory? { session.withLock { $0.accessory } }
 
     /// Sends a command (or a query: `getBattery`, `getMotionState`...) to the dock, without
     /// waiting: the dock's refusal, if any, arrives on ``errors``.
@@ -152,18 +159,18 @@ public final class DockAccessoryManager: @unchecked Sendable {
 
     /// The last motion state the dock sent, or asked for when it has sent none yet.
     private func latestMotion() async throws(DockError) -> MotionState {
-        if let last = lock.withLock({ lastMotion }) { return last }
+        if let last = session.withLock({ $0.lastMotion }) { return last }
         return try await motionState()
     }
 
     /// Sends a move's command with `progress` watching the motion states from before it goes
     /// (so that none is missed), and tells it when the dock says the move began.
     private func watch(_ progress: MotionProgress, _ line: String) async throws(DockError) {
-        lock.withLock { moves.append(progress) }
+        session.withLock { $0.moves.append(progress) }
         do {
             if case .done(_, let time) = try await request(line) { progress.began(at: time) }
         } catch {
-            lock.withLock { moves.removeAll { $0 === progress } }
+            session.withLock { $0.moves.removeAll { $0 === progress } }
             throw error
         }
     }
@@ -212,11 +219,11 @@ public final class DockAccessoryManager: @unchecked Sendable {
     private func request(_ line: String) async throws(DockError) -> DockMessage {
         do {
             return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<DockMessage, any Error>) in
-                let id: RequestID? = lock.withLock {
-                    guard connected else { return nil }
-                    let id = RequestID.number(nextID)
-                    nextID += 1
-                    pending[id] = continuation
+                let id: RequestID? = session.withLock { session in
+                    guard session.connected else { return nil }
+                    let id = RequestID.number(session.nextID)
+                    session.nextID += 1
+                    session.pending[id] = continuation
                     return id
                 }
                 guard let id else { return continuation.resume(throwing: DockError.notConnected) }
@@ -239,16 +246,15 @@ public final class DockAccessoryManager: @unchecked Sendable {
     }
 
     private func write(_ line: String) {
-        let bytes = Array((line + "\n").utf8)
-        // MSG_NOSIGNAL: a dock that went away is an ended stream, not a SIGPIPE.
-        lock.withLock { _ = try? Syscall.writeAll(bytes, to: fd, socketFlags: Int32(MSG_NOSIGNAL)) }
+        // A dock that went away is an ended stream, not a SIGPIPE (the writer sends with MSG_NOSIGNAL).
+        writer.write(line)
     }
 
     private func readLoop() {
         for item in LineReader(fileDescriptor: fd) {
             guard case .line(let line) = item else { continue }  // a line too long to be the dock's
             guard let reply = DockReply(line: line) else { continue }
-            if let id = reply.id, let waiting = lock.withLock({ pending.removeValue(forKey: id) }) {
+            if let id = reply.id, let waiting = session.withLock({ $0.pending.removeValue(forKey: id) }) {
                 if case .error(let code, let message) = reply.message {
                     waiting.resume(throwing: DockError(code: code, message: message))
                 } else {
@@ -259,10 +265,10 @@ public final class DockAccessoryManager: @unchecked Sendable {
             }
             handle(reply.message)
         }
-        let (unanswered, unfinished) = lock.withLock {
-            connected = false
-            defer { pending = [:]; moves = [] }
-            return (pending.values, moves)
+        let (unanswered, unfinished) = session.withLock { session in
+            session.connected = false
+            defer { session.pending = [:]; session.moves = [] }
+            return (Array(session.pending.values), session.moves)
         }
         for waiting in unanswered { waiting.resume(throwing: DockError.notConnected) }
         for move in unfinished { move.fail(.notConnected) }
@@ -274,25 +280,25 @@ public final class DockAccessoryManager: @unchecked Sendable {
     private func handle(_ message: DockMessage) {
         switch message {
         case .hello(let dock):
-            lock.withLock { accessory = dock }
+            session.withLock { $0.accessory = dock }
             stateContinuation.yield(.docked(dock))
         case .dockEvent("undocked"):
             if let dock = current { stateContinuation.yield(.undocked(dock)) }
         case .dockEvent("docked"):
             sayHello()  // re-register; the hello answer reports the dock docked again
         case .trackingButton(let enabled):
-            let changed: DockAccessory? = lock.withLock {
-                accessory?.trackingButtonEnabled = enabled
-                return accessory
+            let changed: DockAccessory? = session.withLock { session in
+                session.accessory?.trackingButtonEnabled = enabled
+                return session.accessory
             }
             if let changed { stateContinuation.yield(.docked(changed)) }
         case .motionState(let state):
-            let watching = lock.withLock {
-                lastMotion = state
-                return moves
+            let watching = session.withLock { session in
+                session.lastMotion = state
+                return session.moves
             }
             let ended = watching.filter { $0.observe(state) }
-            if !ended.isEmpty { lock.withLock { moves.removeAll { move in ended.contains { $0 === move } } } }
+            if !ended.isEmpty { session.withLock { $0.moves.removeAll { move in ended.contains { $0 === move } } } }
             motionContinuation.yield(state)
         case .battery(let battery):
             batteryContinuation.yield(battery)

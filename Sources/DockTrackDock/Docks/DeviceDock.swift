@@ -1,5 +1,7 @@
 import DockTrackCore
+import DockTrackSystem
 import Foundation
+import Synchronization
 
 /// A PTZ device (VISCA, UVC, ONVIF) driven directly by the frame loop: commands go to the
 /// device, and where it pointed comes from its own position, read back (VISCA's position
@@ -13,7 +15,6 @@ import Foundation
 /// request; the frame loop never waits for the device. A device's refusal then comes with the
 /// next command.
 public final class DeviceDock: Dock {
-    public let hardware: any DockHardware
     /// Seconds between position reads.
     public var pollInterval = 0.03
     /// Reads may fail this long (a lost datagram, a busy device) before the dock counts as gone.
@@ -25,29 +26,40 @@ public final class DeviceDock: Dock {
     private var lastRead = -Double.infinity
     private var failingSince: Double?
 
-    /// The thread that talks to the device when asynchronous.
+    /// The device is the worker's when asynchronous (its thread alone talks to it), else
+    /// called one call at a time (the idle stop calls from a thread of its own).
     private let worker: DeviceWorker?
-    /// The device's calls, one at a time (the idle stop calls from a thread of its own).
-    private let device: LockedDevice
+    private let device: LockedDevice?
     private var idleStop: IdleStop?
+    /// A zooming device's scale, and the zoom last sent (or read at the start).
+    private let zoomScale: ZoomScale?
+    private var lastZoom: Double
 
     /// `clock` is the frame clock (seconds); `limits` the device's, for the model. With
     /// `stopWhenIdle`, a device left turning is sent a stop after that many seconds without a
     /// command or a motion query (``IdleStop``: an outage of the camera, a stalled run).
-    public init(hardware: any DockHardware, limits: DockLimits = .standard, clock: @escaping @Sendable () -> Double,
+    public init(hardware: sending any DockHardware, limits: DockLimits = .standard, clock: @escaping @Sendable () -> Double,
                 asynchronous: Bool = false, stopWhenIdle: Double? = nil) {
-        self.hardware = hardware
         self.clock = clock
         model = SimulatedDock(limits: limits, time: clock())
         reported.acceleration = DockVector(x: limits.pitch.maximumAcceleration, y: limits.yaw.maximumAcceleration, z: limits.roll.maximumAcceleration)
-        let worker = asynchronous ? DeviceWorker(hardware: hardware, pollInterval: pollInterval, clock: clock) : nil
-        let device = LockedDevice(hardware)
+        let zoomState = hardware.zoomState
+        zoomScale = zoomState?.scale
+        lastZoom = zoomState?.zoom ?? 0
+        let worker: DeviceWorker?, device: LockedDevice?
+        if asynchronous {
+            worker = DeviceWorker(hardware: hardware, pollInterval: pollInterval, clock: clock)
+            device = nil
+        } else {
+            worker = nil
+            device = LockedDevice(hardware)
+        }
         self.worker = worker
         self.device = device
         idleStop = stopWhenIdle.map { after in
             IdleStop(after: after, clock: clock) {
                 let stop = DockCommand.setAngularVelocity(.zero)
-                if let worker { try? worker.send(stop, at: clock()) } else { try? device.apply(stop, at: clock()) }
+                if let worker { try? worker.send(stop, at: clock()) } else { try? device?.apply(stop, at: clock()) }
             }
         }
     }
@@ -76,7 +88,7 @@ public final class DeviceDock: Dock {
         let accepted = try model.apply(command, at: time)
         reported.commanded(accepted, at: clock())
         idleStop?.contact(moving: IdleStop.keepsMoving(accepted))
-        if let worker { try worker.send(accepted, at: time) } else { try device.apply(accepted, at: time) }
+        if let worker { try worker.send(accepted, at: time) } else { try device?.apply(accepted, at: time) }
     }
 
     public func settle(timeout: Double) { worker?.settle(timeout: timeout) }
@@ -85,13 +97,19 @@ public final class DeviceDock: Dock {
     /// thread when asynchronous (the newest zoom asked wins); a device that does not zoom is
     /// not capable.
     public func zoom(to zoom: Double) throws(DockError) {
-        guard let zooming = hardware as? any ZoomingHardware else { throw .notCapable("zoom") }
+        guard zoomScale != nil else { throw .notCapable("zoom") }
         guard zoom.isFinite else { throw .invalidRequest("zoom must be a number") }
-        if let worker { try worker.send(zoom: zoom) } else { try device.call { _ throws(DockError) in try zooming.zoom(to: zoom) } }
+        let zoom = max(0, min(1, zoom))
+        if let worker {
+            try worker.send(zoom: zoom)
+        } else {
+            try device?.call { hardware throws(DockError) in try (hardware as? any ZoomingHardware)?.zoom(to: zoom) }
+        }
+        lastZoom = zoom
     }
 
     /// Itself when its device zooms (``ZoomingHardware``).
-    public var zooming: (any ZoomingDock)? { hardware is any ZoomingHardware ? self : nil }
+    public var zooming: (any ZoomingDock)? { zoomScale != nil ? self : nil }
 
     /// The latency measured from the device's positions (0.05 s until measured).
     public var commandLatency: Double { reported.latency.estimate }
@@ -104,7 +122,7 @@ public final class DeviceDock: Dock {
         lastRead = now
         let position: DockOrientation?
         do {
-            position = try device.call { hardware throws(DockError) in try hardware.orientation() }
+            position = try device?.call { hardware throws(DockError) in try hardware.orientation() } ?? nil
             failingSince = nil
         } catch {
             let since = failingSince ?? now
@@ -142,7 +160,7 @@ public final class DeviceDock: Dock {
 /// The thread that talks to an asynchronous ``DeviceDock``'s device: sends the newest command
 /// taken (one waiting at most: a newer one replaces it), and between commands reads the position
 /// every `pollInterval` seconds. The device is used on this thread only.
-final class DeviceWorker: @unchecked Sendable {
+final class DeviceWorker: Sendable {
     /// What the reads found since they were last taken.
     struct Readings {
         var positions: [(DockOrientation, Double)] = []
@@ -153,154 +171,131 @@ final class DeviceWorker: @unchecked Sendable {
         var failure: DockError?
     }
 
-    // Guarded by `condition`.
-    private let condition = NSCondition()
-    private var waiting: (command: DockCommand, time: Double)?
-    private var waitingZoom: Double?
-    private var inFlight = false
-    private var readings = Readings()
-    private var refusal: DockError?
-    private var stopped = false
-    private let running = DispatchGroup()
+    /// What the caller's threads and the device's share.
+    private struct Shared {
+        var waiting: (command: DockCommand, time: Double)?
+        var waitingZoom: Double?
+        var inFlight = false
+        var readings = Readings()
+        var refusal: DockError?
+        var stopped = false
 
-    init(hardware: any DockHardware, pollInterval: Double, clock: @escaping @Sendable () -> Double) {
-        let device = Device(hardware)
-        running.enter()
-        let thread = Thread { [self] in
-            work(device, pollInterval: pollInterval, clock: clock)
-            running.leave()
+        var hasRequest: Bool { waiting != nil || waitingZoom != nil }
+
+        /// Throws the device's refusal of an earlier request, once.
+        mutating func takeRefusal() throws(DockError) {
+            if let refusal {
+                self.refusal = nil
+                throw refusal
+            }
         }
-        thread.name = "docktrack-device"
-        thread.start()
+    }
+    private let shared = Monitor(Shared())
+
+    init(hardware: sending any DockHardware, pollInterval: Double, clock: @escaping @Sendable () -> Double) {
+        ThreadHandoff.start(named: "docktrack-device", with: hardware) { [self] hardware in
+            work(hardware, pollInterval: pollInterval, clock: clock)
+        }
     }
 
     /// Queues `command` (replacing one not sent yet); throws the device's refusal of an earlier
     /// command, once.
     func send(_ command: DockCommand, at time: Double) throws(DockError) {
-        condition.lock()
-        defer { condition.unlock() }
-        if let refusal {
-            self.refusal = nil
-            throw refusal
+        try shared.withLock { (shared) throws(DockError) in
+            try shared.takeRefusal()
+            shared.waiting = (command, time)
         }
-        waiting = (command, time)
-        condition.broadcast()
     }
 
     /// Queues a zoom (replacing one not sent yet); throws the device's refusal of an earlier
     /// request, once.
     func send(zoom: Double) throws(DockError) {
-        condition.lock()
-        defer { condition.unlock() }
-        if let refusal {
-            self.refusal = nil
-            throw refusal
+        try shared.withLock { (shared) throws(DockError) in
+            try shared.takeRefusal()
+            shared.waitingZoom = zoom
         }
-        waitingZoom = zoom
-        condition.broadcast()
     }
 
     /// The reads made since the last call.
     func takeReadings() -> Readings {
-        condition.lock()
-        defer { condition.unlock() }
-        let taken = readings
-        readings.positions = []
-        return taken
+        shared.withLock { shared in
+            defer { shared.readings.positions = [] }
+            return shared.readings
+        }
     }
 
     /// Waits up to `timeout` seconds for the command waiting (and the one being sent) to go out.
     func settle(timeout: Double) {
-        let deadline = Date(timeIntervalSinceNow: max(0, timeout))
-        condition.lock()
-        while (waiting != nil || waitingZoom != nil || inFlight) && !stopped && condition.wait(until: deadline) {}
-        condition.unlock()
+        shared.wait(for: { !($0.hasRequest || $0.inFlight) || $0.stopped }, until: Date(timeIntervalSinceNow: max(0, timeout)))
     }
 
     /// Ends the thread after the request in progress, without waiting for it.
-    func stop() {
-        condition.lock()
-        stopped = true
-        condition.broadcast()
-        condition.unlock()
-    }
+    func stop() { shared.withLock { $0.stopped = true } }
 
-    private func work(_ device: Device, pollInterval: Double, clock: @Sendable () -> Double) {
+    private func work(_ hardware: any DockHardware, pollInterval: Double, clock: @Sendable () -> Double) {
         var nextRead = clock()
         var readsPosition = true
         while true {
-            condition.lock()
-            while !stopped && waiting == nil && waitingZoom == nil && !(readsPosition && clock() >= nextRead) {
-                _ = condition.wait(until: Date(timeIntervalSinceNow: readsPosition ? max(0.001, nextRead - clock()) : 1))
-            }
-            if stopped {
-                condition.unlock()
-                return
-            }
             // A command first, unless a read is overdue by a whole interval (a stream of
             // commands must not starve the closed loop of positions).
             // A zoom before a command: a digital PTZ's pan and tilt turn by how far its window
             // may go at the zoom in force, so a move asked after a zoom goes out at that zoom.
-            let overdue = readsPosition && clock() >= nextRead + pollInterval
-            let zoom = overdue ? nil : waitingZoom
-            if zoom != nil { waitingZoom = nil }
-            let command = overdue || zoom != nil ? nil : waiting
-            if command != nil { waiting = nil }
-            inFlight = command != nil || zoom != nil
-            condition.unlock()
+            let deadline = Date(timeIntervalSinceNow: readsPosition ? max(0.001, nextRead - clock()) : 1)
+            let taken = shared.withLock(waitingFor: { $0.stopped || $0.hasRequest }, until: deadline) { shared, _ in
+                if shared.stopped { return nil as (zoom: Double?, command: (command: DockCommand, time: Double)?)? }
+                let overdue = readsPosition && clock() >= nextRead + pollInterval
+                let zoom = overdue ? nil : shared.waitingZoom
+                if zoom != nil { shared.waitingZoom = nil }
+                let command = overdue || zoom != nil ? nil : shared.waiting
+                if command != nil { shared.waiting = nil }
+                shared.inFlight = command != nil || zoom != nil
+                return (zoom, command)
+            }
+            guard let (zoom, command) = taken else { return }
             if zoom != nil || command != nil {
                 var refused: DockError?
                 do {
-                    if let zoom { try (device.hardware as? any ZoomingHardware)?.zoom(to: zoom) }
-                    if let command { try device.hardware.apply(command.command, at: command.time) }
+                    if let zoom { try (hardware as? any ZoomingHardware)?.zoom(to: zoom) }
+                    if let command { try hardware.apply(command.command, at: command.time) }
                 } catch { refused = error }
-                condition.lock()
-                inFlight = false
-                if let refused { refusal = refused }
-                condition.broadcast()
-                condition.unlock()
+                shared.withLock {
+                    $0.inFlight = false
+                    if let refused { $0.refusal = refused }
+                }
                 continue
             }
+            guard readsPosition && clock() >= nextRead else { continue }
             let started = clock()
             nextRead = started + pollInterval
             let result: Result<DockOrientation?, DockError>
-            do { result = .success(try device.hardware.orientation()) } catch { result = .failure(error) }
+            do { result = .success(try hardware.orientation()) } catch { result = .failure(error) }
             let readAt = (started + clock()) / 2
-            condition.lock()
-            switch result {
-            case .success(let position?):
-                readings.positions.append((position, readAt))
-                readings.failingSince = nil
-                readings.failure = nil
-            case .success(nil):
-                readings.cannotSay = true
-                readsPosition = false
-            case .failure(let error):
-                readings.failingSince = readings.failingSince ?? started
-                readings.failure = error
+            shared.withLock { shared in
+                switch result {
+                case .success(let position?):
+                    shared.readings.positions.append((position, readAt))
+                    shared.readings.failingSince = nil
+                    shared.readings.failure = nil
+                case .success(nil):
+                    shared.readings.cannotSay = true
+                case .failure(let error):
+                    shared.readings.failingSince = shared.readings.failingSince ?? started
+                    shared.readings.failure = error
+                }
             }
-            condition.unlock()
+            if case .success(nil) = result { readsPosition = false }
         }
-    }
-
-    /// The device, handed to the worker's thread.
-    private final class Device: @unchecked Sendable {
-        let hardware: any DockHardware
-        init(_ hardware: any DockHardware) { self.hardware = hardware }
     }
 }
 
 /// A device whose calls are made one at a time, from whichever thread.
-private final class LockedDevice: @unchecked Sendable {
-    private let hardware: any DockHardware
-    private let lock = NSLock()
+private final class LockedDevice: Sendable {
+    private let hardware: Mutex<any DockHardware>
 
-    init(_ hardware: any DockHardware) { self.hardware = hardware }
+    init(_ hardware: sending any DockHardware) { self.hardware = Mutex(hardware) }
 
-    func call<T>(_ body: (any DockHardware) throws(DockError) -> T) throws(DockError) -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(hardware)
+    func call<T: Sendable>(_ body: (any DockHardware) throws(DockError) -> T) throws(DockError) -> T {
+        try hardware.withLock { (hardware) throws(DockError) -> T in try body(hardware) }
     }
 
     func apply(_ command: DockCommand, at time: Double) throws(DockError) {
@@ -310,13 +305,10 @@ private final class LockedDevice: @unchecked Sendable {
 
 extension DeviceDock: ZoomingDock {
     /// The magnification of the zoom last sent or read (1 for a device that does not zoom).
-    public var magnification: Double {
-        guard let zooming = hardware as? any ZoomingHardware else { return 1 }
-        return zooming.magnification(at: zooming.zoom)
-    }
+    public var magnification: Double { zoomScale?.magnification(at: lastZoom) ?? 1 }
 
     public func zoom(toMagnification magnification: Double) throws(DockError) {
-        guard let zooming = hardware as? any ZoomingHardware else { throw .notCapable("zoom") }
-        try zoom(to: zooming.zoom(atMagnification: magnification))
+        guard let zoomScale else { throw .notCapable("zoom") }
+        try zoom(to: zoomScale.zoom(atMagnification: magnification))
     }
 }

@@ -1,4 +1,5 @@
 import DockTrackCore
+import DockTrackSystem
 import Foundation
 
 /// Stops a dock its frame loop has gone silent on: a dock left turning at the last velocity
@@ -8,24 +9,25 @@ import Foundation
 /// Contact is any call of the loop's (it asks where the dock points every frame), so a velocity
 /// held on purpose over many frames is not stopped. A thread of its own waits for the silence:
 /// the loop's thread is the one that is stuck.
-final class IdleStop: @unchecked Sendable {
+final class IdleStop: Sendable {
     /// Seconds of silence after which a moving dock is stopped.
     let after: Double
     private let clock: @Sendable () -> Double
     private let stop: @Sendable () -> Void
-    // Guarded by `condition`.
-    private let condition = NSCondition()
-    private var lastContact: Double
-    private var moving = false
-    private var ended = false
-    private var fired = 0
+    private struct State {
+        var lastContact: Double
+        var moving = false
+        var ended = false
+        var fired = 0
+    }
+    private let state: Monitor<State>
 
     /// `stop` sends the dock a stop (called on the idle thread).
     init(after: Double, clock: @escaping @Sendable () -> Double, stop: @escaping @Sendable () -> Void) {
         self.after = after
         self.clock = clock
         self.stop = stop
-        lastContact = clock()
+        state = Monitor(State(lastContact: clock()))
         let thread = Thread { [self] in watch() }
         thread.name = "docktrack-idle-stop"
         thread.start()
@@ -34,39 +36,39 @@ final class IdleStop: @unchecked Sendable {
     /// The loop was heard from; `moving` says whether the command it just gave keeps the dock
     /// turning (`nil`: no command, only a query).
     func contact(moving: Bool? = nil) {
-        condition.lock()
-        lastContact = clock()
-        if let moving { self.moving = moving }
-        condition.broadcast()
-        condition.unlock()
+        let now = clock()
+        state.withLock {
+            $0.lastContact = now
+            if let moving { $0.moving = moving }
+        }
     }
 
     /// How many stops it has sent.
-    var stopsSent: Int { condition.withLock { fired } }
+    var stopsSent: Int { state.withLock { $0.fired } }
 
     /// Ends the thread.
-    func end() {
-        condition.lock()
-        ended = true
-        condition.broadcast()
-        condition.unlock()
-    }
+    func end() { state.withLock { $0.ended = true } }
 
     private func watch() {
-        condition.lock()
-        while !ended {
-            let silent = clock() - lastContact
-            if moving && silent >= after {
-                moving = false
-                fired += 1
-                condition.unlock()
-                stop()
-                condition.lock()
+        while true {
+            // What the state says now: the thread ends, stops the dock, or waits for a contact
+            // (or the silence's end) without missing one made meanwhile.
+            let seen = state.withLock { $0 }
+            if seen.ended { return }
+            let silent = clock() - seen.lastContact
+            if seen.moving && silent >= after {
+                let fire = state.withLock { now in
+                    guard now.moving && now.lastContact == seen.lastContact && !now.ended else { return false }
+                    now.moving = false
+                    now.fired += 1
+                    return true
+                }
+                if fire { stop() }
                 continue
             }
-            _ = condition.wait(until: Date(timeIntervalSinceNow: moving ? max(0.005, after - silent) : 1))
+            state.wait(for: { $0.ended || $0.lastContact != seen.lastContact || $0.moving != seen.moving },
+                       until: Date(timeIntervalSinceNow: seen.moving ? max(0.005, after - silent) : 1))
         }
-        condition.unlock()
     }
 
     /// Whether `command` leaves the dock turning when nothing follows it.

@@ -1,6 +1,7 @@
 import DockTrackCore
 import DockTrackSystem
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -18,20 +19,29 @@ public struct DockConnectionError: Error, CustomStringConvertible {
 ///
 /// The dock's clock is its own: each report is timed on arrival with `clock` (the frame
 /// clock), and the smallest difference seen maps the dock's times onto the frame clock.
-public final class ProtocolDock: Dock, @unchecked Sendable {
+public final class ProtocolDock: Dock, Sendable {
     public let path: String
     private let fd: Int32
     private let clock: @Sendable () -> Double
-    private let lock = NSLock()
-    private let arrived = NSCondition()
-    private var reported = ReportedMotion()
-    /// Frame-clock arrival time minus the dock's time, for the latest reports.
-    private var offsets: [Double] = []
-    private var refusals: [DockError] = []
-    private var hungUp = false
-    private var lastQuery = -Double.infinity
-    private var hello: DockAccessory?
-    private var heldLimits: DockLimits?
+    /// What the reading thread hears and the frame loop uses.
+    private struct Heard {
+        var reported = ReportedMotion()
+        /// Frame-clock arrival time minus the dock's time, for the latest reports.
+        var offsets: [Double] = []
+        var refusals: [DockError] = []
+        var hungUp = false
+        var lastQuery = -Double.infinity
+        var hello: DockAccessory?
+        var heldLimits: DockLimits?
+
+        var offset: Double { offsets.min() ?? 0 }
+    }
+    private let heard = Monitor(Heard())
+    /// Lines go out whole, one at a time (the idle stop writes from a thread of its own).
+    private let writer: SocketLineWriter
+    /// Signalled as the reading thread ends (the socket shut down or the dock hung up).
+    private let readerEnded = DispatchSemaphore(value: 0)
+    private let idleStop: IdleStop?
 
     /// Connects to the dock serving `path`, says hello and waits (up to `timeout` seconds) for
     /// its answer, its limits and a first motion state. `clock` is the frame clock (seconds).
@@ -40,52 +50,57 @@ public final class ProtocolDock: Dock, @unchecked Sendable {
     public init(path: String, clock: @escaping @Sendable () -> Double, timeout: Double = 3, stopWhenIdle: Double? = nil) throws {
         self.path = path
         self.clock = clock
+        let fd: Int32
         do {
             fd = try UnixSocket.connect(to: path)
         } catch {
             throw DockConnectionError("\(path): no dock answers there (\(error)); start one, e.g. docksim --socket \(path)")
         }
-        Thread.detachNewThread { [self] in readLoop() }
-        write(#"{"type":"hello","protocols":["\#(DockSession.protocolName)"]}"#)
-        write(#"{"command":"getLimits"}"#)
-        let deadline = Date(timeIntervalSinceNow: timeout)
-        arrived.lock()
-        while (hello == nil || heldLimits == nil || reported.latest == nil) && !hungUp && refusals.isEmpty {
-            if !arrived.wait(until: deadline) { break }
+        self.fd = fd
+        let (heard, readerEnded) = (heard, readerEnded)
+        let reader = Thread {
+            Self.read(fd, clock: clock, into: heard)
+            readerEnded.signal()
         }
-        let (hello, limits, refusal, hungUp) = (hello, heldLimits, refusals.first, hungUp)
-        arrived.unlock()
-        guard let hello, let limits else {
+        reader.name = "docktrack-dock-reader"
+        reader.start()
+        let writer = SocketLineWriter(fd: fd)
+        self.writer = writer
+        writer.write(#"{"type":"hello","protocols":["\#(DockSession.protocolName)"]}"#)
+        writer.write(#"{"command":"getLimits"}"#)
+        let (hello, limits, refusal, hungUp) = heard.withLock(
+            waitingFor: { ($0.hello != nil && $0.heldLimits != nil && $0.reported.latest != nil) || $0.hungUp || !$0.refusals.isEmpty },
+            until: Date(timeIntervalSinceNow: timeout)) { heard, _ in (heard.hello, heard.heldLimits, heard.refusals.first, heard.hungUp) }
+        guard hello != nil, limits != nil else {
             shutdown(fd, Int32(SHUT_RDWR))
+            readerEnded.wait()
             close(fd)
             let why = refusal.map { "refused the session: \($0)" } ?? (hungUp ? "hung up" : "did not answer within \(timeout) s")
             throw DockConnectionError("the dock at \(path) \(why)")
         }
-        _ = (hello, limits)
         idleStop = stopWhenIdle.map { after in
-            IdleStop(after: after, clock: clock) { [weak self] in
-                guard let self else { return }
-                let time = clock() - lock.withLock { offsets.min() ?? 0 }
-                write(DockCommand.setAngularVelocity(.zero).jsonLine(time: time))
+            IdleStop(after: after, clock: clock) {
+                let time = clock() - heard.withLock { $0.offset }
+                writer.write(DockCommand.setAngularVelocity(.zero).jsonLine(time: time))
             }
         }
     }
-
-    private var idleStop: IdleStop?
 
     /// Stops sent because the frame loop fell silent.
     public var idleStopsSent: Int { idleStop?.stopsSent ?? 0 }
 
     /// The dock as it introduced itself.
-    public var accessory: DockAccessory { lock.withLock { hello! } }
+    public var accessory: DockAccessory { heard.withLock { $0.hello! } }
 
     /// The limits the dock last reported (after a `setLimits`, the narrowed ones).
-    public var limits: DockLimits { lock.withLock { heldLimits! } }
+    public var limits: DockLimits { heard.withLock { $0.heldLimits! } }
     public var reportedLimits: DockLimits? { limits }
 
+    /// The connection is closed and the reading thread joined.
     deinit {
         idleStop?.end()
         shutdown(fd, Int32(SHUT_RDWR))
+        readerEnded.wait()
         close(fd)
     }
 
@@ -94,17 +109,17 @@ public final class ProtocolDock: Dock, @unchecked Sendable {
     public func motion(at time: Double) throws -> MotionState {
         idleStop?.contact()
         let now = clock()
-        let (state, ask) = try lock.withLock { () throws -> (MotionState?, Bool) in
-            guard !hungUp else { throw DockConnectionError("the dock at \(path) hung up") }
-            let offset = offsets.min() ?? 0
-            let stale = (reported.latest.map { $0.time + offset } ?? -.infinity) < now - 0.03
-            let ask = stale && now - lastQuery > 0.03
-            if ask { lastQuery = now }
-            var state = reported.motion(at: time - offset)
+        let (state, ask) = try heard.withLock { heard throws -> (MotionState?, Bool) in
+            guard !heard.hungUp else { throw DockConnectionError("the dock at \(path) hung up") }
+            let offset = heard.offset
+            let stale = (heard.reported.latest.map { $0.time + offset } ?? -.infinity) < now - 0.03
+            let ask = stale && now - heard.lastQuery > 0.03
+            if ask { heard.lastQuery = now }
+            var state = heard.reported.motion(at: time - offset)
             state?.time = time
             return (state, ask)
         }
-        if ask { write(#"{"command":"getMotionState"}"#) }
+        if ask { writer.write(#"{"command":"getMotionState"}"#) }
         guard let state else { throw DockConnectionError("the dock at \(path) sent no motion state") }
         return state
     }
@@ -112,60 +127,61 @@ public final class ProtocolDock: Dock, @unchecked Sendable {
     /// Sends `command` (issued at `time`, frame clock). The dock answers errors later: the
     /// first refusal that arrived since the last command is thrown here.
     public func perform(_ command: DockCommand, at time: Double) throws {
-        let (refusal, dockTime) = try lock.withLock { () throws -> (DockError?, Double) in
-            guard !hungUp else { throw DockConnectionError("the dock at \(path) hung up") }
-            let dockTime = time - (offsets.min() ?? 0)
-            reported.commanded(command, at: dockTime)
-            defer { refusals.removeAll() }
-            return (refusals.first, dockTime)
+        let (refusal, dockTime) = try heard.withLock { heard throws -> (DockError?, Double) in
+            guard !heard.hungUp else { throw DockConnectionError("the dock at \(path) hung up") }
+            let dockTime = time - heard.offset
+            heard.reported.commanded(command, at: dockTime)
+            defer { heard.refusals.removeAll() }
+            return (heard.refusals.first, dockTime)
         }
         idleStop?.contact(moving: IdleStop.keepsMoving(command))
-        guard write(command.jsonLine(time: dockTime)) else { throw DockConnectionError("the dock at \(path) hung up") }
+        guard writer.write(command.jsonLine(time: dockTime)) else { throw DockConnectionError("the dock at \(path) hung up") }
         if let refusal { throw refusal }
     }
 
     /// The latency measured from the dock's reports (0.05 s until measured).
-    public var commandLatency: Double { lock.withLock { reported.latency.estimate } }
+    public var commandLatency: Double { heard.withLock { $0.reported.latency.estimate } }
 
     /// The latency samples measured so far (seconds).
-    public var latencySamples: [Double] { lock.withLock { reported.latency.samples } }
+    public var latencySamples: [Double] { heard.withLock { $0.reported.latency.samples } }
 
-    /// Writes one line whole (the idle stop writes from a thread of its own).
-    @discardableResult
-    private func write(_ line: String) -> Bool {
-        let bytes = Array((line + "\n").utf8)
-        return writeLock.withLock { (try? Syscall.writeAll(bytes, to: fd, socketFlags: Int32(MSG_NOSIGNAL))) != nil }
-    }
-
-    private let writeLock = NSLock()
-
-    private func readLoop() {
+    /// The reading thread: each message the dock sends, until it hangs up or the socket is shut.
+    private static func read(_ fd: Int32, clock: @Sendable () -> Double, into heard: Monitor<Heard>) {
         for item in LineReader(fileDescriptor: fd) {
             guard case .line(let line) = item, let message = DockMessage(line: line) else { continue }
             let arrival = clock()
-            arrived.lock()
-            lock.withLock {
+            heard.withLock { heard in
                 switch message {
-                case .hello(let accessory): hello = accessory
+                case .hello(let accessory): heard.hello = accessory
                 case .limits(let limits):
-                    heldLimits = limits
-                    reported.acceleration = DockVector(x: limits.pitch.maximumAcceleration, y: limits.yaw.maximumAcceleration,
-                                                       z: limits.roll.maximumAcceleration)
+                    heard.heldLimits = limits
+                    heard.reported.acceleration = DockVector(x: limits.pitch.maximumAcceleration, y: limits.yaw.maximumAcceleration,
+                                                             z: limits.roll.maximumAcceleration)
                 case .motionState(let state):
-                    offsets.append(arrival - state.time)
-                    if offsets.count > 64 { offsets.removeFirst() }
-                    reported.record(state)
-                case .error(let code, let message): refusals.append(DockError(code: code, message: message))
-                case .dockEvent("undocked"): refusals.append(.invalidated)
+                    heard.offsets.append(arrival - state.time)
+                    if heard.offsets.count > 64 { heard.offsets.removeFirst() }
+                    heard.reported.record(state)
+                case .error(let code, let message): heard.refusals.append(DockError(code: code, message: message))
+                case .dockEvent("undocked"): heard.refusals.append(.invalidated)
                 default: break
                 }
             }
-            arrived.signal()
-            arrived.unlock()
         }
-        arrived.lock()
-        lock.withLock { hungUp = true }
-        arrived.signal()
-        arrived.unlock()
+        heard.withLock { $0.hungUp = true }
+    }
+}
+
+/// Lines written whole to a socket, one writer at a time.
+final class SocketLineWriter: Sendable {
+    private let fd: Int32
+    private let writing = Mutex(())
+
+    init(fd: Int32) { self.fd = fd }
+
+    /// Writes `line` and a newline; `false` when the peer is gone.
+    @discardableResult
+    func write(_ line: String) -> Bool {
+        let bytes = Array((line + "\n").utf8)
+        return writing.withLock { _ in (try? Syscall.writeAll(bytes, to: fd, socketFlags: Int32(MSG_NOSIGNAL))) != nil }
     }
 }

@@ -1,4 +1,5 @@
 import DockTrackCore
+import DockTrackSystem
 import CDockCV
 import Foundation
 
@@ -22,12 +23,11 @@ public final class NetworkStream {
     public let clockOrigin: Double
     /// Seconds ``nextFrame()`` waits for a frame before the stream counts as silent.
     public let frameTimeout: Double
-    private let slot: Slot
+    private let slot = Monitor(Slot())
     private var delivered = 0
 
-    /// What the reading thread and the caller share, under `condition`.
-    private final class Slot: @unchecked Sendable {
-        let condition = NSCondition()
+    /// What the reading thread and the caller share.
+    private struct Slot {
         var newest: (image: Image, time: Double)?
         var passedOver = 0
         /// Why the stream ended (read failed, or the server closed it).
@@ -36,9 +36,6 @@ public final class NetworkStream {
         /// Set by the reading thread as it ends (its decoder freed).
         var ended = false
     }
-
-    /// The decoder, handed to the reading thread, which alone uses and frees it.
-    private struct Capture: @unchecked Sendable { let handle: OpaquePointer }
 
     /// `url` with the password of its user information replaced by `***`.
     public static func redacted(_ url: String) -> String {
@@ -65,80 +62,62 @@ public final class NetworkStream {
         let raw = dcv_capture_get_info(handle)
         info = MediaInfo(name: name, kind: .camera, size: ImageSize(width: Int(raw.width), height: Int(raw.height)),
                          framesPerSecond: raw.fps > 0 && raw.fps < 1000 ? raw.fps : nil)
-        let slot = Slot()
-        self.slot = slot
-        let capture = Capture(handle: handle)
-        let thread = Thread {
-            while true {
-                slot.condition.lock()
-                let stopping = slot.stopping
-                slot.condition.unlock()
-                if stopping { break }
+        // The decoder is the reading thread's, which alone uses and frees it.
+        ThreadHandoff.start(named: "docktrack stream", with: handle) { [slot] handle in
+            while !slot.withLock({ $0.stopping }) {
                 let image = Image()
                 var status = dcv_status()
-                let result = dcv_capture_read(capture.handle, image.handle, nil, &status)
+                let result = dcv_capture_read(handle, image.handle, nil, &status)
                 let arrived = clock() - origin
-                slot.condition.lock()
-                if result > 0 {
-                    if slot.newest != nil { slot.passedOver += 1 }
-                    slot.newest = (image, arrived)
-                } else {
-                    slot.failure = result < 0 ? OpenCVError(status).message : "the stream ended"
+                let failure = result > 0 ? nil : result < 0 ? OpenCVError(status).message : "the stream ended"
+                slot.withLock { slot in
+                    if let failure {
+                        slot.failure = failure
+                    } else {
+                        if slot.newest != nil { slot.passedOver += 1 }
+                        slot.newest = (image, arrived)
+                    }
                 }
-                slot.condition.broadcast()
-                slot.condition.unlock()
-                if result <= 0 { break }
+                if failure != nil { break }
             }
-            dcv_capture_destroy(capture.handle)
-            slot.condition.lock()
-            slot.ended = true
-            slot.condition.broadcast()
-            slot.condition.unlock()
+            dcv_capture_destroy(handle)
+            slot.withLock { $0.ended = true }
         }
-        thread.name = "docktrack stream"
-        thread.start()
     }
 
     deinit { stop() }
 
     /// Frames decoded but passed over for newer ones.
-    public var droppedFrames: Int {
-        slot.condition.lock()
-        defer { slot.condition.unlock() }
-        return slot.passedOver
-    }
+    public var droppedFrames: Int { slot.withLock { $0.passedOver } }
 
     /// The newest frame not handed out yet, waiting up to ``frameTimeout`` for one; `nil` after
     /// ``stop()``. Throws ``CameraError/disconnected(path:framesRead:)`` when the stream broke
     /// or ended (a live stream has no normal end) and ``CameraError/noFrames(path:seconds:framesRead:)``
     /// when it went silent.
     public func nextFrame() throws(FrameSourceError) -> Frame? {
-        slot.condition.lock()
-        defer { slot.condition.unlock() }
-        let deadline = Date(timeIntervalSinceNow: frameTimeout)
-        while slot.newest == nil && slot.failure == nil && !slot.stopping {
-            if !slot.condition.wait(until: deadline) {
-                throw .camera(.noFrames(path: info.name, seconds: frameTimeout, framesRead: delivered))
-            }
-        }
-        if slot.stopping { return nil }
-        if let (image, time) = slot.newest {
+        enum Taken { case frame(Image, Double), stopped, failed, silent }
+        let taken = slot.withLock(waitingFor: { $0.newest != nil || $0.failure != nil || $0.stopping },
+                                  until: Date(timeIntervalSinceNow: frameTimeout)) { slot, ready -> Taken in
+            if slot.stopping { return .stopped }
+            guard let (image, time) = slot.newest else { return ready ? .failed : .silent }
             slot.newest = nil
+            return .frame(image, time)
+        }
+        switch taken {
+        case .stopped: return nil
+        case .silent: throw .camera(.noFrames(path: info.name, seconds: frameTimeout, framesRead: delivered))
+        case .failed: throw .camera(.disconnected(path: info.name, framesRead: delivered))
+        case .frame(let image, let time):
             delivered += 1
             return Frame(index: delivered - 1, time: time, image: image)
         }
-        throw .camera(.disconnected(path: info.name, framesRead: delivered))
     }
 
     /// Stops reading and waits until the reading thread has ended (its current read returns with
     /// the next frame, or fails within the frame timeout): a process that exits while the thread
     /// is inside FFmpeg crashes in its static destructors.
     public func stop() {
-        slot.condition.lock()
-        defer { slot.condition.unlock() }
-        slot.stopping = true
-        slot.condition.broadcast()
-        let deadline = Date(timeIntervalSinceNow: frameTimeout + 1)
-        while !slot.ended && slot.condition.wait(until: deadline) {}
+        slot.withLock { $0.stopping = true }
+        slot.wait(for: \.ended, until: Date(timeIntervalSinceNow: frameTimeout + 1))
     }
 }

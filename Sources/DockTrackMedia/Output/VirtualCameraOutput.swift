@@ -1,4 +1,5 @@
 import DockTrackCore
+import DockTrackSystem
 import CDockCV
 import Foundation
 
@@ -17,21 +18,27 @@ public struct VirtualCameraError: Error, Sendable, Equatable, CustomStringConver
 /// the pipeline is still taking the previous one replaces the one waiting, so a slow consumer
 /// never holds up tracking. A pipeline that ends (PipeWire went away) is reported by
 /// ``publish(_:)``.
-public final class VirtualCameraOutput: @unchecked Sendable {
+public final class VirtualCameraOutput: Sendable {
     public let name: String
     public let size: ImageSize
     public let framesPerSecond: Int
     private let process: Process
     private let input: FileHandle
-    private let lock = NSCondition()
-    private var waiting: (image: Image, capture: Double)?
-    private var closed = false
-    private var failure: String?
-    private var writer: Thread?
+    /// What the caller and the writing thread share.
+    private struct Shared {
+        var waiting: (image: Image, capture: Double)?
+        var closed = false
+        var failure: String?
+        var latencies: [Double] = []
+        var written = 0, replaced = 0
+    }
+    private let shared = Monitor(Shared())
+
     /// Seconds from each frame's capture (the monotonic clock) to its last byte entering the pipeline.
-    public private(set) var latencies: [Double] = []
+    public var latencies: [Double] { shared.withLock { $0.latencies } }
     /// Frames written, and frames replaced by a newer one before they could be.
-    public private(set) var written = 0, replaced = 0
+    public var written: Int { shared.withLock { $0.written } }
+    public var replaced: Int { shared.withLock { $0.replaced } }
 
     /// Starts the pipeline (`gst-launch-1.0`, from gstreamer1.0-tools, with gstreamer1.0-pipewire)
     /// for frames of `size` at `framesPerSecond`.
@@ -67,9 +74,9 @@ public final class VirtualCameraOutput: @unchecked Sendable {
         input = pipe.fileHandleForWriting
         // A pipeline that ends must not kill this process with SIGPIPE on the next write.
         signal(SIGPIPE, SIG_IGN)
-        let thread = Thread { [unowned self] in self.writeFrames() }
+        let (shared, input, size, name) = (shared, input, size, name)
+        let thread = Thread { Self.writeFrames(shared: shared, to: input, size: size, name: name) }
         thread.name = "virtual camera"
-        writer = thread
         thread.start()
     }
 
@@ -78,51 +85,51 @@ public final class VirtualCameraOutput: @unchecked Sendable {
     /// Hands over a frame (resized to ``size`` when it is not) captured at `capture` seconds of
     /// the monotonic clock; throws when the pipeline has ended.
     public func publish(_ image: Image, capturedAt capture: Double) throws(VirtualCameraError) {
-        lock.lock()
-        defer { lock.unlock() }
-        if let failure { throw VirtualCameraError(message: failure) }
-        if closed { throw VirtualCameraError(message: "virtual camera \(name): closed") }
-        if waiting != nil { replaced += 1 }
-        waiting = (image, capture)
-        lock.signal()
+        try shared.withLock { (shared) throws(VirtualCameraError) in
+            if let failure = shared.failure { throw VirtualCameraError(message: failure) }
+            if shared.closed { throw VirtualCameraError(message: "virtual camera \(name): closed") }
+            if shared.waiting != nil { shared.replaced += 1 }
+            shared.waiting = (image, capture)
+        }
     }
 
     /// Stops the pipeline (the virtual camera goes away).
     public func close() {
-        lock.lock()
-        let wasClosed = closed
-        closed = true
-        lock.signal()
-        lock.unlock()
+        let wasClosed = shared.withLock { shared in
+            defer { shared.closed = true }
+            return shared.closed
+        }
         guard !wasClosed else { return }
         try? input.close()
         if process.isRunning { process.terminate() }
         process.waitUntilExit()
     }
 
-    private func writeFrames() {
+    /// The writing thread: the newest frame waiting, until closed or the pipeline ends.
+    private static func writeFrames(shared: Monitor<Shared>, to input: FileHandle, size: ImageSize, name: String) {
         while true {
-            lock.lock()
-            while waiting == nil && !closed { lock.wait() }
-            guard !closed, let (image, capture) = waiting else { lock.unlock(); return }
-            waiting = nil
-            lock.unlock()
-            let ok = write(image)
-            let done = MonotonicClock.now()
-            lock.lock()
-            if ok {
-                written += 1
-                latencies.append(done - capture)
-            } else if failure == nil {
-                failure = "virtual camera \(name): the GStreamer pipeline ended (is PipeWire running?)"
+            let taken = shared.withLock(waitingFor: { $0.waiting != nil || $0.closed }) { shared, _ -> (image: Image, capture: Double)? in
+                guard !shared.closed else { return nil }
+                defer { shared.waiting = nil }
+                return shared.waiting
             }
-            lock.unlock()
+            guard let (image, capture) = taken else { return }
+            let ok = write(image, to: input, size: size)
+            let done = MonotonicClock.now()
+            shared.withLock { shared in
+                if ok {
+                    shared.written += 1
+                    shared.latencies.append(done - capture)
+                } else if shared.failure == nil {
+                    shared.failure = "virtual camera \(name): the GStreamer pipeline ended (is PipeWire running?)"
+                }
+            }
             if !ok { return }
         }
     }
 
     /// Writes the frame's rows (BGR, no padding) to the pipeline; `false` when it is gone.
-    private func write(_ image: Image) -> Bool {
+    private static func write(_ image: Image, to input: FileHandle, size: ImageSize) -> Bool {
         guard let frame = try? (image.size == size && image.channels == 3 ? image : image.resized(to: size)),
               frame.channels == 3, let base = dcv_image_pixels(frame.handle) else { return true }
         let stride = dcv_image_stride(frame.handle), rowBytes = size.width * 3

@@ -240,8 +240,10 @@ import Glibc
             #expect(try owner.next(matching: #""type":"battery""#, within: 1) != nil, "the owner is answered within a second")
             #expect(Date().timeIntervalSince(asked) < 1)
         }
-        let state = try #require(try owner.next(matching: #""motionState""#, within: 1))
-        #expect(state.contains(#""velocity":{"x":0.0,"y":0.0"#), "the dock stopped when its mute owner was dropped: \(state)")
+        // The dock was stopped when its mute owner was dropped: it slows down at its limits'
+        // acceleration, so a state or two may still show it turning.
+        #expect(try owner.next(matching: #""type":"motionState","time":"#) != nil)
+        #expect(try owner.next(matching: #""velocity":{"x":0.0,"y":0.0"#, within: 5) != nil, "the dock stopped when its mute owner was dropped")
         // docksim stops on SIGTERM, removes its socket, and was never killed by a signal.
         kill(server.pid, SIGTERM)
         #expect(ToolRun.wait(for: server.pid) == 0)
