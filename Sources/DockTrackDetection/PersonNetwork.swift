@@ -1,3 +1,4 @@
+import Foundation
 import DockTrackCore
 import DockTrackMedia
 import CDockCV
@@ -124,7 +125,7 @@ public final class ConfirmedBodyDetector: RegionLimitedDetector {
         /// without a check (tighter than for people: someone stepping in front of a window
         /// frame is a new box).
         public var sameRejectedOverlap = 0.5
-        /// Rounds a confirmed person is remembered after they were last proposed.
+        /// Rounds a confirmation holds; then the box is checked again.
         public var confirmationKeptFor = 16
         /// Rounds a rejection holds, seen again or not; then the place is checked again (a
         /// person may have stepped where the ladder was).
@@ -161,8 +162,11 @@ public final class ConfirmedBodyDetector: RegionLimitedDetector {
     public func detect(in image: Image, minimumConfidence: Double, smallestHeight: Double, regions: [UnitRect]?) throws(DetectorError) -> [Observation] {
         let proposed = try base.detect(in: image, minimumConfidence: minimumConfidence, smallestHeight: smallestHeight, regions: regions)
         round += 1
+        // A verdict holds for a while from when it was given, then the place is checked again:
+        // a person may have stepped where the ladder was, and a box once taken for a person
+        // (white cabinets on a wall, proposed in every round) is not one for good.
         verdicts.removeAll { verdict in
-            verdict.isPerson ? round - verdict.proposedAt > params.confirmationKeptFor : round - verdict.givenAt > params.rejectionKeptFor
+            round - verdict.givenAt > (verdict.isPerson ? params.confirmationKeptFor : params.rejectionKeptFor)
         }
         var kept: [Observation] = []
         var unknown: [Observation] = []

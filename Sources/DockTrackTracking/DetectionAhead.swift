@@ -122,11 +122,12 @@ public final class DetectionAhead: Sendable {
                     if startsShot { shared.shotStartRead = shared.read }
                     let intoShot = shared.lastDetectionRead - shared.shotStartRead
                     let interval = !hasCuts ? every : min(every, intoShot == 0 ? 2 : intoShot == 2 ? 6 : every)
-                    let detect = shared.read == 0 || startsShot || shared.read - shared.lastDetectionRead >= interval
-                    if detect {
-                        shared.lastDetectionRead = shared.read
-                        shared.waiting.append(frame)
-                    }
+                    let scheduled = shared.read == 0 || startsShot || shared.read - shared.lastDetectionRead >= interval
+                    // A second look at the start, as TrackingPipeline.process(_:) takes (the schedule goes on
+                    // from the first).
+                    let detect = scheduled || (!hasCuts && shared.read == TrackingPipeline.secondLook)
+                    if scheduled { shared.lastDetectionRead = shared.read }
+                    if detect { shared.waiting.append(frame) }
                     shared.decoded.append((frame, decodedAt, detect, startsShot))
                     shared.read += 1
                 }

@@ -178,7 +178,13 @@ public struct PersonTracker: SubjectTracker {
     /// The confirmed tracks seen recently enough to report at `now`.
     private func reported(at now: Double) -> [TrackedSubject] {
         let reportLostFor = stretched(params.reportLostFor)
-        return tracks.filter { $0.isConfirmed && now - $0.lastSeen <= reportLostFor }.map { subject(of: $0, at: now) }
+        return tracks.filter { $0.isConfirmed && now - $0.lastSeen <= reportLostFor && Self.isInPicture($0.rect) }.map { subject(of: $0, at: now) }
+    }
+
+    /// Whether at least a third of a box is in the picture: a track predicted out of the frame
+    /// (a walker who left it, coasting on) is not reported as a sliver or an empty box at its edge.
+    static func isInPicture(_ rect: UnitRect) -> Bool {
+        rect.area > 0 && rect.clippedToUnit().area >= rect.area / 3
     }
 
     /// `track` as a subject at `now`.

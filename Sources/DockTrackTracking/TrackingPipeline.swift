@@ -124,6 +124,11 @@ public final class TrackingPipeline {
         return id
     }
 
+    /// The frame (from 0) of a second detection at the start of an input, beside every Nth: a
+    /// new person is reported once seen twice, so the people of the first frame are reported
+    /// from the second on, not N frames later (DetectionAhead does the same).
+    public static let secondLook = 1
+
     /// The detection thread when `asyncDetection` is set.
     public let worker: DetectionWorker?
 
@@ -134,7 +139,7 @@ public final class TrackingPipeline {
             return try process(frame, detected: try worker.takeResults().last?.observations)
         }
         let detect = schedule != nil && (params.adaptiveDetection ? (lastDetectedIDs == nil || sinceDetection + 1 >= interval)
-                                              : processed % max(1, params.detectEvery) == 0)
+                                              : processed % max(1, params.detectEvery) == 0 || processed == Self.secondLook)
         processed += 1
         sinceDetection = detect ? 0 : sinceDetection + 1
         if detect { detections += 1 }

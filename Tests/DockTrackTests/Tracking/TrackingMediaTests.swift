@@ -293,9 +293,11 @@ import Testing
         params.detectEvery = every
         let looked = PicturesLookedAt()
         let recorded = Self.recorded
+        // The frames detected: every `every`-th, and the second look at the start.
+        let detected = (0..<Self.recorded.count).filter { $0 % every == 0 || $0 == TrackingPipeline.secondLook }
         let detector = ScriptedDetector { call, image in
             looked.add(ObjectIdentifier(image))
-            return recorded[call * every]
+            return recorded[detected[call]]
         }
         let pipeline = TrackingPipeline(detector: detector, cues: nil, params: params, identifiers: .sequential)
         var source = try MediaFile.open(Fixtures.sample("vtest.avi"))
@@ -313,11 +315,11 @@ import Testing
         } else {
             try Self.selection.forEachFrame(of: &source) { frame in
                 kept.append(frame)
-                if kept.count % every == 1 || every == 1 { withObservations.append(ObjectIdentifier(frame.image)) }
+                if detected.contains(kept.count - 1) { withObservations.append(ObjectIdentifier(frame.image)) }
                 frames.append(try pipeline.process(frame))
             }
         }
-        #expect(pipeline.detections == (frames.count + every - 1) / every)
+        #expect(pipeline.detections == detected.filter { $0 < frames.count }.count)
         return withExtendedLifetime(kept) { (frames, looked.items, withObservations) }
     }
 
