@@ -59,8 +59,7 @@ public struct PeopleScore: Sendable, Equatable {
     /// Subjects in all frames.
     public private(set) var subjects = 0
     /// Labelled people at least `tallEnough` pixels tall, and of those, the ones found: the
-    /// people a tracker is expected to find (50 px is a pedestrian far down a street; the
-    /// default looks for people from 49 px in a 576-row frame).
+    /// people a tracker is expected to find (50 px is a pedestrian far down a street).
     public private(set) var tallPeople = 0
     public private(set) var tallPeopleFound = 0
     public static let tallEnough = 50.0

@@ -70,10 +70,7 @@ import Testing
     ]
 
     /// The same people in the frames enlarged to 1280x960: HOG then shrinks the frame to its
-    /// working size (in gray, bilinearly) rather than enlarging it. Frame 100's six stand in a
-    /// dense group, and which of them HOG's grouping keeps apart depends on where its pyramid's
-    /// levels fall: five searching from 0.12 of the height, four from 0.085 (a pair merged), so
-    /// one more may be missed there than in the frame's own size.
+    /// working size (in gray, bilinearly) rather than enlarging it.
     @Test func peopleAreFoundInVtestFramesLargerThanHOGsPicture() throws {
         let frames = try Fixtures.frames(of: Fixtures.sample("vtest.avi"))
         let hog = try HOGPeopleDetector(params: .fast)
@@ -84,7 +81,7 @@ import Testing
             let bodies = try hog.detect(in: image, minimumConfidence: 0.5)
             let scaled = people.map { PixelPoint(x: $0.x * 1280 / 768, y: $0.y * 960 / 576) }
             let found = scaled.filter { person in bodies.contains { person.isInside($0.rect, of: size) } }
-            #expect(found.count >= people.count - (people.count > 4 ? 2 : 1), "frame \(index): \(found.count) of \(people.count) people found")
+            #expect(found.count >= people.count - 1, "frame \(index): \(found.count) of \(people.count) people found")
             let strays = bodies.filter { body in !scaled.contains { $0.isInside(body.rect, of: size) } }
             #expect(strays.count <= 2, "frame \(index): \(strays.count) boxes on no person")
         }

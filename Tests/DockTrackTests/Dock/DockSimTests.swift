@@ -250,6 +250,11 @@ actor Collected<Element: Sendable> {
         }
         let moving = await motion.items.filter { $0.velocity.y > 0.3 }
         #expect(!moving.isEmpty, "motion states show the pan moving")
+        // The same for the battery query: asked while undocked it is refused, so asked again.
+        if await battery.items.isEmpty {
+            dock.query("getBattery")
+            for _ in 0..<400 where await battery.items.isEmpty { try await Task.sleep(for: .milliseconds(25)) }
+        }
         let batteries = await battery.items
         #expect(batteries.first.map { $0.name == "internal" && $0.level > 0 && $0.level <= 0.8 && $0.chargeState == .notCharging } == true, "\(batteries)")
         #expect(batteries.contains { $0.name == "remote" && $0.chargeState == .notChargeable && abs($0.level - 0.5) < 0.01 }, "\(batteries)")
