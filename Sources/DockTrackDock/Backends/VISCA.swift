@@ -123,11 +123,13 @@ public final class VISCAOverUDP: VISCATransport {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = port.bigEndian
-        guard inet_pton(AF_INET, host, &address.sin_addr) == 1 else { close(fd); throw .invalidRequest("\(host) is not an IPv4 address") }
+        // A throw from here on runs deinit, which closes the socket (closing it here too would close
+        // whatever the number is given to next).
+        guard inet_pton(AF_INET, host, &address.sin_addr) == 1 else { throw .invalidRequest("\(host) is not an IPv4 address") }
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard connected == 0 else { close(fd); throw .notConnected }
+        guard connected == 0 else { throw .notConnected }
     }
 
     deinit { close(fd) }

@@ -274,7 +274,13 @@ public struct DockSocketServer<Endpoint: DockEndpoint> {
         log(session.sessionEnded(at: now()))
         for client in clients {
             flush(client)
-            close(client.fd)
+            // A flush that ends a closing client has closed it already: a second close would
+            // close whatever the number was given to meanwhile (in track --serve, another
+            // thread's file or socket).
+            if !client.gone {
+                client.gone = true
+                close(client.fd)
+            }
         }
     }
 }

@@ -323,7 +323,7 @@ final class HostileHTTPServer: @unchecked Sendable {
         owner.send(#"{"command":"getBattery"}"#)
         #expect(try owner.next(matching: #""type":"battery""#) != nil)
         // The owner leaves: the junk peer's next junk line does not make it the owner; a hello does.
-        close(owner.fd)
+        shutdown(owner.fd, Int32(SHUT_RDWR))  // hung up; the socket's deinit closes the number, once
         usleep(300_000)
         junk.send("more junk")
         #expect(try junk.next(matching: #""code":"invalidRequest""#) != nil)
