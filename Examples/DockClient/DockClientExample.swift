@@ -76,6 +76,9 @@ struct DockClientExample {
         print("selected \(id) by a tap at its centre")
         try await dock.setFramingMode(.left)
         print("framing mode left")
+        // DockKit's properties, read back from the tracker.
+        let mode = try await dock.framingMode(), tracking = try await dock.isSystemTrackingEnabled()
+        print("the tracker says: framing mode \(mode.rawValue), system tracking \(tracking ? "on" : "off")")
         // States already on the way may be from before the tap: the first that ranks them first.
         for _ in 0..<100 {
             guard let state = await states.next() else { break }

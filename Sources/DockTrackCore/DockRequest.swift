@@ -36,7 +36,8 @@ public struct DockRequest: Sendable, Equatable {
     public enum Kind: Sendable, Equatable {
         /// `{"type":"hello","protocols":[…]}`
         case hello(protocols: [String])
-        /// `{"command":"getMotionState"}`, `getBattery`, `getLimits`, `getAccessory`.
+        /// `{"command":"getMotionState"}`, `getBattery`, `getLimits`, `getAccessory`; from a
+        /// tracker, `getSystemTracking`, `getFramingMode`, `getRegionOfInterest`.
         case query(String)
         /// A command in the form of ``DockCommand/jsonLine(time:)``.
         case command(DockCommand)
@@ -44,7 +45,10 @@ public struct DockRequest: Sendable, Equatable {
         case tracking(TrackingRequest)
     }
 
-    public static let queries: Set<String> = ["getMotionState", "getBattery", "getLimits", "getAccessory"]
+    public static let queries = Set(["getMotionState", "getBattery", "getLimits", "getAccessory"]).union(trackerQueries)
+    /// What only a tracker answers (DockKit's `isSystemTrackingEnabled`, `framingMode`,
+    /// `regionOfInterest`); a dock alone says it is not capable.
+    public static let trackerQueries: Set<String> = ["getSystemTracking", "getFramingMode", "getRegionOfInterest"]
 
     public var kind: Kind
     /// The line's own `"time"` (seconds, the sender's clock), when it has a finite one.

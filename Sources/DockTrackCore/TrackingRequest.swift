@@ -67,6 +67,31 @@ public enum TrackingRequest: Sendable, Equatable {
     }
 }
 
+/// A tracker's answers to its getters: `{"type":"systemTracking","enabled":true}`,
+/// `{"type":"framingMode","mode":"center"}`, `{"type":"regionOfInterest","rect":{…}}` (the rect
+/// as `setRegionOfInterest` takes it).
+public enum TrackerSetting: Sendable, Equatable {
+    case systemTracking(Bool)
+    case framingMode(FramingMode)
+    case regionOfInterest(UnitRect)
+
+    public var jsonLine: String {
+        var line = JSONLine()
+        switch self {
+        case .systemTracking(let on):
+            line.add("type", "systemTracking")
+            line.add("enabled", on)
+        case .framingMode(let mode):
+            line.add("type", "framingMode")
+            line.add("mode", mode.rawValue)
+        case .regionOfInterest(let rect):
+            line.add("type", "regionOfInterest")
+            line.add("rect", object: rect.jsonLine)
+        }
+        return line.text
+    }
+}
+
 extension TrackingRequest: Decodable {
     private enum Keys: String, CodingKey { case command, mode, rect, identifiers, point, observations }
     private struct Point: Decodable { var x: Double; var y: Double }

@@ -62,7 +62,7 @@ public enum CustomTrackingRun {
                 let params = configuration.framingParams(for: record.size)
                 loop = try configuration.frameLoop(params, liveInput: false, clock: { MonotonicClock.now() - origin }, commands: commands)
                 server = try configuration.outputs.serve.map { path throws in
-                    try TrackControlServer.serving(path, limits: params.limits, home: loop!.controller.params.home, notes: notes)
+                    try TrackControlServer.serving(path, framing: loop!.controller.params, notes: notes)
                 }
             }
             server?.control.apply(to: &loop!, pipeline: pipeline, customTracking: customTracking, at: record.time)

@@ -34,6 +34,9 @@ public final class TrackControl: Sendable {
         var outbox: [String] = []
         var motion: MotionState
         var limits: DockLimits
+        /// The framing as last set (by the run's options, then by a client).
+        var framingMode: FramingMode
+        var regionOfInterest: UnitRect
         /// Whether a client holds the session: tracking states are kept for it only.
         var listening = false
     }
@@ -46,17 +49,32 @@ public final class TrackControl: Sendable {
     /// client's setLimits is checked against, as docksim checks against its hardware's.
     private let startingLimits: DockLimits
 
-    /// Before the first frame: the dock at rest at `home` with `limits`.
-    public init(limits: DockLimits, home: DockOrientation) {
+    /// Before the first frame: the dock at rest at `home` with `limits`, framing in `mode`
+    /// within `regionOfInterest`.
+    public init(limits: DockLimits, home: DockOrientation, mode: FramingMode = .automatic,
+                regionOfInterest: UnitRect = UnitRect(x: 0, y: 0, width: 1, height: 1)) {
         startingLimits = limits
-        state = Mutex(State(motion: MotionState(time: 0, position: home, velocity: .zero), limits: limits))
+        state = Mutex(State(motion: MotionState(time: 0, position: home, velocity: .zero), limits: limits,
+                            framingMode: mode, regionOfInterest: regionOfInterest))
     }
 
     // MARK: The server's side
 
     func enqueue(_ change: Change, id: RequestID?, line: Int) {
-        state.withLock { $0.waiting.append(Waiting(change: change, id: id, line: line)) }
+        state.withLock { state in
+            state.waiting.append(Waiting(change: change, id: id, line: line))
+            // The getters answer what was last set, as DockKit's properties do.
+            switch change {
+            case .tracking(.setFramingMode(let mode)): state.framingMode = mode
+            case .tracking(.setRegionOfInterest(let rect)): state.regionOfInterest = rect
+            default: break
+            }
+        }
     }
+
+    /// The framing mode and region of interest as last set.
+    var framingModeLine: String { TrackerSetting.framingMode(state.withLock { $0.framingMode }).jsonLine }
+    var regionOfInterestLine: String { TrackerSetting.regionOfInterest(state.withLock { $0.regionOfInterest }).jsonLine }
 
     /// The lines that came up for the client since the last call.
     func takePending() -> [String] {
@@ -180,6 +198,8 @@ public final class TrackControl: Sendable {
 /// - `hello` → the hello (capabilities: ``capabilities``), then the motion state;
 /// - `setSystemTracking`, `setFramingMode`, `setRegionOfInterest`, `selectSubjects`: answered
 ///   `done` at once (with an id), in effect from the next frame;
+/// - `getSystemTracking`, `getFramingMode`, `getRegionOfInterest`: what was last set (by the
+///   run's options, then by a client), as ``TrackerSetting`` lines;
 /// - `selectSubject`: `{"type":"selected","identifier":…}` or `noSubjectFound`, at the next frame;
 /// - `track` (custom observations): refused while system tracking is on; `rateTooHigh` (not
 ///   taken) above 30 a second, `rateTooLow` (taken) below 10; the controller frames them while
@@ -243,6 +263,12 @@ public struct TrackControlSession: DockEndpoint, Sendable {
             return [control.limitsLine]
         case .query("getBattery"):
             return error(.notCapable("battery: the tracker does not know the dock's"))
+        case .query("getSystemTracking"):
+            return [TrackerSetting.systemTracking(systemTracking).jsonLine]
+        case .query("getFramingMode"):
+            return [control.framingModeLine]
+        case .query("getRegionOfInterest"):
+            return [control.regionOfInterestLine]
         case .query:
             return [hello]
         case .tracking(let tracking) where tracking.name == "track":

@@ -44,7 +44,7 @@ extension TrackSession {
             },
             window: configuration.outputs.preview ? PreviewWindow.open(title: "docktrack") : nil)
         let server = try configuration.outputs.serve.map { path throws in
-            try TrackControlServer.serving(path, limits: framingParams.limits, home: loop.controller.params.home, notes: notes)
+            try TrackControlServer.serving(path, framing: loop.controller.params, notes: notes)
         }
         owned = nil
         pipelineOwned = nil
@@ -57,9 +57,9 @@ extension TrackSession {
 extension TrackControlServer {
     /// `track --serve`'s server on `path`, bound before the first frame, its system tracking held
     /// to the run's own `limits`.
-    static func serving(_ path: String, limits: DockLimits, home: DockOrientation,
+    static func serving(_ path: String, framing params: FramingController.Params,
                         notes: @escaping @Sendable (String) -> Void) throws -> TrackControlServer {
-        let control = TrackControl(limits: limits, home: home)
+        let control = TrackControl(limits: params.limits, home: params.home, mode: params.mode, regionOfInterest: params.regionOfInterest)
         let identity = AccessoryIdentity(name: "docktrack track", identifier: UUID(), firmwareVersion: "0.1.0", hardwareModel: "tracker")
         do {
             return try TrackControlServer(path: path, control: control, identity: identity) { notes("serve: \($0)") }

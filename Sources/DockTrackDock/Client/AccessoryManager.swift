@@ -175,6 +175,22 @@ public final class DockAccessoryManager: Sendable {
         }
     }
 
+    /// Whether the tracker frames subjects itself (DockKit's `isSystemTrackingEnabled`), as
+    /// last set. A dock without a tracker is not capable.
+    public func isSystemTrackingEnabled() async throws(DockError) -> Bool {
+        try await request(#"{"command":"getSystemTracking"}"#) { if case .setting(.systemTracking(let on)) = $0 { on } else { nil } }
+    }
+
+    /// The tracker's framing mode, as last set (by its options, then by a client).
+    public func framingMode() async throws(DockError) -> FramingMode {
+        try await request(#"{"command":"getFramingMode"}"#) { if case .setting(.framingMode(let mode)) = $0 { mode } else { nil } }
+    }
+
+    /// The tracker's region of interest (unit coordinates, as ``setRegionOfInterest(_:)`` takes it).
+    public func regionOfInterest() async throws(DockError) -> UnitRect {
+        try await request(#"{"command":"getRegionOfInterest"}"#) { if case .setting(.regionOfInterest(let rect)) = $0 { rect } else { nil } }
+    }
+
     /// Switches system tracking on or off (DockKit's `setSystemTrackingEnabled`): off, the
     /// tracker stops driving the dock and motion commands are taken; on, it frames again.
     public func setSystemTracking(_ enabled: Bool) async throws(DockError) {
@@ -308,7 +324,7 @@ public final class DockAccessoryManager: Sendable {
             errorContinuation.yield((code, message))
         case .trackingState(let record):
             trackingContinuation.yield(record)
-        case .dockEvent, .limits, .done, .selected:
+        case .dockEvent, .limits, .done, .selected, .setting:
             break
         }
     }

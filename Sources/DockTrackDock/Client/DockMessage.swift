@@ -21,6 +21,8 @@ public enum DockMessage: Sendable, Equatable {
     case trackingState(SubjectStatesRecord)
     /// The subject a `selectSubject` request chose.
     case selected(UUID)
+    /// A tracker's answer to a getter (`getSystemTracking`, `getFramingMode`, `getRegionOfInterest`).
+    case setting(TrackerSetting)
 
     /// The message in `line`; `nil` for a line that is none of these.
     public init?(line: String) {
@@ -77,6 +79,15 @@ public enum DockMessage: Sendable, Equatable {
         case "selected":
             guard let id = UUID(uuidString: object["identifier"] as? String ?? "") else { return nil }
             self = .selected(id)
+        case "systemTracking":
+            guard let on = object["enabled"] as? Bool else { return nil }
+            self = .setting(.systemTracking(on))
+        case "framingMode":
+            guard let mode = FramingMode(rawValue: object["mode"] as? String ?? "") else { return nil }
+            self = .setting(.framingMode(mode))
+        case "regionOfInterest":
+            guard let r = object["rect"] as? [String: Double], let x = r["x"], let y = r["y"], let w = r["width"], let h = r["height"] else { return nil }
+            self = .setting(.regionOfInterest(UnitRect(x: x, y: y, width: w, height: h)))
         default:
             return nil
         }

@@ -259,6 +259,8 @@ public struct DockSession {
                 let lines = batteryLines
                 return lines.isEmpty ? [error(.notCapable("battery"))] : lines
             case "getLimits": return [limitsLine()]
+            case let tracker where DockRequest.trackerQueries.contains(tracker):
+                return [error(.notCapable("\(tracker): a dock alone does not track (docktrack track --serve does)"))]
             default: return [hello()]
             }
         case .tracking(let tracking):

@@ -24,7 +24,7 @@ import Glibc
             var params = FramingController.Params()
             params.mode = mode
             params.limits = limits
-            control = TrackControl(limits: limits, home: .zero)
+            control = TrackControl(limits: limits, home: .zero, mode: mode)
             loop = try FrameLoop(controller: FramingController(params: params), dock: AnyDock(SimulatedDock()), cameraOnDock: false)
             session = TrackControlSession(control: control,
                                           identity: AccessoryIdentity(name: "t", identifier: UUID(), firmwareVersion: "1", hardwareModel: "t"))
@@ -48,6 +48,38 @@ import Glibc
     static let right = Observation(type: .humanFace, rect: UnitRect(x: 0.75, y: 0.5, width: 0.1, height: 0.15), confidence: 0.9)
 
     static func object(_ line: String) -> [String: Any] { RequestIDTests.object(line) }
+
+    /// DockKit's getters: what the run's options set, then what a client set, answered at once
+    /// (with the request's id); a dock alone is not capable of them.
+    @Test func gettersAnswerWhatWasLastSet() throws {
+        var rig = try Rig(mode: .center)
+        _ = rig.send(#"{"type":"hello","protocols":["org.docktrack.dock/1"]}"#)
+        #expect(rig.send(#"{"command":"getSystemTracking"}"#) == [#"{"type":"systemTracking","enabled":true}"#])
+        #expect(rig.send(#"{"id":3,"command":"getFramingMode"}"#) == [#"{"id":3,"type":"framingMode","mode":"center"}"#])
+        #expect(rig.send(#"{"command":"getRegionOfInterest"}"#)
+                == [#"{"type":"regionOfInterest","rect":{"x":0.0,"y":0.0,"width":1.0,"height":1.0}}"#])
+        _ = rig.send(#"{"command":"setFramingMode","mode":"left"}"#)
+        _ = rig.send(#"{"command":"setRegionOfInterest","rect":{"x":0.25,"y":0.1,"width":0.5,"height":0.8}}"#)
+        _ = rig.send(#"{"command":"setSystemTracking","enabled":false}"#)
+        #expect(rig.send(#"{"command":"getFramingMode"}"#) == [#"{"type":"framingMode","mode":"left"}"#])
+        #expect(rig.send(#"{"command":"getRegionOfInterest"}"#)
+                == [#"{"type":"regionOfInterest","rect":{"x":0.25,"y":0.1,"width":0.5,"height":0.8}}"#])
+        #expect(rig.send(#"{"command":"getSystemTracking"}"#) == [#"{"type":"systemTracking","enabled":false}"#])
+        // The next frame applies them; the getters still say the same.
+        let step = try rig.frame([Self.right]).step
+        #expect(rig.loop.controller.params.mode == .left && !rig.loop.systemTracking, "\(step.state)")
+        #expect(rig.send(#"{"command":"getFramingMode"}"#) == [#"{"type":"framingMode","mode":"left"}"#])
+        // The client side reads them back as values.
+        #expect(DockMessage(line: #"{"type":"framingMode","mode":"left"}"#) == .setting(.framingMode(.left)))
+        #expect(DockMessage(line: #"{"type":"systemTracking","enabled":false}"#) == .setting(.systemTracking(false)))
+        #expect(DockMessage(line: #"{"type":"regionOfInterest","rect":{"x":0.25,"y":0.1,"width":0.5,"height":0.8}}"#)
+                == .setting(.regionOfInterest(UnitRect(x: 0.25, y: 0.1, width: 0.5, height: 0.8))))
+        // docksim alone: not capable, said.
+        var dock = DockSession(identity: AccessoryIdentity(name: "d", identifier: UUID(), firmwareVersion: "1", hardwareModel: "sim"))
+        _ = dock.handle(#"{"type":"hello","protocols":["org.docktrack.dock/1"]}"#, at: 0)
+        let refused = dock.handle(#"{"id":9,"command":"getFramingMode"}"#, at: 0)
+        #expect(refused.count == 1 && Self.object(refused[0])["code"] as? String == "notCapable" && Self.object(refused[0])["id"] as? Int == 9, "\(refused)")
+    }
 
     @Test func motionCommandsWaitForSystemTrackingOffAndAreAnsweredWhenDone() throws {
         var rig = try Rig()
@@ -389,6 +421,7 @@ extension TrackServeProcessTests {
         let out = run.stdout
         #expect(out.contains("capabilities pan,tilt,systemTracking,framing,trackingStates"), "\(out)")
         #expect(out.contains("selected ") && out.contains("the selected person ranks first") && out.contains("framing mode left"), "\(out)")
+        #expect(out.contains("the tracker says: framing mode left, system tracking on"), "\(out)")
         #expect(out.contains("system tracking off") && out.contains("refused: invalidRequest") && out.contains("system tracking on"), "\(out)")
     }
 }
