@@ -140,7 +140,7 @@ public final class TrackControl: Sendable {
             return []
         case .tracking(.selectSubjects(let identifiers)):
             try pipeline.selectSubjects(identifiers)
-            return []
+            return [DockSession.doneLine("selectSubjects")]
         case .tracking(.track(let observations)):
             // The caller's observations, tracked on a pipeline of their own and framed by the loop.
             let subjects = try customTracking.process(observations: observations, at: time)
@@ -196,8 +196,10 @@ public final class TrackControl: Sendable {
 /// system tracking is off, limits, queries, and a tracking state for every frame.
 ///
 /// - `hello` → the hello (capabilities: ``capabilities``), then the motion state;
-/// - `setSystemTracking`, `setFramingMode`, `setRegionOfInterest`, `selectSubjects`: answered
-///   `done` at once (with an id), in effect from the next frame;
+/// - `setSystemTracking`, `setFramingMode`, `setRegionOfInterest`: answered `done` at once
+///   (with an id), in effect from the next frame;
+/// - `selectSubjects`: at the next frame, `done` (with an id), or `noSubjectFound` when an
+///   identifier is none of the last frame's subjects;
 /// - `getSystemTracking`, `getFramingMode`, `getRegionOfInterest`: what was last set (by the
 ///   run's options, then by a client), as ``TrackerSetting`` lines;
 /// - `selectSubject`: `{"type":"selected","identifier":…}` or `noSubjectFound`, at the next frame;
@@ -283,7 +285,10 @@ public struct TrackControlSession: DockEndpoint, Sendable {
             return refusal.map(error) ?? done("track")
         case .tracking(let tracking):
             control.enqueue(.tracking(tracking), id: request.id, line: lineNumber)
-            if case .selectSubject = tracking { return [] }  // answered at the next frame
+            // Answered at the next frame, once the subjects are known: the subject chosen, or
+            // whether the identifiers are subjects at all.
+            if case .selectSubject = tracking { return [] }
+            if case .selectSubjects = tracking { return [] }
             return done(tracking.name)
         case .command(.setSystemTracking(let on)):
             systemTracking = on

@@ -318,8 +318,11 @@ extension TrackingPipeline {
     }
 
     /// These subjects rank first, in this order, while they are in view; `[]`: automatic
-    /// ranking again (DockKit's `selectSubjects`). From the next frame on.
+    /// ranking again (DockKit's `selectSubjects`). From the next frame on. An identifier that
+    /// is none of the last frame's subjects is `noSubjectFound`, and nothing changes.
     public func selectSubjects(_ identifiers: [UUID]) throws(DockError) {
+        let known = Set(subjects.map(\.id))
+        guard identifiers.allSatisfy(known.contains) else { throw .noSubjectFound }
         try withSelectableRanker { $0.selectSubjects(identifiers) }
     }
 

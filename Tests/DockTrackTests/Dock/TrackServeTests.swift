@@ -143,6 +143,12 @@ import Glibc
         let leftID = try #require(ids.first { $0 != rightID })
         _ = rig.send(#"{"command":"selectSubjects","identifiers":["\#(leftID.uuidString)"]}"#)
         #expect(try rig.frame(both).step.subjects.first?.id == leftID)
+        // An identifier nobody has: noSubjectFound at the next frame, the selection as it was.
+        #expect(rig.send(#"{"id":"nobody","command":"selectSubjects","identifiers":["\#(UUID().uuidString)"]}"#).isEmpty)
+        frame = try rig.frame(both)
+        let nobody = frame.pending.first { $0.hasPrefix(#"{"id":"nobody""#) }.map(Self.object)
+        #expect(nobody?["code"] as? String == "noSubjectFound", "\(frame.pending)")
+        #expect(frame.step.subjects.first?.id == leftID)
         // Tracking states carry every frame's subjects, ranked, and read back as sent.
         let states = frame.pending.compactMap { line -> SubjectStatesRecord? in
             guard case .trackingState(let record)? = DockMessage(line: line) else { return nil }
