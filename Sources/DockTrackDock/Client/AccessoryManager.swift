@@ -34,6 +34,9 @@ public enum AccessoryEvent: Sendable, Equatable {
     case cameraShutter
     case cameraFlip
     case cameraZoom(factor: Double)
+    /// An event this client does not know (a newer dock's), by its name: passed on, as
+    /// DockKit's `@unknown default`, not dropped.
+    case unknown(String)
 }
 
 /// The client side of the dock protocol over a Unix socket, as DockKit's accessory manager:

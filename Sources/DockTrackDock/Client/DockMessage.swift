@@ -63,7 +63,8 @@ public enum DockMessage: Sendable, Equatable {
             case "cameraShutter": self = .accessoryEvent(.cameraShutter)
             case "cameraFlip": self = .accessoryEvent(.cameraFlip)
             case "cameraZoom": self = .accessoryEvent(.cameraZoom(factor: object["factor"] as? Double ?? 1))
-            default: return nil
+            case let name?: self = .accessoryEvent(.unknown(name))
+            case nil: return nil
             }
         case "limits":
             struct Line: Decodable { var limits: DockLimits }

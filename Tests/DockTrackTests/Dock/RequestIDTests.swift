@@ -53,6 +53,9 @@ import Glibc
 
     @Test func aButtonsIdIsNotARequestsAndHugeOrOddIdsAreHandled() {
         #expect(DockReply(line: #"{"type":"accessoryEvent","event":"button","id":1,"pressed":true}"#)?.id == nil)
+        // An accessory event this client does not know reaches the app by name, not dropped.
+        #expect(DockMessage(line: #"{"type":"accessoryEvent","event":"dialTurned","steps":3}"#) == .accessoryEvent(.unknown("dialTurned")))
+        #expect(DockMessage(line: #"{"type":"accessoryEvent"}"#) == nil)
         #expect(DockReply(line: #"{"id":3,"type":"done","command":"animate","time":2.5}"#) == DockReply(message: .done(command: "animate", time: 2.5), id: .number(3)))
         #expect(RequestID.text("a\"b").tagging(#"{"type":"x"}"#) == #"{"id":"a\"b","type":"x"}"#)
         // Error codes read back as DockKit's errors; one none of them is, as unknown with its words.
