@@ -99,6 +99,14 @@ public struct TrackConfiguration: Sendable {
         /// With a camera and a live dock: the camera does not move with the dock.
         public var fixedCamera = false
         public init() {}
+
+        /// The search when nobody is in view: on when asked, else `byDefault`; `nil` when off.
+        public func searchParams(byDefault: Bool) -> SubjectSearch.Params? {
+            guard search ?? byDefault else { return nil }
+            var params = SubjectSearch.Params()
+            params.giveUpAfter = searchTime
+            return params
+        }
     }
 
     /// Files and services a run writes to besides the dock.
@@ -142,11 +150,7 @@ public struct TrackConfiguration: Sendable {
     public func framingParams(for size: ImageSize) -> FramingController.Params {
         var params = framing
         params.camera = CameraModel(horizontalFieldOfView: fieldOfView, size: size)
-        if dock.search ?? dock.address.isLive {
-            var search = SubjectSearch.Params()
-            search.giveUpAfter = dock.searchTime
-            params.search = search
-        }
+        if let search = dock.searchParams(byDefault: dock.address.isLive) { params.search = search }
         return params
     }
 }

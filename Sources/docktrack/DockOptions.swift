@@ -63,11 +63,9 @@ struct DockOptions: ParsableArguments {
     /// The command kind and the search (on when `searchByDefault` unless told otherwise).
     func apply(to params: inout FramingController.Params, searchByDefault: Bool) {
         params.commands = commands
-        if search ?? searchByDefault {
-            var search = SubjectSearch.Params()
-            search.giveUpAfter = searchTime
-            params.search = search
-        }
+        var choice = TrackConfiguration.DockChoice()
+        (choice.search, choice.searchTime) = (search, searchTime)
+        if let search = choice.searchParams(byDefault: searchByDefault) { params.search = search }
     }
 }
 
