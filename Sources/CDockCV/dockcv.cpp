@@ -791,35 +791,60 @@ void hog_windows(const dcv_hog *hog, const cv::Mat &image, double hit_threshold,
         hog->descriptor.detect(image, hits, scores, hit_threshold, cv::Size(stride, stride), cv::Size(8, 8));
 }
 
-// detectMultiScale's search, limited to `regions` (4 ints each, image pixels; nullptr: all of
-// it): the same pyramid levels (while a level still holds a window, at most 64), window grid,
-// grouping (threshold 2, eps 0.2) and clipping to the image.
-int hog_search(const dcv_hog *hog, const cv::Mat &img, const int *regions, int region_count, double hit_threshold,
-               int win_stride, double scale, dcv_box *out, int capacity) {
-    const cv::Size window = hog->descriptor.winSize;
+// One picture's part in a search: its pyramid levels (while a level still holds a window, at
+// most 64, or the first `max_levels` when above 0) and where on it to look (4 ints each, its
+// pixels; nullptr: all of it).
+struct HogPicture {
+    const cv::Mat *img;
+    const int *regions;
+    int region_count;
     std::vector<double> levels;
-    for (double s = 1; levels.size() < 64; s *= scale) {
-        levels.push_back(s);
-        if (cvRound(img.cols / s) < window.width || cvRound(img.rows / s) < window.height) break;
+
+    HogPicture(const cv::Mat &picture, const int *regions_, int count, cv::Size window, double scale, int max_levels)
+        : img(&picture), regions(regions_), region_count(count) {
+        const size_t limit = max_levels > 0 ? std::min(max_levels, 64) : 64;
+        for (double s = 1; levels.size() < limit; s *= scale) {
+            levels.push_back(s);
+            if (cvRound(picture.cols / s) < window.width || cvRound(picture.rows / s) < window.height) break;
+        }
+        if (regions == nullptr) { whole[2] = picture.cols; whole[3] = picture.rows; regions = whole; region_count = 1; }
     }
-    const int whole_picture[4] = {0, 0, img.cols, img.rows};
-    if (regions == nullptr) { regions = whole_picture; region_count = 1; }
-    std::vector<cv::Rect> rects;
-    std::vector<double> weights;
+    HogPicture(const HogPicture &) = delete;
+    int whole[4] = {0, 0, 0, 0};
+};
+
+// A window found: its box on its picture (pixels), score, picture and level.
+struct HogHit {
+    cv::Rect box;
+    double score;
+    int picture, level;
+};
+
+// detectMultiScale's windows over each of `pictures` at its levels, inside its regions: the same
+// levels and window grid as the whole search, each window once however many regions reach it.
+// All the levels of all the pictures share one parallel loop.
+std::vector<HogHit> hog_hits(const dcv_hog *hog, const std::vector<const HogPicture *> &pictures, double hit_threshold,
+                             int win_stride) {
+    const cv::Size window = hog->descriptor.winSize;
+    std::vector<std::pair<int, int>> jobs;
+    for (int p = 0; p < (int)pictures.size(); ++p)
+        for (int level = 0; level < (int)pictures[p]->levels.size(); ++level) jobs.push_back({p, level});
+    std::vector<HogHit> found;
     std::mutex mutex;
-    cv::parallel_for_(cv::Range(0, (int)levels.size()), [&](const cv::Range &range) {
-        for (int level = range.start; level < range.end; ++level) {
-            const double s = levels[level];
+    cv::parallel_for_(cv::Range(0, (int)jobs.size()), [&](const cv::Range &range) {
+        for (int job = range.start; job < range.end; ++job) {
+            const HogPicture &picture = *pictures[jobs[job].first];
+            const cv::Mat &img = *picture.img;
+            const double s = picture.levels[jobs[job].second];
             const cv::Size size(cvRound(img.cols / s), cvRound(img.rows / s));
             if (size.width < window.width || size.height < window.height) continue;
             cv::Mat smaller;
             if (size == img.size()) smaller = img;
             else cv::resize(img, smaller, size, 0, 0, cv::INTER_LINEAR_EXACT);
             const cv::Rect whole(0, 0, size.width, size.height);
-            // Each window once, however many regions reach it.
             std::set<std::pair<int, int>> seen;
-            for (int r = 0; r < region_count; ++r) {
-                const int *q = regions + 4 * r;
+            for (int r = 0; r < picture.region_count; ++r) {
+                const int *q = picture.regions + 4 * r;
                 // The region at this level, its corner on the stride's grid (as the whole
                 // search's windows are), at least a window large, inside the level.
                 int x0 = (int)std::floor(q[0] / s), y0 = (int)std::floor(q[1] / s);
@@ -837,16 +862,23 @@ int hog_search(const dcv_hog *hog, const cv::Mat &img, const int *regions, int r
                 for (size_t i = 0; i < hits.size(); ++i) {
                     const cv::Point at = hits[i] + area.tl();
                     if (!seen.insert({at.x, at.y}).second) continue;
-                    rects.emplace_back(cvRound(at.x * s), cvRound(at.y * s), cvRound(window.width * s),
-                                       cvRound(window.height * s));
-                    weights.push_back(i < scores.size() ? scores[i] : 0.0);
+                    found.push_back({cv::Rect(cvRound(at.x * s), cvRound(at.y * s), cvRound(window.width * s),
+                                              cvRound(window.height * s)),
+                                     i < scores.size() ? scores[i] : 0.0, jobs[job].first, jobs[job].second});
                 }
             }
         }
     });
+    return found;
+}
+
+// detectMultiScale's grouping (threshold 2, eps 0.2) and clipping to the picture (`size`): the
+// boxes written to `out`, their count returned.
+int grouped_boxes(const dcv_hog *hog, std::vector<cv::Rect> rects, std::vector<double> weights, cv::Size size,
+                  dcv_box *out, int capacity) {
     hog->descriptor.groupRectangles(rects, weights, 2, 0.2);
     // As detectMultiScale's clipObjects: cut to the image, drop what falls outside.
-    const cv::Rect whole(0, 0, img.cols, img.rows);
+    const cv::Rect whole(0, 0, size.width, size.height);
     std::vector<cv::Rect> clipped;
     std::vector<double> kept;
     for (size_t i = 0; i < rects.size(); ++i) {
@@ -854,6 +886,22 @@ int hog_search(const dcv_hog *hog, const cv::Mat &img, const int *regions, int r
         if (r.area() > 0) { clipped.push_back(r); kept.push_back(i < weights.size() ? weights[i] : 0.0); }
     }
     return copy_boxes(clipped, kept, out, capacity);
+}
+
+// detectMultiScale's search, limited to `regions` (4 ints each, image pixels; nullptr: all of
+// it): the same pyramid levels (while a level still holds a window, at most 64), window grid,
+// grouping (threshold 2, eps 0.2) and clipping to the image; the first `max_levels` levels only
+// when it is above 0.
+int hog_search(const dcv_hog *hog, const cv::Mat &img, const int *regions, int region_count, double hit_threshold,
+               int win_stride, double scale, int max_levels, dcv_box *out, int capacity) {
+    const HogPicture picture(img, regions, region_count, hog->descriptor.winSize, scale, max_levels);
+    std::vector<cv::Rect> rects;
+    std::vector<double> weights;
+    for (const HogHit &hit : hog_hits(hog, {&picture}, hit_threshold, win_stride)) {
+        rects.push_back(hit.box);
+        weights.push_back(hit.score);
+    }
+    return grouped_boxes(hog, std::move(rects), std::move(weights), img.size(), out, capacity);
 }
 
 // detectMultiScale corrupts the heap (or loops) on an image smaller than its window.
@@ -888,7 +936,7 @@ void dcv_hog_set_opencv_scoring(dcv_hog *hog, int on) {
 }
 
 int dcv_hog_detect(dcv_hog *hog, const dcv_image *image, double hit_threshold, int win_stride,
-                   double scale, dcv_box *out, int capacity, dcv_status *status) {
+                   double scale, int max_levels, dcv_box *out, int capacity, dcv_status *status) {
     return guarded<int>(status, -1, [&]() -> int {
         if (hog == nullptr || !usable(image, status)) return -1;
         if (win_stride < 1 || !(scale > 1)) {
@@ -897,9 +945,10 @@ int dcv_hog_detect(dcv_hog *hog, const dcv_image *image, double hit_threshold, i
         }
         if (!holds_window(hog, image, status)) return -1;
         if (!hog->opencv_scoring)
-            return hog_search(hog, image->mat, nullptr, 0, hit_threshold, win_stride, scale, out, capacity);
+            return hog_search(hog, image->mat, nullptr, 0, hit_threshold, win_stride, scale, max_levels, out, capacity);
         std::vector<cv::Rect> rects;
         std::vector<double> weights;
+        hog->descriptor.nlevels = max_levels > 0 ? std::min(max_levels, 64) : 64;
         hog->descriptor.detectMultiScale(image->mat, rects, weights, hit_threshold,
                                          cv::Size(win_stride, win_stride), cv::Size(8, 8), scale,
                                          2.0, false);
@@ -909,7 +958,7 @@ int dcv_hog_detect(dcv_hog *hog, const dcv_image *image, double hit_threshold, i
 
 int dcv_hog_detect_regions(dcv_hog *hog, const dcv_image *image, const int *regions,
                            int region_count, double hit_threshold, int win_stride, double scale,
-                           dcv_box *out, int capacity, dcv_status *status) {
+                           int max_levels, dcv_box *out, int capacity, dcv_status *status) {
     return guarded<int>(status, -1, [&]() -> int {
         if (hog == nullptr || !usable(image, status)) return -1;
         if (region_count < 0 || (region_count > 0 && regions == nullptr) || win_stride < 1 || !(scale > 1)) {
@@ -917,7 +966,51 @@ int dcv_hog_detect_regions(dcv_hog *hog, const dcv_image *image, const int *regi
             return -1;
         }
         if (region_count == 0) return 0;
-        return hog_search(hog, image->mat, regions, region_count, hit_threshold, win_stride, scale, out, capacity);
+        return hog_search(hog, image->mat, regions, region_count, hit_threshold, win_stride, scale, max_levels, out, capacity);
+    });
+}
+
+int dcv_hog_detect_with_smaller(dcv_hog *hog, const dcv_image *image, const dcv_image *enlarged, int enlarged_levels,
+                                const int *regions, int region_count, const int *enlarged_regions,
+                                int enlarged_region_count, double hit_threshold, int win_stride, double scale,
+                                dcv_box *out, int capacity, int *count, dcv_box *small_out, int small_capacity,
+                                dcv_status *status) {
+    return guarded<int>(status, -1, [&]() -> int {
+        if (hog == nullptr || !usable(image, status) || !usable(enlarged, status)) return -1;
+        if (enlarged_levels < 1 || region_count < 0 || enlarged_region_count < 0 || count == nullptr ||
+            (regions == nullptr) != (enlarged_regions == nullptr) || win_stride < 1 || !(scale > 1) ||
+            image->mat.channels() != enlarged->mat.channels() || enlarged->mat.cols < image->mat.cols ||
+            enlarged->mat.rows < image->mat.rows) {
+            set_status(status, DCV_ERR_ARGUMENT, "bad pictures, levels, regions, stride or scale");
+            return -1;
+        }
+        if (!holds_window(hog, image, status)) return -1;
+        *count = 0;
+        if (regions != nullptr && (region_count == 0 || enlarged_region_count == 0)) return 0;
+        const cv::Size window = hog->descriptor.winSize;
+        const HogPicture main(image->mat, regions, region_count, window, scale, 0);
+        const HogPicture larger(enlarged->mat, enlarged_regions, enlarged_region_count, window, scale, enlarged_levels);
+        std::vector<cv::Rect> rects, small_rects;
+        std::vector<double> weights, small_weights;
+        // The main picture's boxes in the enlarged picture's pixels.
+        const double sx = (double)enlarged->mat.cols / image->mat.cols, sy = (double)enlarged->mat.rows / image->mat.rows;
+        for (const HogHit &hit : hog_hits(hog, {&main, &larger}, hit_threshold, win_stride)) {
+            if (hit.picture == 1) {
+                small_rects.push_back(hit.box);
+                small_weights.push_back(hit.score);
+                continue;
+            }
+            rects.push_back(hit.box);
+            weights.push_back(hit.score);
+            if (hit.level == 0) {
+                small_rects.emplace_back(cvRound(hit.box.x * sx), cvRound(hit.box.y * sy), cvRound(hit.box.width * sx),
+                                         cvRound(hit.box.height * sy));
+                small_weights.push_back(hit.score);
+            }
+        }
+        *count = grouped_boxes(hog, std::move(rects), std::move(weights), image->mat.size(), out, capacity);
+        return grouped_boxes(hog, std::move(small_rects), std::move(small_weights), enlarged->mat.size(), small_out,
+                             small_capacity);
     });
 }
 

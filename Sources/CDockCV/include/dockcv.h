@@ -261,11 +261,12 @@ void dcv_hog_destroy(dcv_hog *hog);
 void dcv_hog_set_opencv_scoring(dcv_hog *hog, int on);
 /* detectMultiScale's search with the given stride (pixels), pyramid scale and hit threshold
  * (detectMultiScale itself when scoring with OpenCV); score = SVM margin. Boxes are grouped
- * (OpenCV's mean-shift-free grouping, threshold 2).
+ * (OpenCV's mean-shift-free grouping, threshold 2). `max_levels` > 0 searches only the first
+ * that many levels of the pyramid (the smallest people); 0: every level a window fits in.
  * Returns the number of boxes written, or -1 on error (DCV_ERR_ARGUMENT for an image smaller
  * than the window, on which OpenCV 4.6 corrupts memory). */
 int dcv_hog_detect(dcv_hog *hog, const dcv_image *image, double hit_threshold, int win_stride,
-                   double scale, dcv_box *out, int capacity, dcv_status *status);
+                   double scale, int max_levels, dcv_box *out, int capacity, dcv_status *status);
 /* As dcv_hog_detect, looking only at windows near `region_count` regions of the image (4 ints
  * each: x, y, width, height in its pixels, top-left origin): the same pyramid levels, window grid
  * and grouping as detectMultiScale, each level searched only inside the regions (scaled to it,
@@ -273,7 +274,21 @@ int dcv_hog_detect(dcv_hog *hog, const dcv_image *image, double hit_threshold, i
  * at a region's edge come from the pixels around it. No regions: no boxes. */
 int dcv_hog_detect_regions(dcv_hog *hog, const dcv_image *image, const int *regions,
                            int region_count, double hit_threshold, int win_stride, double scale,
-                           dcv_box *out, int capacity, dcv_status *status);
+                           int max_levels, dcv_box *out, int capacity, dcv_status *status);
+
+/* The main search of dcv_hog_detect_regions over `image` and, in the same call, smaller people
+ * over `enlarged` (the same picture enlarged by scale^enlarged_levels, so that the main search's
+ * first level is the level after its last): `enlarged`'s first `enlarged_levels` levels are
+ * grouped together with the main search's first level, and apart from the main search's boxes.
+ * A window of the main search's first level is scored once for both. Regions as in
+ * dcv_hog_detect_regions, each picture's in its own pixels (both nullptr: all of both).
+ * The main search's boxes go to `out` (their count to *count); returns the number of smaller
+ * people's boxes written to `small_out` (in `enlarged`'s pixels), or -1 on error. */
+int dcv_hog_detect_with_smaller(dcv_hog *hog, const dcv_image *image, const dcv_image *enlarged, int enlarged_levels,
+                                const int *regions, int region_count, const int *enlarged_regions,
+                                int enlarged_region_count, double hit_threshold, int win_stride, double scale,
+                                dcv_box *out, int capacity, int *count, dcv_box *small_out, int small_capacity,
+                                dcv_status *status);
 
 /* ---- face landmarks (MTCNN output network, ONNX) ----------------------------------------- */
 

@@ -51,6 +51,25 @@ import Testing
         }
         #expect(abs(walker.velocity.x - 0.08) < 0.005, "\(walker.velocity)")
     }
+
+    /// A box measured a third shorter a round later (the person's legs found on their own) and
+    /// then not seen for a second: it shrinks by half its size a second at most, instead of to
+    /// nothing (vtest.avi: a walker reported 0 px wide).
+    @Test func aBoxNeverShrinksToNothingWhileCoasting() {
+        var box = BoxFilter(UnitRect(x: 0.5, y: 0.3, width: 0.04, height: 0.14))
+        box.predict(by: 0.4)
+        box.update(UnitRect(x: 0.5, y: 0.28, width: 0.028, height: 0.095))
+        for _ in 0..<10 { box.predict(by: 0.1) }
+        #expect(box.rect.height > 0.045 && box.rect.width > 0.013, "\(box.rect)")
+        // Growing as fast as a person walking towards the camera is followed as it is.
+        var nearer = BoxFilter(UnitRect(x: 0.5, y: 0.3, width: 0.04, height: 0.1))
+        for step in 1...20 {
+            nearer.predict(by: 0.1)
+            let h = 0.1 * (1 + 0.03 * Double(step))
+            nearer.update(UnitRect(x: 0.5, y: 0.3, width: 0.4 * h, height: h))
+        }
+        #expect(abs(nearer.rect.height - 0.16) < 0.01, "\(nearer.rect)")
+    }
 }
 
 /// The person tracker on made-up observations with exact timing (frame times are its clock).
