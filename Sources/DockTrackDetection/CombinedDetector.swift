@@ -5,6 +5,8 @@ import Foundation
 /// Runs several detectors on the same image and merges what they find.
 public final class CombinedDetector: Detector {
     public let parts: [any Detector]
+    /// Every part checks what it finds.
+    public var checksWhatItFinds: Bool { parts.allSatisfy(\.checksWhatItFinds) }
     public var name: String { parts.map(\.name).joined(separator: "+") }
 
     public init(_ parts: [any Detector]) {

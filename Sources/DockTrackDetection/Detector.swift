@@ -12,6 +12,14 @@ public protocol Detector: AnyObject {
     /// Observations whose confidence is at least `minimumConfidence`, in unit coordinates
     /// with the origin at the lower-left.
     func detect(in image: Image, minimumConfidence: Double) throws(DetectorError) -> [Observation]
+    /// Whether each thing it reports was checked by a second, stronger look (a person network
+    /// over each body, MTCNN's output network over each face): a tracker then need not wait
+    /// for a second sighting to believe it. `false` unless a detector says so.
+    var checksWhatItFinds: Bool { get }
+}
+
+extension Detector {
+    public var checksWhatItFinds: Bool { false }
 }
 
 /// A detector that can be asked to look only for things at least so tall, for less: its cost is

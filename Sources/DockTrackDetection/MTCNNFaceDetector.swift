@@ -36,6 +36,8 @@ public final class MTCNNFaceDetector: RegionLimitedDetector, SmallestFaceDetecto
     }
 
     public let name = "mtcnn-face"
+    /// Each face passed R-Net and then O-Net at a face probability of 0.95.
+    public var checksWhatItFinds: Bool { true }
     public let params: Params
 
     /// ``Params/minimumFace`` of the frame once shrunk to the working width.

@@ -160,6 +160,8 @@ public final class ConfirmedBodyDetector: RegionLimitedDetector {
 
 
     public var name: String { "confirmed-body" }
+    /// Each body is the person network's.
+    public var checksWhatItFinds: Bool { true }
 
     public func detect(in image: Image, minimumConfidence: Double, smallestHeight: Double, regions: [UnitRect]?) throws(DetectorError) -> [Observation] {
         let proposed = try base.detect(in: image, minimumConfidence: minimumConfidence, smallestHeight: smallestHeight, regions: regions)

@@ -22,6 +22,8 @@ public final class VerifiedFaceDetector: Detector {
     }
 
     public var name: String { "\(base.name)-verified" }
+    /// Each face is confirmed by MTCNN's output network.
+    public var checksWhatItFinds: Bool { true }
 
     public func detect(in image: Image, minimumConfidence: Double) throws(DetectorError) -> [Observation] {
         var kept: [Observation] = []
