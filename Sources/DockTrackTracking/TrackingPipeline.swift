@@ -95,15 +95,16 @@ public final class TrackingPipeline {
 
     /// The pipeline with DockTrack's own tracker and ranker. Behind a detector that checks what
     /// it finds (``Detector/checksWhatItFinds``: the default's person network and MTCNN) a new
-    /// person is reported at their first sighting: the second sighting filtered one-frame
-    /// false hits, which the check already drops, and cost the people walking in, found 0.4 s
-    /// later at vtest.avi's 10 fps (its first 300 frames: people from 50 px found on 0.925 of
-    /// their frames rather than 0.891, false people the same 0.117 a frame).
+    /// body is reported at its first sighting: the second sighting filtered one-frame false
+    /// hits, which the check already drops, and cost the people walking in, found 0.4 s later
+    /// at vtest.avi's 10 fps (its first 300 frames: people from 50 px found on 0.925 of their
+    /// frames rather than 0.891, false people 0.103 a frame rather than 0.117). A new face still waits
+    /// for its second (``PersonTracker/Params/bodyHitsToConfirm``).
     public convenience init(detector: (any Detector)?, cues: FaceCueEstimator?, params: Params = Params(),
                             tracker: PersonTracker.Params = .init(), ranker: SaliencyRanker.Params = .init(),
                             identifiers: IdentifierSource = .random) {
         var tracker = tracker
-        if detector?.checksWhatItFinds == true { tracker.hitsToConfirm = min(tracker.hitsToConfirm, 1) }
+        if detector?.checksWhatItFinds == true, tracker.bodyHitsToConfirm == nil { tracker.bodyHitsToConfirm = 1 }
         self.init(detector: detector, cues: cues, params: params,
                   tracking: PersonTracker(params: tracker, identifiers: identifiers), ranking: SaliencyRanker(params: ranker))
     }

@@ -115,8 +115,8 @@ import Testing
     }
 
     /// vtest.avi's first 300 frames, every person labelled, tracked as `track` does: people from
-    /// 50 px tall found on 0.925 of their frames, 0.117 false people a frame (0.737 and 0.520
-    /// before the small people's pass and reporting people at their first sighting).
+    /// 50 px tall found on 0.925 of their frames, 0.103 false people a frame (0.737 and 0.520
+    /// before the small people's pass and reporting bodies at their first sighting).
     @Test func vtestsSmallPeopleAreFoundAndFewFalse() throws {
         let score = try Self.trackedPeople("vtest.avi", labels: "labels/vtest.mot.txt", frames: 300)
         #expect(score.frames == 300)
