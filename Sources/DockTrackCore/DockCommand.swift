@@ -92,7 +92,7 @@ extension TimedDockCommand: Decodable {
         case "setAngularVelocity":
             command = .setAngularVelocity(try c.decode(AngularVelocity.self, forKey: .velocity))
         case "setOrientation":
-            command = .setOrientation(try c.decode(DockOrientation.self, forKey: .orientation),
+            command = .setOrientation(try c.decode(OrientationOnTheWire.self, forKey: .orientation).angles,
                                       duration: try c.decodeIfPresent(Double.self, forKey: .duration) ?? 0,
                                       relative: try c.decodeIfPresent(Bool.self, forKey: .relative) ?? false)
         case "animate":
@@ -107,7 +107,49 @@ extension TimedDockCommand: Decodable {
     }
 }
 
+/// An orientation as a client sends it: angles `{"x":…,"y":…,"z":…}` (pitch, yaw, roll in
+/// radians, as DockKit's Vector3D), or a rotation quaternion `{"x":…,"y":…,"z":…,"w":…}` (as
+/// DockKit's Rotation3D), read as the angles it turns by.
+struct OrientationOnTheWire: Decodable {
+    let angles: DockOrientation
+
+    private enum Keys: String, CodingKey { case x, y, z, w }
+
+    init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: Keys.self)
+        let x = try c.decode(Double.self, forKey: .x), y = try c.decode(Double.self, forKey: .y), z = try c.decode(Double.self, forKey: .z)
+        guard let w = try c.decodeIfPresent(Double.self, forKey: .w) else {
+            angles = DockOrientation(x: x, y: y, z: z)
+            return
+        }
+        guard let turned = DockOrientation(quaternionX: x, y: y, z: z, w: w) else {
+            throw DecodingError.dataCorruptedError(forKey: .w, in: c, debugDescription: "a quaternion of no length or not finite")
+        }
+        angles = turned
+    }
+}
+
 extension DockVector {
+    /// The angles a rotation quaternion turns by: yaw about y, then pitch about x, then roll
+    /// about z (the order of a pan-tilt dock's axes: the tilt axis rides on the pan axis).
+    /// A 90-degree yaw, (0, sin 45°, 0, cos 45°), is `y` = π/2. `nil` for a quaternion of no
+    /// length or with a part that is not finite; the rest are normalised first.
+    public init?(quaternionX qx: Double, y qy: Double, z qz: Double, w qw: Double) {
+        let norm = (qx * qx + qy * qy + qz * qz + qw * qw).squareRoot()
+        guard norm.isFinite, norm > 1e-9 else { return nil }
+        let x = qx / norm, y = qy / norm, z = qz / norm, w = qw / norm
+        // The rotation matrix's entries this needs.
+        let m11 = 1 - 2 * (y * y + z * z), m13 = 2 * (x * z + w * y)
+        let m21 = 2 * (x * y + w * z), m22 = 1 - 2 * (x * x + z * z), m23 = 2 * (y * z - w * x)
+        let m31 = 2 * (x * z - w * y), m33 = 1 - 2 * (x * x + y * y)
+        let pitch = asin(-min(max(m23, -1), 1))
+        if abs(m23) < 0.9999999 {
+            self.init(x: pitch, y: atan2(m13, m33), z: atan2(m21, m22))
+        } else {  // looking straight up or down: yaw and roll are one turn
+            self.init(x: pitch, y: atan2(-m31, m11), z: 0)
+        }
+    }
+
     /// `{"x":…,"y":…,"z":…}`, 4 decimals.
     public var jsonLine: JSONLine {
         var line = JSONLine()

@@ -74,11 +74,24 @@ public final class DockAccessoryManager: Sendable {
         /// The last motion state the dock sent, and the moves waiting for their end.
         var lastMotion: MotionState?
         var moves: [MotionProgress] = []
+        /// Callers of ``accessory()`` waiting for the hello.
+        var helloWaiters: [CheckedContinuation<DockAccessory, any Error>] = []
     }
     private let session = Mutex(Session())
 
-    /// Connects to the dock serving `socketPath` and says hello.
-    public init(socketPath: String) throws(DockError) {
+    /// Connects to the dock serving `socketPath`, says hello, and waits for the answer in
+    /// ``accessory()``; throws `notConnected` when nothing serves there, or when the dock does
+    /// not answer within `helloTimeout` seconds (a socket that accepts and never speaks).
+    public static func connect(to socketPath: String, helloTimeout: Double = 5) async throws(DockError) -> DockAccessoryManager {
+        let manager = try DockAccessoryManager(socketPath: socketPath, helloTimeout: helloTimeout)
+        _ = try await manager.accessory()
+        return manager
+    }
+
+    /// Connects to the dock serving `socketPath` and says hello. A dock that has not answered
+    /// the hello within `helloTimeout` seconds is hung up on: the state changes end with
+    /// `disconnected`, waiting requests throw `notConnected`.
+    public init(socketPath: String, helloTimeout: Double = 5) throws(DockError) {
         let fd = try UnixSocket.connect(to: socketPath)
         self.fd = fd
         writer = SocketLineWriter(fd: fd)
@@ -90,6 +103,37 @@ public final class DockAccessoryManager: Sendable {
         (trackingStates, trackingContinuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(64))
         Thread.detachNewThread { [self] in readLoop() }
         sayHello()
+        let timeout = helloTimeout.isFinite ? max(0, helloTimeout) : 5
+        Thread.detachNewThread { [weak self] in
+            Thread.sleep(forTimeInterval: timeout)
+            guard let self, self.current == nil else { return }
+            self.disconnect()
+        }
+    }
+
+    /// The dock as its hello said, waiting for the hello when it has not come yet; throws
+    /// `notConnected` when the connection ends first (the dock hung up, or never answered
+    /// within the hello timeout).
+    public func accessory() async throws(DockError) -> DockAccessory {
+        do {
+            return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<DockAccessory, any Error>) in
+                let known: DockAccessory?? = session.withLock { session in
+                    if let accessory = session.accessory { return .some(accessory) }
+                    guard session.connected else { return .some(nil) }
+                    session.helloWaiters.append(continuation)
+                    return .none
+                }
+                switch known {
+                case .some(.some(let accessory)): continuation.resume(returning: accessory)
+                case .some(.none): continuation.resume(throwing: DockError.notConnected)
+                case .none: break
+                }
+            }
+        } catch let error as DockError {
+            throw error
+        } catch {
+            throw .notConnected
+        }
     }
 
     deinit {
@@ -149,6 +193,17 @@ public final class DockAccessoryManager: Sendable {
         let progress = MotionProgress(target: relative ? start + orientation : orientation, duration: duration, from: start, last: last)
         try await watch(progress, DockCommand.setOrientation(orientation, duration: duration, relative: relative).jsonLine(time: 0))
         return progress
+    }
+
+    /// As ``setOrientation(_:duration:relative:)`` for a rotation quaternion (DockKit's
+    /// Rotation3D: x, y, z, w), turned into the angles it turns by
+    /// (``DockVector/init(quaternionX:y:z:w:)``); `invalidRequest` for one of no length.
+    public func setOrientation(quaternionX x: Double, y: Double, z: Double, w: Double, duration: Double,
+                               relative: Bool = false) async throws(DockError) -> MotionProgress {
+        guard let angles = DockOrientation(quaternionX: x, y: y, z: z, w: w) else {
+            throw .invalidRequest("a quaternion of no length or not finite")
+        }
+        return try await setOrientation(angles, duration: duration, relative: relative)
     }
 
     /// Plays `animation` (it ends where it began) and returns its progress once the dock took
@@ -284,12 +339,13 @@ public final class DockAccessoryManager: Sendable {
             }
             handle(reply.message)
         }
-        let (unanswered, unfinished) = session.withLock { session in
+        let (unanswered, unfinished, greeters) = session.withLock { session in
             session.connected = false
-            defer { session.pending = [:]; session.moves = [] }
-            return (Array(session.pending.values), session.moves)
+            defer { session.pending = [:]; session.moves = []; session.helloWaiters = [] }
+            return (Array(session.pending.values), session.moves, session.helloWaiters)
         }
         for waiting in unanswered { waiting.resume(throwing: DockError.notConnected) }
+        for waiting in greeters { waiting.resume(throwing: DockError.notConnected) }
         for move in unfinished { move.fail(.notConnected) }
         stateContinuation.yield(.disconnected)
         for finish in [stateContinuation.finish, motionContinuation.finish, eventContinuation.finish, batteryContinuation.finish,
@@ -299,7 +355,12 @@ public final class DockAccessoryManager: Sendable {
     private func handle(_ message: DockMessage) {
         switch message {
         case .hello(let dock):
-            session.withLock { $0.accessory = dock }
+            let greeters = session.withLock { session in
+                session.accessory = dock
+                defer { session.helloWaiters = [] }
+                return session.helloWaiters
+            }
+            for waiting in greeters { waiting.resume(returning: dock) }
             stateContinuation.yield(.docked(dock))
         case .dockEvent("undocked"):
             if let dock = current { stateContinuation.yield(.undocked(dock)) }

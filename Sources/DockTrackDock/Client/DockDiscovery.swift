@@ -1,6 +1,7 @@
 import DockTrackCore
 import DockTrackSystem
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -62,5 +63,125 @@ extension DockAccessoryManager {
         }
         defer { timer.cancel() }
         return await first.value
+    }
+}
+
+/// A dock coming or going in a watched folder of dock sockets.
+public enum DockFolderChange: Sendable, Equatable {
+    /// A socket appeared and its dock answered (or said another client holds it: busy).
+    case appeared(DiscoveredDock)
+    /// A dock's socket went away (the dock stopped, or was unplugged and its server removed it).
+    case disappeared(socketPath: String)
+}
+
+/// Watches a folder of dock sockets (inotify) and reports docks as they come and go: first the
+/// docks already there, then each new socket once its dock answers a hello, and each socket
+/// removed. DockKit's shared accessory manager tells an app of docks as they are connected;
+/// ``shared`` watches the default folder, where `docksim --socket` and `docktrack track --serve`
+/// sockets can be put for apps to find.
+public final class DockFolderWatcher: Sendable {
+    public let folder: String
+    public let changes: AsyncStream<DockFolderChange>
+    private let continuation: AsyncStream<DockFolderChange>.Continuation
+    private let inotify: Int32
+    private let stopped = Mutex(false)
+    /// The sockets reported as appeared and not yet gone.
+    private let present = Mutex(Set<String>())
+
+    /// The folder apps look in by default: `$DOCKTRACK_DOCKS`, else `$XDG_RUNTIME_DIR/docktrack`,
+    /// else `/tmp/docktrack-UID`.
+    public static var defaultFolder: String {
+        let environment = ProcessInfo.processInfo.environment
+        if let folder = environment["DOCKTRACK_DOCKS"], !folder.isEmpty { return folder }
+        if let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty { return runtime + "/docktrack" }
+        return "/tmp/docktrack-\(getuid())"
+    }
+
+    /// The watcher of ``defaultFolder`` (made, owner-only, when missing); `nil` when it cannot be
+    /// watched.
+    public static let shared: DockFolderWatcher? = {
+        let folder = defaultFolder
+        _ = mkdir(folder, 0o700)
+        return try? DockFolderWatcher(folder: folder)
+    }()
+
+    /// Watches `folder` (which must exist); a socket is asked who it is for up to
+    /// `helloTimeout` seconds (a dock that has just made its socket may not listen yet: asked
+    /// again meanwhile).
+    public init(folder: String, helloTimeout: Double = 2) throws(DockError) {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
+            throw .invalidRequest("no folder at \(folder)")
+        }
+        let fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+        guard fd >= 0 else { throw .invalidRequest("cannot watch \(folder): \(String(cString: strerror(errno)))") }
+        guard inotify_add_watch(fd, folder, UInt32(IN_CREATE | IN_DELETE | IN_MOVED_TO | IN_MOVED_FROM)) >= 0 else {
+            let reason = String(cString: strerror(errno))
+            close(fd)
+            throw .invalidRequest("cannot watch \(folder): \(reason)")
+        }
+        self.folder = folder
+        inotify = fd
+        (changes, continuation) = AsyncStream.makeStream()
+        let existing = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted()
+        let timeout = helloTimeout.isFinite ? max(0.1, helloTimeout) : 2
+        Thread.detachNewThread { [self] in watch(announcing: existing, timeout: timeout) }
+    }
+
+    deinit { close(inotify) }
+
+    /// Stops watching; ``changes`` ends.
+    public func stop() { stopped.withLock { $0 = true } }
+
+    private func watch(announcing existing: [String], timeout: Double) {
+        let introductions = Task { [self] in
+            for name in existing { await announce(name, timeout: timeout) }
+        }
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        var asking: [Task<Void, Never>] = [introductions]
+        while !stopped.withLock({ $0 }) {
+            var ready = [pollfd(fd: inotify, events: Int16(POLLIN), revents: 0)]
+            guard (try? Syscall.poll(&ready, seconds: 0.2)) ?? 0 > 0 else { continue }
+            let count = buffer.withUnsafeMutableBytes { read(inotify, $0.baseAddress, $0.count) }
+            guard count > 0 else { continue }
+            var offset = 0
+            while offset + MemoryLayout<inotify_event>.size <= count {
+                let (mask, length, name) = buffer.withUnsafeBytes { bytes -> (UInt32, Int, String) in
+                    let event = bytes.loadUnaligned(fromByteOffset: offset, as: inotify_event.self)
+                    let start = offset + MemoryLayout<inotify_event>.size
+                    let nameBytes = bytes[start..<min(count, start + Int(event.len))].prefix { $0 != 0 }
+                    return (event.mask, Int(event.len), String(decoding: nameBytes, as: UTF8.self))
+                }
+                offset += MemoryLayout<inotify_event>.size + length
+                guard !name.isEmpty else { continue }
+                if mask & UInt32(IN_CREATE | IN_MOVED_TO) != 0 {
+                    asking.append(Task { [self] in await announce(name, timeout: timeout) })
+                } else if mask & UInt32(IN_DELETE | IN_MOVED_FROM) != 0 {
+                    // Only a dock reported: other files come and go (an editor's, a download's).
+                    let socket = path(of: name)
+                    if present.withLock({ $0.remove(socket) != nil }) { continuation.yield(.disappeared(socketPath: socket)) }
+                }
+            }
+        }
+        for task in asking { task.cancel() }
+        continuation.finish()
+    }
+
+    private func path(of name: String) -> String { (folder as NSString).appendingPathComponent(name) }
+
+    /// Reports the dock behind `name` once it answers, asking again until `timeout`.
+    private func announce(_ name: String, timeout: Double) async {
+        let socket = path(of: name)
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline, !Task.isCancelled {
+            if let found = try? await DockAccessoryManager.discover(at: socket, timeout: max(0.1, deadline.timeIntervalSinceNow)),
+               let dock = found.first {
+                present.withLock { _ = $0.insert(socket) }
+                continuation.yield(.appeared(dock))
+                return
+            }
+            // Not a socket yet, not listening yet, or gone: again shortly.
+            try? await Task.sleep(for: .milliseconds(50))
+        }
     }
 }

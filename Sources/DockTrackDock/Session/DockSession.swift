@@ -78,6 +78,14 @@ public struct BatteryState: Sendable, Equatable {
         }
     }
 
+    /// Whether a client told of `earlier` should be told of this state: the level moved to
+    /// another whole percent (as a percent is shown, rounded: a battery at 0.8 is not news as it
+    /// starts to drain), the battery went low or came back, or it began or stopped charging.
+    public func isNews(after earlier: BatteryState) -> Bool {
+        Int((level * 100).rounded()) != Int((earlier.level * 100).rounded())
+            || lowBattery != earlier.lowBattery || chargeState != earlier.chargeState
+    }
+
     /// `{"type":"battery","name":…,"level":…,"chargeState":…,"lowBattery":…}`
     public var jsonLine: String {
         var line = JSONLine()
@@ -170,23 +178,32 @@ public struct DockSession {
     /// to open it again.
     public mutating func closeSession() { hasSession = false }
 
-    /// Moves the simulation on to `time` and returns the events that happened on the way.
+    /// Moves the simulation on to `time` and returns the events that happened on the way,
+    /// with a battery's state whenever it is news (``BatteryState/isNews(after:)``: a percent
+    /// drained or charged, low battery, charging begun or ended).
     public mutating func advance(to time: Double) -> [String] {
         var out: [String] = []
         while let next = script.first, next.at <= time {
             script.removeFirst()
-            step(to: next.at)
+            out += step(to: next.at)
             out += play(next)
         }
-        step(to: time)
+        out += step(to: time)
         return out
     }
 
-    private mutating func step(to time: Double) {
+    /// The batteries' news on the way to `time`.
+    private mutating func step(to time: Double) -> [String] {
         let dt = max(0, time - dock.time)
         let speed = abs(dock.velocity.x) + abs(dock.velocity.y)
         dock.advance(to: time)
-        for i in batteries.indices { batteries[i].advance(by: dt, speed: speed) }
+        var news: [String] = []
+        for i in batteries.indices {
+            let before = batteries[i]
+            batteries[i].advance(by: dt, speed: speed)
+            if batteries[i].isNews(after: before) { news.append(batteries[i].jsonLine) }
+        }
+        return capabilities.contains(.battery) ? news : []
     }
 
     private mutating func play(_ event: ScriptedEvent) -> [String] {

@@ -1,6 +1,7 @@
 import DockTrack
 import Foundation
 import Testing
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -180,7 +181,7 @@ actor Collected<Element: Sendable> {
 @Suite struct BatteryAndButtonTests {
     @Test func batteriesChargeAsTheyCanAndTheTrackingButtonIsReported() {
         var session = DockSession(identity: AccessoryIdentity(name: "t", identifier: UUID(), firmwareVersion: "1", hardwareModel: "t"),
-                                  battery: BatteryState(level: 0.999), otherBatteries: [BatteryState(name: "remote", level: 0.5, chargeable: false)],
+                                  battery: BatteryState(level: 0.999), otherBatteries: [BatteryState(name: "remote", level: 0.551, chargeable: false)],
                                   script: [ScriptedEvent(at: 1, event: "charging", enabled: true), ScriptedEvent(at: 2, event: "trackingButton", enabled: false)])
         let hello = session.handle(#"{"type":"hello","protocols":["org.docktrack.dock/1"]}"#, at: 0)
         #expect(hello.first?.hasSuffix(#""docked":true,"trackingButtonEnabled":true}"#) == true, "\(hello)")
@@ -198,7 +199,7 @@ actor Collected<Element: Sendable> {
         _ = session.handle(#"{"command":"setAngularVelocity","velocity":{"x":0,"y":1,"z":0}}"#, at: 10)
         _ = session.advance(to: 100)
         #expect(session.batteries[0].level == 1, "full on the charger stays full while the motors run: \(session.batteries[0])")
-        #expect(session.batteries[1].level < 0.5 && session.batteries[1].chargeState == .notChargeable)
+        #expect(session.batteries[1].level < 0.551 && session.batteries[1].chargeState == .notChargeable)
         #expect(session.handle(#"{"command":"getAccessory"}"#, at: 11).first?.contains(#""trackingButtonEnabled":false"#) == true)
         #expect(BatteryState(spec: "remote:0.5:notChargeable") == BatteryState(name: "remote", level: 0.5, chargeable: false))
         #expect(BatteryState(spec: "remote:1.5") == nil && BatteryState(spec: ":0.5") == nil && BatteryState(spec: "r:0.5:x") == nil
@@ -206,7 +207,135 @@ actor Collected<Element: Sendable> {
     }
 }
 
+/// Orientations as DockKit sends them: angles (Vector3D) or a rotation quaternion (Rotation3D).
+@Suite struct QuaternionOrientationTests {
+    @Test func aQuaternionIsReadAsTheAnglesItTurnsBy() throws {
+        let s = sin(Double.pi / 4), c = cos(Double.pi / 4)
+        let yaw = try #require(DockOrientation(quaternionX: 0, y: s, z: 0, w: c))
+        #expect(abs(yaw.y - Double.pi / 2) < 1e-9 && abs(yaw.x) < 1e-9 && abs(yaw.z) < 1e-9, "\(yaw)")
+        let pitch = try #require(DockOrientation(quaternionX: sin(0.15), y: 0, z: 0, w: cos(0.15)))
+        #expect(abs(pitch.x - 0.3) < 1e-9 && abs(pitch.y) < 1e-9, "\(pitch)")
+        // Yaw 0.5, then pitch 0.2 on it: q = q(yaw) * q(pitch); read back as both.
+        let (hy, hp) = (0.25, 0.1)
+        let both = try #require(DockOrientation(quaternionX: cos(hy) * sin(hp), y: sin(hy) * cos(hp), z: -sin(hy) * sin(hp), w: cos(hy) * cos(hp)))
+        #expect(abs(both.y - 0.5) < 1e-9 && abs(both.x - 0.2) < 1e-9 && abs(both.z) < 1e-9, "\(both)")
+        // Not normalised: the same turn. No length, or not finite: none.
+        #expect(abs(try #require(DockOrientation(quaternionX: 0, y: 2 * s, z: 0, w: 2 * c)).y - Double.pi / 2) < 1e-9)
+        #expect(DockOrientation(quaternionX: 0, y: 0, z: 0, w: 0) == nil)
+        #expect(DockOrientation(quaternionX: .nan, y: 0, z: 0, w: 1) == nil && DockOrientation(quaternionX: 0, y: .infinity, z: 0, w: 1) == nil)
+    }
+
+    /// A 90-degree yaw sent as a quaternion ends at 1.571 rad (read as angles, with w left
+    /// out, it ended at 0.71); one of no length is refused.
+    @Test func aNinetyDegreeQuaternionYawEndsAtAQuarterTurn() throws {
+        var session = DockSession(identity: AccessoryIdentity(name: "t", identifier: UUID(), firmwareVersion: "1", hardwareModel: "t"))
+        _ = session.handle(#"{"type":"hello","protocols":["org.docktrack.dock/1"]}"#, at: 0)
+        let took = session.handle(#"{"id":1,"command":"setOrientation","orientation":{"x":0,"y":0.70710678,"z":0,"w":0.70710678},"duration":1}"#, at: 0)
+        #expect(took.contains { $0.contains(#""type":"done""#) }, "\(took)")
+        _ = session.advance(to: 4)
+        guard case .motionState(let state)? = DockMessage(line: session.motionStateLine()) else {
+            Issue.record("no motion state: \(session.motionStateLine())")
+            return
+        }
+        #expect(abs(state.position.y - 1.571) < 0.002, "\(state)")
+        let refused = session.handle(#"{"command":"setOrientation","orientation":{"x":0,"y":0,"z":0,"w":0},"duration":1}"#, at: 4)
+        #expect(refused.contains { $0.contains(#""code":"invalidRequest""#) }, "\(refused)")
+    }
+}
+
+/// Battery states are pushed as they change, not only when asked: a percent, low battery, charging.
+@Suite struct BatteryNewsTests {
+    @Test func aBatteryCrossingAFifthPushesALowBatteryState() {
+        var session = DockSession(identity: AccessoryIdentity(name: "t", identifier: UUID(), firmwareVersion: "1", hardwareModel: "t"),
+                                  battery: BatteryState(level: 0.2012))
+        _ = session.handle(#"{"type":"hello","protocols":["org.docktrack.dock/1"]}"#, at: 0)
+        #expect(session.advance(to: 1).isEmpty, "nothing new while the level stays within its percent")
+        _ = session.handle(#"{"command":"setAngularVelocity","velocity":{"x":0,"y":2,"z":0}}"#, at: 1)
+        var pushed: [BatteryState] = []
+        var t = 1.0
+        while t < 10 {
+            t += 0.1
+            for line in session.advance(to: t) { if case .battery(let b)? = DockMessage(line: line) { pushed.append(b) } }
+        }
+        // 2 rad/s drains about 0.001 a second: the level crosses 0.2 (told as low at once), then
+        // 0.195 (19 percent).
+        #expect(pushed.count == 2 && pushed[0].lowBattery && pushed[0].level < 0.2 && pushed[0].level > 0.199, "\(pushed)")
+        #expect(pushed.count == 2 && pushed[1].lowBattery && pushed[1].level < 0.195, "\(pushed)")
+        // A percent drained is news too, and so is a change of charge state.
+        #expect(BatteryState(level: 0.5, charging: true).isNews(after: BatteryState(level: 0.5)))
+        #expect(BatteryState(level: 0.484).isNews(after: BatteryState(level: 0.486)))
+        #expect(!BatteryState(level: 0.4951).isNews(after: BatteryState(level: 0.5049)))
+        #expect(!BatteryState(level: 0.7999).isNews(after: BatteryState(level: 0.8)))
+    }
+}
+
 @Suite struct AccessoryManagerTests {
+    /// A socket that accepts the connection and never answers the hello (listening, never
+    /// read): connecting fails within the hello timeout, and the state changes end.
+    @Test func aDockThatNeverSaysHelloFailsWithinItsTimeout() async throws {
+        let silent = try ListeningSocket(path: "/tmp/docktrack-silent-\(UUID().uuidString.prefix(8)).sock")
+        defer { silent.remove() }
+        // The silent dock's side, on a thread of its own (the test's tasks may wait for a busy
+        // pool): when the client hangs up, measured from the connection.
+        let hungUpAfter = Mutex<Double?>(nil)
+        let listening = silent.fd
+        Thread.detachNewThread {
+            var ready = [pollfd(fd: listening, events: Int16(POLLIN), revents: 0)]
+            guard poll(&ready, 1, 20_000) > 0 else { return }
+            let client = accept(listening, nil, nil)
+            let connected = Date()
+            var byte = [UInt8](repeating: 0, count: 512)
+            var reply = [pollfd(fd: client, events: Int16(POLLIN), revents: 0)]
+            while poll(&reply, 1, 20_000) > 0, read(client, &byte, byte.count) > 0 {}  // the hello, then the end
+            hungUpAfter.withLock { $0 = Date().timeIntervalSince(connected) }
+            close(client)
+        }
+        await #expect(throws: DockError.notConnected) { _ = try await DockAccessoryManager.connect(to: silent.path, helloTimeout: 0.5) }
+        for _ in 0..<400 where hungUpAfter.withLock({ $0 }) == nil { try await Task.sleep(for: .milliseconds(25)) }
+        let waited = try #require(hungUpAfter.withLock { $0 })
+        #expect(waited >= 0.4 && waited < 3, "hung up after \(waited) s")
+        // The stream says so too, and a request made meanwhile fails rather than hangs.
+        let manager = try DockAccessoryManager(socketPath: silent.path, helloTimeout: 0.3)
+        await #expect(throws: DockError.notConnected) { _ = try await manager.motionState() }
+        var last: AccessoryStateChange?
+        for await change in manager.stateChanges { last = change }
+        #expect(last == .disconnected)
+        // Nothing there at all: at once.
+        await #expect(throws: DockError.notConnected) { _ = try await DockAccessoryManager.connect(to: silent.path + ".none") }
+    }
+
+    /// A folder of dock sockets watched: a docksim started there appears (with who it is), and
+    /// disappears when it stops (it removes its socket); files that are no dock's never appear
+    /// or disappear.
+    @Test func docksComingAndGoingInAWatchedFolderAreReported() async throws {
+        let folder = try Fixtures.temporaryFolder()
+        let watcher = try DockFolderWatcher(folder: folder.path)
+        defer { watcher.stop() }
+        let changes = Collected.from(watcher.changes)
+        try "not a dock".write(to: folder.appendingPathComponent("notes.txt"), atomically: true, encoding: .utf8)
+        let socket = folder.appendingPathComponent("dock1.sock").path
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: DockSimTests.docksim)
+        process.arguments = ["--socket", socket, "--duration", "900"]
+        process.standardError = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() } }
+        for _ in 0..<400 where await changes.items.isEmpty { try await Task.sleep(for: .milliseconds(25)) }
+        let appeared = await changes.items
+        guard appeared.count == 1, case .appeared(let dock) = appeared[0] else {
+            Issue.record("one dock appeared: \(appeared)")
+            return
+        }
+        #expect(dock.socketPath == socket && dock.accessory?.category == "trackingStand", "\(dock)")
+        // Stopped as a service manager stops it (SIGTERM, once its signals are taken).
+        try await Task.sleep(for: .milliseconds(300))
+        process.terminate()
+        process.waitUntilExit()
+        for _ in 0..<400 where await changes.items.count < 2 { try await Task.sleep(for: .milliseconds(25)) }
+        #expect(await changes.items == [.appeared(dock), .disappeared(socketPath: socket)])
+    }
+
     @Test func streamsOfStateChangesMotionEventsAndBatteryWithReRegistration() async throws {
         let (process, socketPath) = try startSocketDocksim(script: """
             {"at":0.6,"event":"button","id":2,"pressed":true}
