@@ -9,7 +9,7 @@ public enum DetectorCatalog {
         "mtcnn-face": "faces, the whole MTCNN cascade from 20 px faces up (models/pnet, rnet, onet): small faces in large frames, no animal faces; 1.2 to 2 times res10's time",
         "haar-face": "faces, Haar cascades, frontal and profile (opencv-data)",
         "lbp-face": "faces, LBP cascades, frontal and profile: fastest (opencv-data)",
-        "fast": "dnn-face-verified + confirmed-body: faces from about a tenth of the frame's height and whole confirmed people (on vtest.avi no faster than default: 222 against 272 fps)",
+        "fast": "dnn-face-verified + confirmed-body: faces from about a tenth of the frame's height and whole confirmed people (on vtest.avi no faster than default: 222 against 287 fps)",
         "hog-body": "people, HOG + linear SVM (built into OpenCV)",
         "hog-body-fast": "people, HOG with the Daimler 48x96 window (built into OpenCV), coarser scale steps, people from 0.085 of the height (those under 0.12 in a pass of their own)",
         "cascade-body": "people, Haar full-body and upper-body cascades (opencv-data)",
