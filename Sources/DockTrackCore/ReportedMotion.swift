@@ -53,6 +53,16 @@ public struct ReportedMotion: Sendable {
         if commands.count > 64 { commands.removeFirst(commands.count - 64) }
     }
 
+    /// The dock stopped its motors itself at `time` (its clock): as it was taken off, say. Past
+    /// the last report it stays where it was; commands sent before no longer carry it on.
+    public mutating func stopped(at time: Double) {
+        commands.removeAll { $0.time >= time - latency.estimate }
+        commands.append((time - latency.estimate, .zero, nil))
+        if let last = states.last, last.velocity != .zero, time.isFinite, time >= last.time {
+            record(MotionState(time: time, position: extrapolated(from: last, to: time).position, velocity: .zero, error: last.error))
+        }
+    }
+
     /// Where the dock pointed at `time`: between two reports, positions and velocities are
     /// interpolated; before the first, the first; after the last, the last moved on at its
     /// velocity for at most ``maximumExtrapolation`` seconds. `nil` before any report.

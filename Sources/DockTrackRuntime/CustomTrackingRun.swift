@@ -65,6 +65,7 @@ public enum CustomTrackingRun {
                     try TrackControlServer.serving(path, framing: loop!.controller.params, notes: notes)
                 }
             }
+            loop!.dock.relayNews(to: server?.control, notes: notes)
             server?.control.apply(to: &loop!, pipeline: pipeline, customTracking: customTracking, at: record.time)
             let step = try loop!.step(capturedAt: record.time) { _ in
                 try pipeline.process(observations: record.observations, at: record.time)

@@ -39,6 +39,20 @@ public final class TrackControl: Sendable {
         var regionOfInterest: UnitRect
         /// Whether a client holds the session: tracking states are kept for it only.
         var listening = false
+        /// The dock behind the tracker, as it last said.
+        var dock = RelayedDock()
+    }
+
+    /// What the dock behind the tracker said of itself (a dock in another process: docksim, a
+    /// bridge), for the hello and the getters; a dock that says nothing is docked, its tracking
+    /// button enabled, without a battery.
+    struct RelayedDock {
+        var docked = true
+        var trackingButtonEnabled = true
+        /// What the dock can do that a client of the tracker may use or hear of.
+        var capabilities: [DockCapability] = []
+        /// The latest state line of each battery, by name, in the order first heard.
+        var batteries: [(name: String, line: String)] = []
     }
     private let state: Mutex<State>
     /// Lines kept for the client at most: a client slow to read loses the oldest tracking
@@ -91,6 +105,9 @@ public final class TrackControl: Sendable {
             if !on { state.outbox = [] }
         }
     }
+
+    /// The dock behind the tracker as it last said.
+    var relayedDock: RelayedDock { state.withLock { $0.dock } }
 
     /// The dock's motion as of the last frame.
     var motionLine: String { state.withLock { $0.motion.jsonLine } }
@@ -169,6 +186,34 @@ public final class TrackControl: Sendable {
         }
     }
 
+    /// What the dock behind the tracker said of itself since the last call (``DockNews``) goes
+    /// to the client as the dock sent it, and is what the hello and `getBattery` say from then
+    /// on; `accessory`: the dock's latest hello (what it can do).
+    public func relay(_ news: [DockNews], accessory: DockAccessory) {
+        // Of the dock's capabilities, those a client of the tracker meets: its battery, its
+        // buttons' events, animations it plays when told (the motors are the tracker's own).
+        let relayed = [DockCapability.battery, .buttons, .animations].filter { accessory.capabilities.contains($0.rawValue) }
+        state.withLock { state in
+            state.dock.capabilities = relayed
+            for item in news {
+                switch item.message {
+                case .dockEvent(let event) where event == "docked" || event == "undocked":
+                    state.dock.docked = event == "docked"
+                case .trackingButton(let enabled):
+                    state.dock.trackingButtonEnabled = enabled
+                case .battery(let battery):
+                    if let i = state.dock.batteries.firstIndex(where: { $0.name == battery.name }) {
+                        state.dock.batteries[i].line = item.line
+                    } else {
+                        state.dock.batteries.append((battery.name, item.line))
+                    }
+                default: break
+                }
+                if state.listening { state.outbox.append(item.line) }
+            }
+        }
+    }
+
     /// After a frame: its subjects go to the client as a tracking state, and the dock's
     /// motion is what queries read until the next frame.
     public func publish(_ record: SubjectStatesRecord, motion: MotionState) {
@@ -210,6 +255,11 @@ public final class TrackControl: Sendable {
 ///   system tracking is on (as DockKit: the app turns it off first), else done by the dock at
 ///   the next frame and answered then (`done`, or the dock's error);
 /// - `setLimits`: at the next frame, answered with the limits in force;
+/// - what the dock behind says of itself (a dock in another process: ``TrackControl/relay(_:accessory:)``):
+///   its `undocked`/`docked` and tracking-button events, accessory events and battery states
+///   are relayed as it sent them; the hello says docked, the tracking button and the dock's
+///   battery, buttons and animations as it last did; `getBattery` answers its batteries' last
+///   states; motion commands while it is undocked are refused with `invalidated`;
 /// - `{"type":"trackingState","frame":…,"time":…,"subjects":[…]}` for every frame, to the client
 ///   holding the session; motion states on the server's interval.
 /// The client hanging up turns system tracking back on.
@@ -264,7 +314,8 @@ public struct TrackControlSession: DockEndpoint, Sendable {
         case .query("getLimits"):
             return [control.limitsLine]
         case .query("getBattery"):
-            return error(.notCapable("battery: the tracker does not know the dock's"))
+            let batteries = control.relayedDock.batteries.map(\.line)
+            return batteries.isEmpty ? error(.notCapable("battery: the dock behind the tracker has reported none")) : batteries
         case .query("getSystemTracking"):
             return [TrackerSetting.systemTracking(systemTracking).jsonLine]
         case .query("getFramingMode"):
@@ -298,12 +349,20 @@ public struct TrackControlSession: DockEndpoint, Sendable {
             if case .setLimits = command {} else if systemTracking {
                 return error(.invalidRequest("\(command.name) while system tracking is on; turn it off first (setSystemTracking false)"))
             }
+            // The dock takes no command while the phone is off it (it says docked again).
+            guard control.relayedDock.docked else { return error(.invalidated) }
             control.enqueue(.command(command), id: request.id, line: lineNumber)
             return []
         }
     }
 
-    private var hello: String { DockSession.helloLine(identity, capabilities: Self.capabilities, docked: true, trackingButtonEnabled: true) }
+    /// The tracker's capabilities and the dock's that reach a client; docked and the tracking
+    /// button as the dock last said.
+    private var hello: String {
+        let dock = control.relayedDock
+        return DockSession.helloLine(identity, capabilities: Self.capabilities + dock.capabilities, docked: dock.docked,
+                                     trackingButtonEnabled: dock.trackingButtonEnabled)
+    }
 
     public func advance(to time: Double) -> [String] { [] }
     public func motionStateLine() -> String { control.motionLine }

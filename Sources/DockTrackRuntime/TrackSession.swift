@@ -62,12 +62,14 @@ public final class TrackSession {
     private var closed = false
     /// A client's own observations (`track --serve`'s `track` request), tracked from frame to frame.
     private let customTracking = TrackingPipeline(detector: nil, cues: nil)
+    /// What a person watching the run is told (the dock taken off and put back).
+    let notes: (@Sendable (String) -> Void)?
 
     /// `clockOrigin`: the monotonic time the dock's clock counts from (a camera's capture clock).
     public init(source: any FrameSource, pipeline: TrackingPipeline, loop: FrameLoop<FramingController, AnyDock>,
                 selection: FrameSelection, liveRun: LiveRun?, liveDock: Bool, clockOrigin: Double,
                 server: TrackControlServer? = nil, outputs: Outputs = Outputs(), objects: [UnitRect] = [],
-                cameraZoom: CameraZoomFraming? = nil) {
+                cameraZoom: CameraZoomFraming? = nil, notes: (@Sendable (String) -> Void)? = nil) {
         self.source = source
         self.pipeline = pipeline
         self.loop = loop
@@ -79,6 +81,9 @@ public final class TrackSession {
         self.outputs = outputs
         self.objects = objects
         self.cameraZoom = cameraZoom
+        self.notes = notes
+        // A client may say hello before the first frame: the dock's capabilities are known now.
+        loop.dock.relayNews(to: server?.control, notes: notes)
     }
 
     deinit { close() }
@@ -116,6 +121,7 @@ public final class TrackSession {
             }
             let captured = paced ? pacer.wait(for: frame.time) : frame.time
             lastCaptured = captured
+            loop.dock.relayNews(to: server?.control, notes: notes)
             server?.control.apply(to: &loop, pipeline: pipeline, customTracking: customTracking, at: captured)
             if let zoom = cameraZoom, let zooming {
                 // The controller aims with the camera at the zoom in force, within the turns it allows.
@@ -178,5 +184,23 @@ public final class TrackSession {
         }
         finish()
         return summary
+    }
+}
+
+extension AnyDock {
+    /// What a dock in another process said of itself since the last call goes to the control
+    /// server's client (``TrackControl/relay(_:accessory:)``); its docking is told in `notes`.
+    /// Called before each frame; other docks say nothing.
+    func relayNews(to control: TrackControl?, notes: (@Sendable (String) -> Void)?) {
+        guard let dock = base as? ProtocolDock else { return }
+        let news = dock.takeNews()
+        for item in news {
+            switch item.message {
+            case .dockEvent("undocked"): notes?("dock: undocked (the phone is off it); no commands until it is docked again")
+            case .dockEvent("docked"): notes?("dock: docked again; tracking goes on")
+            default: break
+            }
+        }
+        control?.relay(news, accessory: dock.accessory)
     }
 }

@@ -50,7 +50,7 @@ extension TrackSession {
         pipelineOwned = nil
         self.init(source: source, pipeline: pipeline, loop: loop, selection: configuration.frames, liveRun: liveRun,
                   liveDock: configuration.dock.address.isLive, clockOrigin: origin, server: server, outputs: outputs,
-                  objects: configuration.objects, cameraZoom: zoom)
+                  objects: configuration.objects, cameraZoom: zoom, notes: notes)
     }
 }
 

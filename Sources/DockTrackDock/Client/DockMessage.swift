@@ -143,3 +143,23 @@ extension DockError {
         }
     }
 }
+
+/// What a dock says about itself, unasked or to a battery query: docking (`docked`,
+/// `undocked`), its tracking button, accessory events (buttons, shutter, zoom) and battery
+/// states. A tracker in front of the dock (`track --serve`) relays these lines to its client as
+/// the dock sent them.
+public struct DockNews: Sendable, Equatable {
+    public var message: DockMessage
+    /// The line as the dock sent it.
+    public var line: String
+
+    /// `nil` for a message that is none of these (motion, answers, errors).
+    public init?(_ message: DockMessage, line: String) {
+        switch message {
+        case .dockEvent, .trackingButton, .accessoryEvent, .battery: break
+        default: return nil
+        }
+        self.message = message
+        self.line = line
+    }
+}

@@ -33,6 +33,10 @@ public final class ProtocolDock: Dock, Sendable {
         var lastQuery = -Double.infinity
         var hello: DockAccessory?
         var heldLimits: DockLimits?
+        /// Whether the phone sits on the dock (its `undocked` and `docked` events).
+        var docked = true
+        /// What the dock said about itself since the frame loop last took it.
+        var news: [DockNews] = []
 
         var offset: Double { offsets.min() ?? 0 }
     }
@@ -58,15 +62,15 @@ public final class ProtocolDock: Dock, Sendable {
         }
         self.fd = fd
         let (heard, readerEnded) = (heard, readerEnded)
+        let writer = SocketLineWriter(fd: fd)
+        self.writer = writer
         let reader = Thread {
-            Self.read(fd, clock: clock, into: heard)
+            Self.read(fd, clock: clock, into: heard, writer: writer)
             readerEnded.signal()
         }
         reader.name = "docktrack-dock-reader"
         reader.start()
-        let writer = SocketLineWriter(fd: fd)
-        self.writer = writer
-        writer.write(#"{"type":"hello","protocols":["\#(DockSession.protocolName)"]}"#)
+        writer.write(Self.helloRequest)
         writer.write(#"{"command":"getLimits"}"#)
         let (hello, limits, refusal, hungUp) = heard.withLock(
             waitingFor: { ($0.hello != nil && $0.heldLimits != nil && $0.reported.latest != nil) || $0.hungUp || !$0.refusals.isEmpty },
@@ -78,13 +82,33 @@ public final class ProtocolDock: Dock, Sendable {
             let why = refusal.map { "refused the session: \($0)" } ?? (hungUp ? "hung up" : "did not answer within \(timeout) s")
             throw DockConnectionError("the dock at \(path) \(why)")
         }
+        // A dock with a battery says its state from the start (then when it is news).
+        if hello?.capabilities.contains(DockCapability.battery.rawValue) == true { writer.write(#"{"command":"getBattery"}"#) }
         idleStop = stopWhenIdle.map { after in
             IdleStop(after: after, clock: clock) {
-                let time = clock() - heard.withLock { $0.offset }
-                writer.write(DockCommand.setAngularVelocity(.zero).jsonLine(time: time))
+                // An undocked dock stopped itself and takes no command.
+                let (time, docked) = heard.withLock { (clock() - $0.offset, $0.docked) }
+                if docked { writer.write(DockCommand.setAngularVelocity(.zero).jsonLine(time: time)) }
             }
         }
     }
+
+    private static let helloRequest = #"{"type":"hello","protocols":["\#(DockSession.protocolName)"]}"#
+
+    /// Whether the phone sits on the dock: between its `undocked` and `docked` events, nothing
+    /// is sent and every command is refused here with `invalidated` (the dock stopped its motors).
+    public var isDocked: Bool { heard.withLock { $0.docked } }
+
+    /// What the dock said about itself since the last call, oldest first: docking, its tracking
+    /// button, accessory events (buttons, shutter, zoom), battery states. At most
+    /// ``maximumNews`` wait; older ones go.
+    public func takeNews() -> [DockNews] {
+        heard.withLock { heard in
+            defer { heard.news = [] }
+            return heard.news
+        }
+    }
+    public static let maximumNews = 256
 
     /// Stops sent because the frame loop fell silent.
     public var idleStopsSent: Int { idleStop?.stopsSent ?? 0 }
@@ -113,7 +137,8 @@ public final class ProtocolDock: Dock, Sendable {
             guard !heard.hungUp else { throw DockConnectionError("the dock at \(path) hung up") }
             let offset = heard.offset
             let stale = (heard.reported.latest.map { $0.time + offset } ?? -.infinity) < now - 0.03
-            let ask = stale && now - heard.lastQuery > 0.03
+            // An undocked dock answers queries with an error; its states come on its interval.
+            let ask = stale && now - heard.lastQuery > 0.03 && heard.docked
             if ask { heard.lastQuery = now }
             var state = heard.reported.motion(at: time - offset)
             state?.time = time
@@ -125,10 +150,12 @@ public final class ProtocolDock: Dock, Sendable {
     }
 
     /// Sends `command` (issued at `time`, frame clock). The dock answers errors later: the
-    /// first refusal that arrived since the last command is thrown here.
+    /// first refusal that arrived since the last command is thrown here. While the dock is
+    /// undocked nothing is sent: the command is refused at once with `invalidated`.
     public func perform(_ command: DockCommand, at time: Double) throws {
         let (refusal, dockTime) = try heard.withLock { heard throws -> (DockError?, Double) in
             guard !heard.hungUp else { throw DockConnectionError("the dock at \(path) hung up") }
+            guard heard.docked else { throw DockError.invalidated }
             let dockTime = time - heard.offset
             heard.reported.commanded(command, at: dockTime)
             defer { heard.refusals.removeAll() }
@@ -146,11 +173,15 @@ public final class ProtocolDock: Dock, Sendable {
     public var latencySamples: [Double] { heard.withLock { $0.reported.latency.samples } }
 
     /// The reading thread: each message the dock sends, until it hangs up or the socket is shut.
-    private static func read(_ fd: Int32, clock: @Sendable () -> Double, into heard: Monitor<Heard>) {
+    private static func read(_ fd: Int32, clock: @Sendable () -> Double, into heard: Monitor<Heard>, writer: SocketLineWriter) {
         for item in LineReader(fileDescriptor: fd) {
             guard case .line(let line) = item, let message = DockMessage(line: line) else { continue }
             let arrival = clock()
-            heard.withLock { heard in
+            let redocked = heard.withLock { heard -> Bool in
+                if let news = DockNews(message, line: line) {
+                    heard.news.append(news)
+                    if heard.news.count > maximumNews { heard.news.removeFirst(heard.news.count - maximumNews) }
+                }
                 switch message {
                 case .hello(let accessory): heard.hello = accessory
                 case .limits(let limits):
@@ -161,11 +192,23 @@ public final class ProtocolDock: Dock, Sendable {
                     heard.offsets.append(arrival - state.time)
                     if heard.offsets.count > 64 { heard.offsets.removeFirst() }
                     heard.reported.record(state)
-                case .error(let code, let message): heard.refusals.append(DockError(code: code, message: message))
-                case .dockEvent("undocked"): heard.refusals.append(.invalidated)
+                case .error(let code, let message):
+                    // A query or command that crossed the undocking is no refusal of the run's.
+                    if code != "invalidated" || heard.docked { heard.refusals.append(DockError(code: code, message: message)) }
+                case .dockEvent("undocked"):
+                    // The dock stops its motors as the phone comes off: so does the model of them.
+                    heard.docked = false
+                    heard.reported.stopped(at: heard.reported.latest?.time ?? 0)
+                case .dockEvent("docked"):
+                    heard.docked = true
+                    return true
                 default: break
                 }
+                return false
             }
+            // Back on the dock: the session opens again with a hello (the dock's answer updates
+            // what it says of itself).
+            if redocked { writer.write(helloRequest) }
         }
         heard.withLock { $0.hungUp = true }
     }

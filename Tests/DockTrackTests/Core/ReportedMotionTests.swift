@@ -31,6 +31,19 @@ import Testing
         #expect(abs(later.position.y - 0.2) < 0.01 && abs(later.velocity.y - 1) < 1e-9, "\(later)")
     }
 
+    /// A dock that stops itself (the phone taken off it): past its last report it stays where it
+    /// was, though the last command sent was a turn (it carried on at 1 rad/s).
+    @Test func aDockThatStoppedItselfIsNotCarriedOnByTheLastCommand() throws {
+        var motion = ReportedMotion(initialLatency: 0.05)
+        motion.record(MotionState(time: 0, position: .zero, velocity: AngularVelocity(y: 1)))
+        motion.commanded(.setAngularVelocity(AngularVelocity(y: 1)), at: 0.05)
+        motion.record(MotionState(time: 0.1, position: DockOrientation(y: 0.1), velocity: AngularVelocity(y: 1)))
+        #expect(abs(try #require(motion.motion(at: 0.2)).velocity.y - 1) < 1e-9, "turning as told")
+        motion.stopped(at: 0.1)
+        let after = try #require(motion.motion(at: 0.3))
+        #expect(after.velocity.y == 0 && abs(after.position.y - 0.1) < 1e-9, "\(after)")
+    }
+
     /// A device that jumps to the orientation it is sent (a UVC camera's absolute pan): its
     /// reports show the jump as a speed of radians per poll. Past the last report the dock stays
     /// at the orientation it was sent, however late the next report; a velocity command after it

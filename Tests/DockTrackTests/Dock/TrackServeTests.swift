@@ -431,3 +431,93 @@ extension TrackServeProcessTests {
         #expect(out.contains("system tracking off") && out.contains("refused: invalidRequest") && out.contains("system tracking on"), "\(out)")
     }
 }
+
+extension TrackServeProcessTests {
+    /// The dock behind `track --serve` is not hidden: docksim's button, tracking-button,
+    /// charging, undock and redock reach the tracker's client as docksim sent them; while the
+    /// phone is off the dock the tracker sends it nothing (docksim's trace has no request then),
+    /// the client's motion commands are refused with `invalidated`, the motion it reads is still,
+    /// and the run's log says so; once docked again the commands flow.
+    @Test func theDocksUndockRedockEventsAndBatteryReachATrackClient() throws {
+        let folder = try Fixtures.temporaryFolder()
+        let script = folder.appendingPathComponent("events.jsonl")
+        let (undockAt, redockAt) = (7.0, 10.0)
+        try """
+            {"at":4.0,"event":"button","id":1,"pressed":true}
+            {"at":4.5,"event":"trackingButton","enabled":false}
+            {"at":5.0,"event":"charging","enabled":true}
+            {"at":\(undockAt),"event":"undocked"}
+            {"at":\(redockAt),"event":"docked"}
+
+            """.write(to: script, atomically: true, encoding: .utf8)
+        let trace = folder.appendingPathComponent("docksim.tsv").path
+        let docksim = try DocksimProcess(["--script", script.path, "--trace", trace])
+        let socket = "/tmp/track-\(UUID().uuidString.prefix(8)).sock"
+        let log = folder.appendingPathComponent("track.err").path
+        let errFD = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        let nullFD = open("/dev/null", O_WRONLY)
+        let pid = try ToolRun.spawn(Fixtures.tool, ["track", Fixtures.sample("vtest.avi"), "--end", "150", "-d", "fast", "--no-face-cues",
+                                                    "--dock", "unix:\(docksim.socket)", "--serve", socket], stdout: nullFD, stderr: errFD).get()
+        close(errFD)
+        close(nullFD)
+        var ended = false
+        defer { if !ended { kill(pid, SIGTERM); _ = ToolRun.wait(for: pid) } }
+        let client = try LineClient(path: socket)
+        try client.send(#"{"type":"hello","protocols":["org.docktrack.dock/1"]}"#)
+        let hello = try #require(client.first(within: 20) { $0.hasPrefix(#"{"type":"hello""#) })
+        #expect(hello.contains(#""capabilities":["pan","tilt","systemTracking","framing","trackingStates","battery","buttons","animations"]"#)
+                && hello.contains(#""docked":true"#), "\(hello)")
+        // The dock's news, in the order docksim sent it.
+        var news: [String] = []
+        while news.count < 5, let line = client.first(within: 20, where: { !$0.contains(#""type":"trackingState""#) && !$0.contains(#""type":"motionState""#) }) {
+            if line.contains(#""type":"battery""#) && !line.contains("charging") { continue }  // its state at the start
+            news.append(line)
+            if line.contains(#""event":"undocked""#) { break }
+        }
+        let kinds = news.map { line -> String in
+            switch DockMessage(line: line) {
+            case .accessoryEvent(.button(1, true))?: "button"
+            case .trackingButton(false)?: "trackingButton off"
+            case .battery(let b)? where b.chargeState == .charging: "charging"
+            case .dockEvent(let e)?: e
+            default: line
+            }
+        }
+        #expect(kinds == ["button", "trackingButton off", "charging", "undocked"], "\(news)")
+        // Undocked: the hello says so, the battery is the dock's, a motion command is refused, the dock is still.
+        try client.send(#"{"id":"h","type":"hello","protocols":["org.docktrack.dock/1"]}"#)
+        let undockedHello = client.first(within: 10) { $0.hasPrefix(#"{"id":"h","type":"hello""#) } ?? ""
+        #expect(undockedHello.contains(#""docked":false"#) && undockedHello.contains(#""trackingButtonEnabled":false"#), "\(undockedHello)")
+        try client.send(#"{"id":"b","command":"getBattery"}"#)
+        let battery = client.first(within: 10) { $0.hasPrefix(#"{"id":"b","#) } ?? ""
+        #expect(battery.contains(#""chargeState":"charging""#), "\(battery)")
+        try client.send(#"{"command":"setSystemTracking","enabled":false}"#)
+        try client.send(#"{"id":1,"command":"setAngularVelocity","velocity":{"x":0,"y":0.3,"z":0}}"#)
+        let refused = client.first(within: 10) { $0.hasPrefix(#"{"id":1,"#) } ?? ""
+        #expect(refused.contains(#""code":"invalidated""#), "\(refused)")
+        try client.send(#"{"command":"setSystemTracking","enabled":true}"#)
+        usleep(500_000)
+        try client.send(#"{"id":"m","command":"getMotionState"}"#)
+        let motion = client.first(within: 10) { $0.hasPrefix(#"{"id":"m","#) }.flatMap { line -> MotionState? in
+            if case .motionState(let m)? = DockMessage(line: line) { m } else { nil }
+        }
+        #expect(motion.map { abs($0.velocity.y) < 1e-6 && abs($0.velocity.x) < 1e-6 } == true, "still while undocked: \(String(describing: motion))")
+        // Docked again: said, and the hello says so.
+        let docked = client.first(within: 20) { $0.contains(#""event":"docked""#) }
+        #expect(docked != nil)
+        try client.send(#"{"id":"h2","type":"hello","protocols":["org.docktrack.dock/1"]}"#)
+        #expect(client.first(within: 10) { $0.hasPrefix(#"{"id":"h2","type":"hello""#) }?.contains(#""docked":true"#) == true)
+        // Let the run end on its own: its log, and docksim's trace of every request it got.
+        ended = true
+        _ = ToolRun.wait(for: pid)
+        withExtendedLifetime(docksim) {}
+        let err = String(decoding: FileManager.default.contents(atPath: log) ?? Data(), as: UTF8.self)
+        #expect(err.contains("undocked") && err.contains("docked again"), "\(err)")
+        let times = (try String(contentsOfFile: trace, encoding: .utf8)).split(separator: "\n").compactMap { Double($0.split(separator: "\t").first ?? "") }
+        let whileUndocked = times.filter { $0 > undockAt + 0.2 && $0 < redockAt }
+        let afterwards = times.filter { $0 > redockAt + 0.5 }
+        print("track --serve undocked: docksim got \(whileUndocked.count) requests while undocked, \(afterwards.count) after the redock")
+        #expect(whileUndocked.isEmpty, "requests while undocked at \(whileUndocked)")
+        #expect(afterwards.count > 10, "commands flow again after the redock: \(afterwards.count)")
+    }
+}
