@@ -102,6 +102,12 @@ public struct UnitRect: Hashable, Sendable, Codable {
         self.init(x: r.x, y: 1 - r.y - r.height, width: r.width, height: r.height)
     }
 
+    /// This rectangle with its origin at the upper-left (a region of interest on the wire, from
+    /// this type's lower-left): the inverse of ``init(upperLeftOrigin:)``.
+    public var upperLeftOrigin: UnitRect {
+        UnitRect(x: x, y: 1 - y - height, width: width, height: height)
+    }
+
     /// The area this rectangle shares with `other`.
     public func intersectionArea(with other: UnitRect) -> Double {
         let iw = min(maxX, other.maxX) - max(minX, other.minX)

@@ -17,8 +17,10 @@ public enum FramingMode: String, Sendable, CaseIterable, Codable {
 ///
 /// On the wire (`{"command":…}` lines of the dock protocol, with an optional `"id"`):
 /// - `{"command":"setFramingMode","mode":"left"}`: automatic, center, left or right;
-/// - `{"command":"setRegionOfInterest","rect":{"x":0.5,"y":0,"width":0.5,"height":1}}`: unit
-///   coordinates, origin at the lower-left, as every rect of the protocol;
+/// - `{"command":"setRegionOfInterest","rect":{"x":0.5,"y":0,"width":0.5,"height":1},"origin":"upperLeft"}`:
+///   unit coordinates, origin at the upper-left as DockKit's region of interest (observations stay
+///   lower-left, as Vision's); the `origin` must say so: a rect without it (the lower-left form of
+///   earlier versions) is refused;
 /// - `{"command":"selectSubjects","identifiers":["…UUID…"]}`: these subjects first, in this
 ///   order, while they are in view; an empty list is back to automatic ranking;
 /// - `{"command":"selectSubject","point":{"x":0.3,"y":0.4}}`: the subject at this point (unit
@@ -30,10 +32,14 @@ public enum FramingMode: String, Sendable, CaseIterable, Codable {
 /// System tracking on and off is the dock command `setSystemTracking`.
 public enum TrackingRequest: Sendable, Equatable {
     case setFramingMode(FramingMode)
-    case setRegionOfInterest(UnitRect)
+    /// The region with its origin at the upper-left, as on the wire.
+    case setRegionOfInterest(upperLeft: UnitRect)
     case selectSubjects([UUID])
     case selectSubject(x: Double, y: Double)
     case track([Observation])
+
+    /// The `origin` a region of interest's rect must name.
+    public static let regionOrigin = "upperLeft"
 
     public static let names: Set<String> = ["setFramingMode", "setRegionOfInterest", "selectSubjects", "selectSubject", "track"]
 
@@ -53,7 +59,9 @@ public enum TrackingRequest: Sendable, Equatable {
         line.add("command", name)
         switch self {
         case .setFramingMode(let mode): line.add("mode", mode.rawValue)
-        case .setRegionOfInterest(let rect): line.add("rect", object: rect.jsonLine)
+        case .setRegionOfInterest(let rect):
+            line.add("rect", object: rect.jsonLine)
+            line.add("origin", Self.regionOrigin)
         case .selectSubjects(let ids): line.add("identifiers", strings: ids.map(\.uuidString))
         case .selectSubject(let x, let y):
             var point = JSONLine()
@@ -68,12 +76,13 @@ public enum TrackingRequest: Sendable, Equatable {
 }
 
 /// A tracker's answers to its getters: `{"type":"systemTracking","enabled":true}`,
-/// `{"type":"framingMode","mode":"center"}`, `{"type":"regionOfInterest","rect":{…}}` (the rect
-/// as `setRegionOfInterest` takes it).
+/// `{"type":"framingMode","mode":"center"}`, `{"type":"regionOfInterest","rect":{…},"origin":"upperLeft"}`
+/// (the rect as `setRegionOfInterest` takes it).
 public enum TrackerSetting: Sendable, Equatable {
     case systemTracking(Bool)
     case framingMode(FramingMode)
-    case regionOfInterest(UnitRect)
+    /// Origin at the upper-left.
+    case regionOfInterest(upperLeft: UnitRect)
 
     public var jsonLine: String {
         var line = JSONLine()
@@ -87,13 +96,14 @@ public enum TrackerSetting: Sendable, Equatable {
         case .regionOfInterest(let rect):
             line.add("type", "regionOfInterest")
             line.add("rect", object: rect.jsonLine)
+            line.add("origin", TrackingRequest.regionOrigin)
         }
         return line.text
     }
 }
 
 extension TrackingRequest: Decodable {
-    private enum Keys: String, CodingKey { case command, mode, rect, identifiers, point, observations }
+    private enum Keys: String, CodingKey { case command, mode, rect, origin, identifiers, point, observations }
     private struct Point: Decodable { var x: Double; var y: Double }
 
     public init(from decoder: any Decoder) throws {
@@ -108,10 +118,17 @@ extension TrackingRequest: Decodable {
             self = .setFramingMode(mode)
         case "setRegionOfInterest":
             let rect = try c.decode(UnitRect.self, forKey: .rect)
+            let origin = try c.decodeIfPresent(String.self, forKey: .origin)
+            guard origin == Self.regionOrigin else {
+                throw DockError.invalidRequest("""
+                    the region of interest's rect has its origin at the upper-left, as DockKit's: send "origin":"upperLeft" \
+                    with it (\(origin.map { "not \"\($0)\"" } ?? "the lower-left rect of earlier versions, without an origin, is not taken"))
+                    """)
+            }
             guard rect.isRegionOfPicture else {
                 throw DockError.invalidRequest("rect must lie within the unit square and have a size")
             }
-            self = .setRegionOfInterest(rect)
+            self = .setRegionOfInterest(upperLeft: rect)
         case "selectSubjects":
             let texts = try c.decode([String].self, forKey: .identifiers)
             var ids: [UUID] = []

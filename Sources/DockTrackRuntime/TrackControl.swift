@@ -36,6 +36,7 @@ public final class TrackControl: Sendable {
         var limits: DockLimits
         /// The framing as last set (by the run's options, then by a client).
         var framingMode: FramingMode
+        /// Origin at the upper-left, as the getter answers it.
         var regionOfInterest: UnitRect
         /// Whether a client holds the session: tracking states are kept for it only.
         var listening = false
@@ -64,12 +65,12 @@ public final class TrackControl: Sendable {
     private let startingLimits: DockLimits
 
     /// Before the first frame: the dock at rest at `home` with `limits`, framing in `mode`
-    /// within `regionOfInterest`.
+    /// within `regionOfInterest` (the controller's: origin at the lower-left).
     public init(limits: DockLimits, home: DockOrientation, mode: FramingMode = .automatic,
                 regionOfInterest: UnitRect = UnitRect(x: 0, y: 0, width: 1, height: 1)) {
         startingLimits = limits
         state = Mutex(State(motion: MotionState(time: 0, position: home, velocity: .zero), limits: limits,
-                            framingMode: mode, regionOfInterest: regionOfInterest))
+                            framingMode: mode, regionOfInterest: regionOfInterest.upperLeftOrigin))
     }
 
     // MARK: The server's side
@@ -80,7 +81,7 @@ public final class TrackControl: Sendable {
             // The getters answer what was last set, as DockKit's properties do.
             switch change {
             case .tracking(.setFramingMode(let mode)): state.framingMode = mode
-            case .tracking(.setRegionOfInterest(let rect)): state.regionOfInterest = rect
+            case .tracking(.setRegionOfInterest(let upperLeft)): state.regionOfInterest = upperLeft
             default: break
             }
         }
@@ -88,7 +89,7 @@ public final class TrackControl: Sendable {
 
     /// The framing mode and region of interest as last set.
     var framingModeLine: String { TrackerSetting.framingMode(state.withLock { $0.framingMode }).jsonLine }
-    var regionOfInterestLine: String { TrackerSetting.regionOfInterest(state.withLock { $0.regionOfInterest }).jsonLine }
+    var regionOfInterestLine: String { TrackerSetting.regionOfInterest(upperLeft: state.withLock { $0.regionOfInterest }).jsonLine }
 
     /// The lines that came up for the client since the last call.
     func takePending() -> [String] {
@@ -152,8 +153,8 @@ public final class TrackControl: Sendable {
         case .tracking(.setFramingMode(let mode)):
             loop.controller.params.mode = mode
             return []
-        case .tracking(.setRegionOfInterest(let rect)):
-            loop.controller.params.regionOfInterest = rect
+        case .tracking(.setRegionOfInterest(let upperLeft)):
+            loop.controller.params.regionOfInterest = UnitRect(upperLeftOrigin: upperLeft)
             return []
         case .tracking(.selectSubjects(let identifiers)):
             try pipeline.selectSubjects(identifiers)

@@ -244,7 +244,8 @@ public final class DockAccessoryManager: Sendable {
         try await request(#"{"command":"getFramingMode"}"#) { if case .setting(.framingMode(let mode)) = $0 { mode } else { nil } }
     }
 
-    /// The tracker's region of interest (unit coordinates, as ``setRegionOfInterest(_:)`` takes it).
+    /// The tracker's region of interest (unit coordinates, origin at the upper-left, as
+    /// ``setRegionOfInterest(_:)`` takes it).
     public func regionOfInterest() async throws(DockError) -> UnitRect {
         try await request(#"{"command":"getRegionOfInterest"}"#) { if case .setting(.regionOfInterest(let rect)) = $0 { rect } else { nil } }
     }
@@ -260,9 +261,10 @@ public final class DockAccessoryManager: Sendable {
         _ = try await request(TrackingRequest.setFramingMode(mode).jsonLine)
     }
 
-    /// The part of the picture the tracker frames in (unit coordinates, lower-left origin).
+    /// The part of the picture the tracker frames in: unit coordinates with the origin at the
+    /// upper-left, as DockKit's `regionOfInterest` (observations stay lower-left, as Vision's).
     public func setRegionOfInterest(_ rect: UnitRect) async throws(DockError) {
-        _ = try await request(TrackingRequest.setRegionOfInterest(rect).jsonLine)
+        _ = try await request(TrackingRequest.setRegionOfInterest(upperLeft: rect).jsonLine)
     }
 
     /// These subjects rank first, in this order, while in view; `[]`: automatic ranking.

@@ -87,8 +87,10 @@ public enum DockMessage: Sendable, Equatable {
             guard let mode = FramingMode(rawValue: object["mode"] as? String ?? "") else { return nil }
             self = .setting(.framingMode(mode))
         case "regionOfInterest":
-            guard let r = object["rect"] as? [String: Double], let x = r["x"], let y = r["y"], let w = r["width"], let h = r["height"] else { return nil }
-            self = .setting(.regionOfInterest(UnitRect(x: x, y: y, width: w, height: h)))
+            // Upper-left, and said so (an older tracker's lower-left rect is no answer).
+            guard let r = object["rect"] as? [String: Double], let x = r["x"], let y = r["y"], let w = r["width"], let h = r["height"],
+                  object["origin"] as? String == TrackingRequest.regionOrigin else { return nil }
+            self = .setting(.regionOfInterest(upperLeft: UnitRect(x: x, y: y, width: w, height: h)))
         default:
             return nil
         }

@@ -57,28 +57,58 @@ import Glibc
         #expect(rig.send(#"{"command":"getSystemTracking"}"#) == [#"{"type":"systemTracking","enabled":true}"#])
         #expect(rig.send(#"{"id":3,"command":"getFramingMode"}"#) == [#"{"id":3,"type":"framingMode","mode":"center"}"#])
         #expect(rig.send(#"{"command":"getRegionOfInterest"}"#)
-                == [#"{"type":"regionOfInterest","rect":{"x":0.0,"y":0.0,"width":1.0,"height":1.0}}"#])
+                == [#"{"type":"regionOfInterest","rect":{"x":0.0,"y":0.0,"width":1.0,"height":1.0},"origin":"upperLeft"}"#])
         _ = rig.send(#"{"command":"setFramingMode","mode":"left"}"#)
-        _ = rig.send(#"{"command":"setRegionOfInterest","rect":{"x":0.25,"y":0.1,"width":0.5,"height":0.8}}"#)
+        _ = rig.send(#"{"command":"setRegionOfInterest","rect":{"x":0.25,"y":0.05,"width":0.5,"height":0.8},"origin":"upperLeft"}"#)
         _ = rig.send(#"{"command":"setSystemTracking","enabled":false}"#)
         #expect(rig.send(#"{"command":"getFramingMode"}"#) == [#"{"type":"framingMode","mode":"left"}"#])
         #expect(rig.send(#"{"command":"getRegionOfInterest"}"#)
-                == [#"{"type":"regionOfInterest","rect":{"x":0.25,"y":0.1,"width":0.5,"height":0.8}}"#])
+                == [#"{"type":"regionOfInterest","rect":{"x":0.25,"y":0.05,"width":0.5,"height":0.8},"origin":"upperLeft"}"#])
         #expect(rig.send(#"{"command":"getSystemTracking"}"#) == [#"{"type":"systemTracking","enabled":false}"#])
-        // The next frame applies them; the getters still say the same.
+        // The next frame applies them; the getters still say the same. The controller's region
+        // is the same part of the picture with the origin at the lower-left.
         let step = try rig.frame([Self.right]).step
         #expect(rig.loop.controller.params.mode == .left && !rig.loop.systemTracking, "\(step.state)")
+        let roi = rig.loop.controller.params.regionOfInterest
+        #expect(abs(roi.y - 0.15) < 1e-9 && abs(roi.height - 0.8) < 1e-9 && abs(roi.x - 0.25) < 1e-9, "\(roi)")
         #expect(rig.send(#"{"command":"getFramingMode"}"#) == [#"{"type":"framingMode","mode":"left"}"#])
         // The client side reads them back as values.
         #expect(DockMessage(line: #"{"type":"framingMode","mode":"left"}"#) == .setting(.framingMode(.left)))
         #expect(DockMessage(line: #"{"type":"systemTracking","enabled":false}"#) == .setting(.systemTracking(false)))
-        #expect(DockMessage(line: #"{"type":"regionOfInterest","rect":{"x":0.25,"y":0.1,"width":0.5,"height":0.8}}"#)
-                == .setting(.regionOfInterest(UnitRect(x: 0.25, y: 0.1, width: 0.5, height: 0.8))))
+        #expect(DockMessage(line: #"{"type":"regionOfInterest","rect":{"x":0.25,"y":0.1,"width":0.5,"height":0.8},"origin":"upperLeft"}"#)
+                == .setting(.regionOfInterest(upperLeft: UnitRect(x: 0.25, y: 0.1, width: 0.5, height: 0.8))))
+        #expect(DockMessage(line: #"{"type":"regionOfInterest","rect":{"x":0.25,"y":0.1,"width":0.5,"height":0.8}}"#) == nil,
+                "a rect that does not say its origin is no answer")
         // docksim alone: not capable, said.
         var dock = DockSession(identity: AccessoryIdentity(name: "d", identifier: UUID(), firmwareVersion: "1", hardwareModel: "sim"))
         _ = dock.handle(#"{"type":"hello","protocols":["org.docktrack.dock/1"]}"#, at: 0)
         let refused = dock.handle(#"{"id":9,"command":"getFramingMode"}"#, at: 0)
         #expect(refused.count == 1 && Self.object(refused[0])["code"] as? String == "notCapable" && Self.object(refused[0])["id"] as? Int == 9, "\(refused)")
+    }
+
+    /// DockKit's region of interest has its origin at the upper-left: the top half of the
+    /// picture is y 0 to 0.5, and the person is framed there. The lower-left form of earlier
+    /// versions (no origin) is refused with words that say what to send.
+    @Test func theRegionOfInterestHasItsOriginAtTheUpperLeft() throws {
+        var rig = try Rig(mode: .center)
+        _ = rig.send(#"{"type":"hello","protocols":["org.docktrack.dock/1"]}"#)
+        let old = rig.send(#"{"id":1,"command":"setRegionOfInterest","rect":{"x":0,"y":0,"width":1,"height":0.5}}"#)
+        #expect(old.count == 1 && Self.object(old[0])["code"] as? String == "invalidRequest"
+                && (Self.object(old[0])["message"] as? String ?? "").contains(#""origin":"upperLeft""#), "\(old)")
+        let lowerLeft = rig.send(#"{"id":2,"command":"setRegionOfInterest","rect":{"x":0,"y":0,"width":1,"height":0.5},"origin":"lowerLeft"}"#)
+        #expect(lowerLeft.count == 1 && (Self.object(lowerLeft[0])["message"] as? String ?? "").contains(#"not "lowerLeft""#), "\(lowerLeft)")
+        #expect(rig.send(#"{"id":3,"command":"setRegionOfInterest","rect":{"x":0,"y":0,"width":1,"height":0.5},"origin":"upperLeft"}"#)
+                == [#"{"id":3,"type":"done","command":"setRegionOfInterest"}"#])
+        for _ in 0..<3 { _ = try rig.frame([Self.right]) }  // the face is confirmed
+        let step = try rig.frame([Self.right]).step
+        // The framing target (lower-left origin inside) lies in the top half: y above 0.5.
+        #expect(step.aim.map { $0.target.y > 0.5 && $0.target.y < 1 } == true, "\(String(describing: step.aim))")
+        _ = rig.send(#"{"command":"setRegionOfInterest","rect":{"x":0,"y":0.5,"width":1,"height":0.5},"origin":"upperLeft"}"#)
+        let low = try rig.frame([Self.right]).step
+        #expect(low.aim.map { $0.target.y < 0.5 && $0.target.y > 0 } == true, "the bottom half: \(String(describing: low.aim))")
+        // The client API sends the same form.
+        #expect(TrackingRequest.setRegionOfInterest(upperLeft: UnitRect(x: 0, y: 0, width: 1, height: 0.5)).jsonLine
+                == #"{"command":"setRegionOfInterest","rect":{"x":0.0,"y":0.0,"width":1.0,"height":0.5},"origin":"upperLeft"}"#)
     }
 
     @Test func motionCommandsWaitForSystemTrackingOffAndAreAnsweredWhenDone() throws {
@@ -123,7 +153,7 @@ import Glibc
         #expect(rig.send(#"{"id":5,"command":"setFramingMode","mode":"left"}"#) == [#"{"id":5,"type":"done","command":"setFramingMode"}"#])
         step = try rig.frame(both).step
         #expect(step.aim.map { abs($0.target.x - 1.0 / 3) < 1e-9 } == true, "\(String(describing: step.aim))")
-        _ = rig.send(#"{"command":"setRegionOfInterest","rect":{"x":0.5,"y":0,"width":0.5,"height":1}}"#)
+        _ = rig.send(#"{"command":"setRegionOfInterest","rect":{"x":0.5,"y":0,"width":0.5,"height":1},"origin":"upperLeft"}"#)
         step = try rig.frame(both).step
         #expect(step.aim.map { abs($0.target.x - (0.5 + 0.5 / 3)) < 1e-9 } == true, "\(String(describing: step.aim))")
         // A tap on the right face (upper-left origin) selects that person, answered at the next frame.
@@ -220,8 +250,8 @@ import Glibc
         var rig = try Rig()
         _ = rig.send(#"{"type":"hello","protocols":["org.docktrack.dock/1"]}"#)
         for (id, line) in [(1, #"{"id":1,"command":"setFramingMode","mode":"up"}"#),
-                           (2, #"{"id":2,"command":"setRegionOfInterest","rect":{"x":0.5,"y":0,"width":0.9,"height":1}}"#),
-                           (3, #"{"id":3,"command":"setRegionOfInterest","rect":{"x":0,"y":0,"width":0,"height":1}}"#),
+                           (2, #"{"id":2,"command":"setRegionOfInterest","rect":{"x":0.5,"y":0,"width":0.9,"height":1},"origin":"upperLeft"}"#),
+                           (3, #"{"id":3,"command":"setRegionOfInterest","rect":{"x":0,"y":0,"width":0,"height":1},"origin":"upperLeft"}"#),
                            (4, #"{"id":4,"command":"selectSubject","point":{"x":1e300,"y":0.5}}"#),
                            (5, #"{"id":5,"command":"selectSubjects","identifiers":["me"]}"#),
                            (6, #"{"id":6,"command":"getBattery"}"#)] {
@@ -396,9 +426,9 @@ final class LineClient {
         try client.send(#"{"id":6,"command":"setSystemTracking","enabled":true}"#)
         #expect(client.first(within: 10) { $0.hasPrefix(#"{"id":6,"#) } == #"{"id":6,"type":"done","command":"setSystemTracking"}"#)
         // Region and selection by identifiers, answered at once; a region outside the picture is refused.
-        try client.send(#"{"id":7,"command":"setRegionOfInterest","rect":{"x":0.25,"y":0,"width":0.5,"height":1}}"#)
+        try client.send(#"{"id":7,"command":"setRegionOfInterest","rect":{"x":0.25,"y":0,"width":0.5,"height":1},"origin":"upperLeft"}"#)
         #expect(client.first(within: 10) { $0.hasPrefix(#"{"id":7,"#) } == #"{"id":7,"type":"done","command":"setRegionOfInterest"}"#)
-        try client.send(#"{"id":8,"command":"setRegionOfInterest","rect":{"x":0.75,"y":0,"width":0.5,"height":1}}"#)
+        try client.send(#"{"id":8,"command":"setRegionOfInterest","rect":{"x":0.75,"y":0,"width":0.5,"height":1},"origin":"upperLeft"}"#)
         #expect(client.first(within: 10) { $0.hasPrefix(#"{"id":8,"#) }?.contains(#""code":"invalidRequest""#) == true)
         try client.send(#"{"id":9,"command":"selectSubjects","identifiers":["\#(chosen.uuidString)"]}"#)
         #expect(client.first(within: 10) { $0.hasPrefix(#"{"id":9,"#) } == #"{"id":9,"type":"done","command":"selectSubjects"}"#)
