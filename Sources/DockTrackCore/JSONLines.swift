@@ -108,21 +108,26 @@ public struct DetectionRecord: Sendable, Equatable {
 }
 
 extension Observation: Decodable {
-    private enum Keys: String, CodingKey { case type, rect, confidence }
+    private enum Keys: String, CodingKey { case type, rect, confidence, identifier, faceYaw }
 
-    /// `{"type":"humanFace","rect":{…},"confidence":0.97}`
+    /// `{"type":"humanFace","rect":{…},"confidence":0.97}`, with custom tracking's optional
+    /// `"identifier":7` and `"faceYaw":0.2` (radians).
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: Keys.self)
         self.init(type: try c.decode(ObservationType.self, forKey: .type), rect: try c.decode(UnitRect.self, forKey: .rect),
-                  confidence: try c.decode(Double.self, forKey: .confidence))
+                  confidence: try c.decode(Double.self, forKey: .confidence),
+                  identifier: try c.decodeIfPresent(Int.self, forKey: .identifier), faceYaw: try c.decodeIfPresent(Double.self, forKey: .faceYaw))
     }
 
-    /// `{"type":"humanFace","rect":{…},"confidence":0.97}`
+    /// `{"type":"humanFace","rect":{…},"confidence":0.97}` (and the identifier and face yaw
+    /// when there are).
     public var jsonLine: JSONLine {
         var item = JSONLine()
         item.add("type", type.rawValue)
         item.add("rect", object: rect.jsonLine)
         item.add("confidence", confidence, digits: 3)
+        if let identifier { item.add("identifier", identifier) }
+        if let faceYaw { item.add("faceYaw", faceYaw, digits: 4) }
         return item
     }
 }

@@ -13,11 +13,19 @@ public struct Observation: Sendable, Equatable {
     /// How sure the detector is, 0...1 (each detector maps its native score onto this scale
     /// so that 0.5 is its usual operating point).
     public var confidence: Double
+    /// The caller's own identifier for what it observed (custom tracking, DockKit's
+    /// `Observation.identifier`): the same identifier is the same subject from frame to frame.
+    public var identifier: Int?
+    /// How far a face is turned from the camera, radians (custom tracking, DockKit's
+    /// `faceYawAngle`): 0 looks at the camera.
+    public var faceYaw: Double?
 
-    public init(type: ObservationType, rect: UnitRect, confidence: Double) {
+    public init(type: ObservationType, rect: UnitRect, confidence: Double, identifier: Int? = nil, faceYaw: Double? = nil) {
         self.type = type
         self.rect = rect
         self.confidence = confidence
+        self.identifier = identifier
+        self.faceYaw = faceYaw
     }
 }
 

@@ -18,8 +18,10 @@ public struct RateLimiter: Sendable, Equatable {
     }
 }
 
-/// Checks that observations fed for custom tracking arrive at 10 to 30 per second, judged over
-/// the last second once a second of them has arrived.
+/// Checks that observations fed for custom tracking arrive at 10 to 30 per second (DockKit's
+/// rates): each one after the first is judged on the gap since the one before (more than
+/// ``maximumGap``: too slow) and, once a second of them has arrived, on the rate over the last
+/// second.
 public struct ObservationRateMonitor: Sendable, Equatable {
     public var allowed: ClosedRange<Double>
     private var times: [Double] = []
@@ -28,22 +30,32 @@ public struct ObservationRateMonitor: Sendable, Equatable {
         self.allowed = allowed
     }
 
-    /// Records an observation at `time`; throws when the rate over the last second is outside
-    /// the allowed range (a gap longer than 1 s counts as too slow at once).
-    public mutating func record(at time: Double) throws(DockError) {
-        if let last = times.last, time - last > 1 {
+    /// The longest gap between two observations of a stream: two and a half of the slowest
+    /// rate's (0.25 s at 10 a second), so that a late one on a busy machine passes.
+    public var maximumGap: Double { 2.5 / allowed.lowerBound }
+
+    /// Records an observation at `time`. Returns whether it is in rate (`false` for the first of
+    /// all, which has nothing to be judged against); throws ``DockError/rateTooLow(limit:)`` or
+    /// ``DockError/rateTooHigh(limit:)`` when it is out of rate. (At one a second every
+    /// observation after the first is too slow.)
+    @discardableResult
+    public mutating func record(at time: Double) throws(DockError) -> Bool {
+        guard let last = times.last else {
             times = [time]
-            throw .rateTooLow(limit: allowed.lowerBound)
+            return false
         }
+        let gap = time - last
         times.append(time)
         times.removeAll { time - $0 > 1 }
+        if !(gap <= maximumGap) { throw .rateTooLow(limit: allowed.lowerBound) }
         // The count over the window [time - 1, time] includes both ends: n samples span n-1 gaps.
         guard let first = times.first, time - first >= 0.95 else {
             if Double(times.count) > allowed.upperBound + 1 { throw .rateTooHigh(limit: allowed.upperBound) }
-            return
+            return true
         }
         let rate = Double(times.count - 1) / (time - first)
         if rate > allowed.upperBound * 1.1 { throw .rateTooHigh(limit: allowed.upperBound) }
         if rate < allowed.lowerBound * 0.9 { throw .rateTooLow(limit: allowed.lowerBound) }
+        return true
     }
 }

@@ -26,9 +26,12 @@ public enum FramingMode: String, Sendable, CaseIterable, Codable {
 /// - `{"command":"selectSubject","point":{"x":0.3,"y":0.4}}`: the subject at this point (unit
 ///   coordinates, origin at the upper-left, as a tap on the picture), answered
 ///   `{"type":"selected","identifier":"…"}`, or `noSubjectFound`;
-/// - `{"command":"track","observations":[{"type":"humanFace","rect":{…},"confidence":0.9}]}`:
-///   custom tracking (DockKit's `track(_:)`): with system tracking off, the caller's own
-///   observations, 10 to 30 times a second, are tracked and framed.
+/// - `{"command":"track","observations":[{"type":"humanFace","rect":{…},"confidence":0.9,"identifier":1,"faceYaw":0.1}],"camera":{…}}`:
+///   custom tracking (DockKit's `track(_:cameraInformation:)`): with system tracking off, the
+///   caller's own observations, 10 to 30 times a second, are tracked and framed; an identifier
+///   is the same subject from one call to the next, a face's yaw (radians) says how much it
+///   looks at the camera; the camera (``CameraInformation``) is how the observations' picture
+///   maps onto angles.
 /// System tracking on and off is the dock command `setSystemTracking`.
 public enum TrackingRequest: Sendable, Equatable {
     case setFramingMode(FramingMode)
@@ -36,7 +39,7 @@ public enum TrackingRequest: Sendable, Equatable {
     case setRegionOfInterest(upperLeft: UnitRect)
     case selectSubjects([UUID])
     case selectSubject(x: Double, y: Double)
-    case track([Observation])
+    case track([Observation], camera: CameraInformation? = nil)
 
     /// The `origin` a region of interest's rect must name.
     public static let regionOrigin = "upperLeft"
@@ -68,8 +71,9 @@ public enum TrackingRequest: Sendable, Equatable {
             point.add("x", x, digits: 4)
             point.add("y", y, digits: 4)
             line.add("point", object: point)
-        case .track(let observations):
+        case .track(let observations, let camera):
             line.add("observations", array: observations.map(\.jsonLine))
+            if let camera { line.add("camera", object: camera.jsonLine) }
         }
         return line.text
     }
@@ -103,7 +107,7 @@ public enum TrackerSetting: Sendable, Equatable {
 }
 
 extension TrackingRequest: Decodable {
-    private enum Keys: String, CodingKey { case command, mode, rect, origin, identifiers, point, observations }
+    private enum Keys: String, CodingKey { case command, mode, rect, origin, identifiers, point, observations, camera }
     private struct Point: Decodable { var x: Double; var y: Double }
 
     public init(from decoder: any Decoder) throws {
@@ -147,13 +151,101 @@ extension TrackingRequest: Decodable {
             let observations = try c.decode([Observation].self, forKey: .observations)
             for o in observations {
                 let r = o.rect
-                guard [r.x, r.y, r.width, r.height, o.confidence].allSatisfy(\.isFinite), r.width > 0, r.height > 0 else {
-                    throw DockError.invalidRequest("observations need finite rects with a size and a finite confidence")
+                guard [r.x, r.y, r.width, r.height, o.confidence, o.faceYaw ?? 0].allSatisfy(\.isFinite), r.width > 0, r.height > 0 else {
+                    throw DockError.invalidRequest("observations need finite rects with a size, a finite confidence and face yaw")
                 }
             }
-            self = .track(observations)
+            self = .track(observations, camera: try c.decodeIfPresent(CameraInformation.self, forKey: .camera))
         default:
             throw DockError.invalidRequest("not a tracking request: \(name)")
         }
+    }
+}
+
+/// The camera whose picture custom observations were made in (DockKit's `CameraInformation`):
+/// on the wire `{"fieldOfView":63.5}` (horizontal degrees), or
+/// `{"intrinsics":{"fx":1400,"fy":1400,"cx":960,"cy":540},"referenceDimensions":{"width":1920,"height":1080}}`
+/// (pixels of that picture), with `"orientation":"corrected"` (observations relative to the
+/// picture's lower-left corner as the dock sees it: the only orientation taken; a phone's
+/// portrait or landscape rotation is the caller's to correct).
+public struct CameraInformation: Sendable, Equatable, Decodable {
+    public struct Intrinsics: Sendable, Equatable, Decodable {
+        public var fx: Double, fy: Double, cx: Double, cy: Double
+        public init(fx: Double, fy: Double, cx: Double, cy: Double) { (self.fx, self.fy, self.cx, self.cy) = (fx, fy, cx, cy) }
+    }
+    public struct Dimensions: Sendable, Equatable, Decodable {
+        public var width: Double, height: Double
+        public init(width: Double, height: Double) { (self.width, self.height) = (width, height) }
+    }
+    /// Horizontal, degrees.
+    public var fieldOfView: Double?
+    public var intrinsics: Intrinsics?
+    public var referenceDimensions: Dimensions?
+    public var orientation: String?
+
+    public static let correctedOrientation = "corrected"
+
+    public init(fieldOfView: Double? = nil, intrinsics: Intrinsics? = nil, referenceDimensions: Dimensions? = nil, orientation: String? = nil) {
+        self.fieldOfView = fieldOfView
+        self.intrinsics = intrinsics
+        self.referenceDimensions = referenceDimensions
+        self.orientation = orientation
+    }
+
+    private enum Keys: String, CodingKey { case fieldOfView, intrinsics, referenceDimensions, orientation }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: Keys.self)
+        self.init(fieldOfView: try c.decodeIfPresent(Double.self, forKey: .fieldOfView),
+                  intrinsics: try c.decodeIfPresent(Intrinsics.self, forKey: .intrinsics),
+                  referenceDimensions: try c.decodeIfPresent(Dimensions.self, forKey: .referenceDimensions),
+                  orientation: try c.decodeIfPresent(String.self, forKey: .orientation))
+        // Checked here, so that a request is refused whole before anything is tracked.
+        _ = try cameraModel(aspectOf: .webcam)
+    }
+
+    /// The camera model the observations' picture maps through. Without reference dimensions
+    /// the vertical field of view keeps `fallback`'s aspect. Throws `invalidRequest` for numbers
+    /// that make no camera, `notCapable` for an orientation other than corrected.
+    public func cameraModel(aspectOf fallback: CameraModel) throws(DockError) -> CameraModel {
+        if let orientation, orientation != Self.correctedOrientation {
+            throw .notCapable("camera orientation \(orientation): send observations corrected to the picture's lower-left (orientation corrected)")
+        }
+        func positive(_ values: Double...) -> Bool { values.allSatisfy { $0.isFinite && $0 > 0 } }
+        if let d = referenceDimensions, !positive(d.width, d.height) {
+            throw .invalidRequest("referenceDimensions need a finite positive width and height")
+        }
+        if let k = intrinsics {
+            guard positive(k.fx, k.fy), k.cx.isFinite, k.cy.isFinite else { throw .invalidRequest("intrinsics need finite positive fx and fy") }
+            guard let d = referenceDimensions else {
+                throw .invalidRequest("intrinsics are in pixels of the referenceDimensions' picture: send them too")
+            }
+            return CameraModel(horizontalFieldOfView: 2 * atan(d.width / (2 * k.fx)), verticalFieldOfView: 2 * atan(d.height / (2 * k.fy)))
+        }
+        if let degrees = fieldOfView {
+            guard positive(degrees), degrees < 180 else { throw .invalidRequest("fieldOfView is horizontal degrees, above 0 and below 180") }
+            let horizontal = degrees * .pi / 180
+            let aspect = referenceDimensions.map { $0.height / $0.width }
+                ?? tan(fallback.verticalFieldOfView / 2) / tan(fallback.horizontalFieldOfView / 2)
+            return CameraModel(horizontalFieldOfView: horizontal, verticalFieldOfView: 2 * atan(tan(horizontal / 2) * aspect))
+        }
+        return fallback
+    }
+
+    var jsonLine: JSONLine {
+        var line = JSONLine()
+        if let fieldOfView { line.add("fieldOfView", fieldOfView, digits: 3) }
+        if let k = intrinsics {
+            var i = JSONLine()
+            i.add("fx", k.fx, digits: 3); i.add("fy", k.fy, digits: 3); i.add("cx", k.cx, digits: 3); i.add("cy", k.cy, digits: 3)
+            line.add("intrinsics", object: i)
+        }
+        if let d = referenceDimensions {
+            var dims = JSONLine()
+            dims.add("width", d.width, digits: 1); dims.add("height", d.height, digits: 1)
+            line.add("referenceDimensions", object: dims)
+        }
+        if let orientation { line.add("orientation", orientation) }
+        return line
     }
 }

@@ -53,10 +53,15 @@ public enum CustomTrackingRun {
                 notes("observations line \(lineNumber): not an observation line (\(JSONDecoding.describe(error)))")
                 continue
             }
+            // Out of DockKit's rate (and the first line, which has nothing to be judged against)
+            // the observations are tracked and reported, not framed: at one a second a command
+            // held for a whole second overshot and the next turned back harder (0.64, -1.26,
+            // 1.96 rad/s).
+            var inRate = false
             do {
-                try rate.record(at: record.time)
+                inRate = try rate.record(at: record.time)
             } catch {
-                notes("observations line \(lineNumber) at time \(record.time): \(error)")
+                notes("observations line \(lineNumber) at time \(record.time): \(error); not framed")
             }
             if loop == nil {
                 let params = configuration.framingParams(for: record.size)
@@ -67,8 +72,16 @@ public enum CustomTrackingRun {
             }
             loop!.dock.relayNews(to: server?.control, notes: notes)
             server?.control.apply(to: &loop!, pipeline: pipeline, customTracking: customTracking, at: record.time)
+            // A client of --serve may have switched system tracking off; out of rate it is off for this line.
+            let systemTracking = loop!.systemTracking
+            loop!.systemTracking = systemTracking && inRate
             let step = try loop!.step(capturedAt: record.time) { _ in
                 try pipeline.process(observations: record.observations, at: record.time)
+            }
+            loop!.systemTracking = systemTracking
+            if systemTracking && !inRate {
+                // Each line still gets its command: a stop.
+                try? loop!.dock.perform(.setAngularVelocity(.zero), at: live ? MonotonicClock.now() - origin : record.time)
             }
             let tracked = SubjectStatesRecord(frame: record.frame, time: record.time, subjects: step.subjects)
             server?.control.publish(tracked, motion: step.atCommand)

@@ -18,6 +18,8 @@ public final class TrackControl: Sendable {
     enum Change {
         case systemTracking(Bool)
         case tracking(TrackingRequest)
+        /// Custom tracking's observations, framed only when they came in rate.
+        case observations([Observation], camera: CameraInformation?, framed: Bool)
         case command(DockCommand)
     }
 
@@ -42,7 +44,16 @@ public final class TrackControl: Sendable {
         var listening = false
         /// The dock behind the tracker, as it last said.
         var dock = RelayedDock()
+        /// Custom tracking's latest subjects and when: the tracking states report them while
+        /// they are fresh, instead of the tracker's own.
+        var custom: (subjects: [TrackedSubject], time: Double)?
+        /// The loop's time at the last ``apply(to:pipeline:customTracking:at:)``.
+        var appliedAt = -Double.infinity
+        /// The run's own camera model while a custom-tracking client's camera frames.
+        var trackerCamera: CameraModel?
     }
+    /// Custom subjects are reported and framed while they are this fresh (seconds).
+    static let customFreshness = 0.5
 
     /// What the dock behind the tracker said of itself (a dock in another process: docksim, a
     /// bridge), for the hello and the getters; a dock that says nothing is docked, its tracking
@@ -125,6 +136,7 @@ public final class TrackControl: Sendable {
                       customTracking: TrackingPipeline, at time: Double) {
         let requests = state.withLock { state in
             defer { state.waiting = [] }
+            state.appliedAt = time
             return state.waiting
         }
         for request in requests {
@@ -148,6 +160,11 @@ public final class TrackControl: Sendable {
         case .systemTracking(let on):
             loop.systemTracking = on
             loop.customSubjects = nil
+            state.withLock { $0.custom = nil }
+            // The run's own camera frames again.
+            if on, let camera = state.withLock({ state in defer { state.trackerCamera = nil }; return state.trackerCamera }) {
+                loop.controller.params.camera = camera
+            }
             if !on { try loop.dock.perform(.setAngularVelocity(.zero), at: time) }
             return []
         case .tracking(.setFramingMode(let mode)):
@@ -159,10 +176,24 @@ public final class TrackControl: Sendable {
         case .tracking(.selectSubjects(let identifiers)):
             try pipeline.selectSubjects(identifiers)
             return [DockSession.doneLine("selectSubjects")]
-        case .tracking(.track(let observations)):
-            // The caller's observations, tracked on a pipeline of their own and framed by the loop.
+        case .tracking(.track(let observations, let camera)):
+            return try carryOut(.observations(observations, camera: camera, framed: true), loop: &loop, pipeline: pipeline,
+                                customTracking: customTracking, at: time)
+        case .observations(let observations, let camera, let framed):
+            // The caller's observations, tracked on a pipeline of their own and framed by the
+            // loop through the caller's camera (the run's own until one is given).
+            let trackerCamera = state.withLock { state in
+                if camera != nil && state.trackerCamera == nil { state.trackerCamera = loop.controller.params.camera }
+                return state.trackerCamera
+            }
+            if let camera, let trackerCamera {
+                loop.controller.params.camera = try camera.cameraModel(aspectOf: trackerCamera)
+            }
             let subjects = try customTracking.process(observations: observations, at: time)
-            loop.customSubjects = (subjects, time)
+            state.withLock { $0.custom = (subjects, time) }
+            // Out of rate (the first of a stream, too slow): tracked, not framed; the dock goes
+            // on framing the last in-rate ones while they are fresh, then stops.
+            if framed { loop.customSubjects = (subjects, time) }
             return []
         case .tracking(.selectSubject(let x, let y)):
             let id = try pipeline.selectSubject(atX: x, y: y)
@@ -217,11 +248,15 @@ public final class TrackControl: Sendable {
 
     /// After a frame: its subjects go to the client as a tracking state, and the dock's
     /// motion is what queries read until the next frame.
+    /// While custom tracking's subjects are fresh, the tracking state reports them (what the
+    /// dock frames) instead of the frame's own.
     public func publish(_ record: SubjectStatesRecord, motion: MotionState) {
         let maximumPending = self.maximumPending
         state.withLock { state in
             state.motion = motion
             guard state.listening else { return }
+            var record = record
+            if let custom = state.custom, state.appliedAt - custom.time <= Self.customFreshness { record.subjects = custom.subjects }
             state.outbox.append(record.trackingStateLine)
             // Too far behind: the oldest tracking states go (answers stay).
             while state.outbox.count > maximumPending,
@@ -249,9 +284,11 @@ public final class TrackControl: Sendable {
 /// - `getSystemTracking`, `getFramingMode`, `getRegionOfInterest`: what was last set (by the
 ///   run's options, then by a client), as ``TrackerSetting`` lines;
 /// - `selectSubject`: `{"type":"selected","identifier":…}` or `noSubjectFound`, at the next frame;
-/// - `track` (custom observations): refused while system tracking is on; `rateTooHigh` (not
-///   taken) above 30 a second, `rateTooLow` (taken) below 10; the controller frames them while
-///   they are fresh (half a second);
+/// - `track` (custom observations): refused while system tracking is on; refused with
+///   `rateTooHigh` above 30 a second and `rateTooLow` below 10 (more than 0.25 s after the one
+///   before), and not taken; the first of all is tracked, not framed; the controller frames the
+///   rest while they are fresh (half a second), through the request's camera; the tracking
+///   states report the custom subjects meanwhile;
 /// - `setAngularVelocity`, `setOrientation`, `animate`: refused with `invalidRequest` while
 ///   system tracking is on (as DockKit: the app turns it off first), else done by the dock at
 ///   the next frame and answered then (`done`, or the dock's error);
@@ -329,12 +366,13 @@ public struct TrackControlSession: DockEndpoint, Sendable {
             guard !systemTracking else {
                 return error(.invalidRequest("track (custom observations) while system tracking is on; turn it off first (setSystemTracking false)"))
             }
-            var refusal: DockError?
-            do { try observationRate.record(at: time) } catch let e { refusal = e }
-            if case .rateTooHigh? = refusal { return error(refusal!) }  // not taken
-            // Too slow (or the first after a pause) is taken, and said.
-            control.enqueue(.tracking(tracking), id: nil, line: lineNumber)
-            return refusal.map(error) ?? done("track")
+            guard case .track(let observations, let camera) = tracking else { return [] }
+            // Out of DockKit's rate (10 to 30 a second), refused and not taken: at one a second
+            // every call after the first is. The first of all is taken and tracked, not framed.
+            let inRate: Bool
+            do { inRate = try observationRate.record(at: time) } catch let e { return error(e) }
+            control.enqueue(.observations(observations, camera: camera, framed: inRate), id: nil, line: lineNumber)
+            return done("track")
         case .tracking(let tracking):
             control.enqueue(.tracking(tracking), id: request.id, line: lineNumber)
             // Answered at the next frame, once the subjects are known: the subject chosen, or

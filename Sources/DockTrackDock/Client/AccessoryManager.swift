@@ -272,11 +272,14 @@ public final class DockAccessoryManager: Sendable {
         _ = try await request(TrackingRequest.selectSubjects(identifiers).jsonLine)
     }
 
-    /// Custom tracking (DockKit's `track(_:)`): the caller's own observations of one moment
-    /// (unit coordinates, lower-left origin), 10 to 30 times a second, with system tracking off;
-    /// the tracker frames them. Throws `rateTooHigh` (not taken) or `rateTooLow` (taken).
-    public func track(_ observations: [Observation]) async throws(DockError) {
-        _ = try await request(TrackingRequest.track(observations).jsonLine)
+    /// Custom tracking (DockKit's `track(_:cameraInformation:)`): the caller's own observations
+    /// of one moment (unit coordinates, lower-left origin; an `identifier` keeps a subject's
+    /// identity from call to call, a face's `faceYaw` says how much it looks at the camera),
+    /// 10 to 30 times a second, with system tracking off; the tracker frames them through
+    /// `camera` (its own camera's model without). Throws `rateTooHigh` or `rateTooLow` (not
+    /// taken), `notCapable` for a camera orientation other than corrected.
+    public func track(_ observations: [Observation], camera: CameraInformation? = nil) async throws(DockError) {
+        _ = try await request(TrackingRequest.track(observations, camera: camera).jsonLine)
     }
 
     /// Selects the subject at a point of the picture (unit coordinates, upper-left origin, as a

@@ -111,6 +111,80 @@ import Glibc
                 == #"{"command":"setRegionOfInterest","rect":{"x":0.0,"y":0.0,"width":1.0,"height":0.5},"origin":"upperLeft"}"#)
     }
 
+    /// DockKit refuses custom observations below 10 a second: at one a second every call after
+    /// the first is refused with `rateTooLow` and the dock never moves (it swung 0.64, -1.26,
+    /// 1.96 rad/s before); at 20 a second the same face is framed.
+    @Test func customTrackingAtOneASecondIsRefusedAndTheDockStaysStill() throws {
+        var rig = try Rig(mode: .center)
+        _ = rig.send(#"{"type":"hello","protocols":["org.docktrack.dock/1"]}"#)
+        _ = rig.send(#"{"command":"setSystemTracking","enabled":false}"#)
+        let face = TrackingRequest.track([Self.right]).jsonLine
+        var answers: [String] = []
+        var fastest = 0.0
+        for k in 0..<100 {  // 5 s at 20 frames a second, an observation a second
+            if k % 20 == 0 { answers += rig.send(RequestID.number(k).tagging(face)) }
+            _ = try rig.frame([])
+            fastest = max(fastest, abs(try rig.loop.dock.motion(at: rig.time).velocity.y))
+        }
+        #expect(answers.first == #"{"id":0,"type":"done","command":"track"}"#, "\(answers)")
+        #expect(answers.dropFirst().allSatisfy { Self.object($0)["code"] as? String == "rateTooLow" } && answers.count == 5, "\(answers)")
+        #expect(fastest == 0, "the dock stays still: \(fastest) rad/s")
+        // The same face 20 times a second: framed (the first after the pause is too slow).
+        var turned = 0.0
+        for k in 0..<20 {
+            answers = rig.send(RequestID.number(100 + k).tagging(face))
+            if k > 0 { #expect(answers == [#"{"id":\#(100 + k),"type":"done","command":"track"}"#]) }
+            _ = try rig.frame([])
+            turned = max(turned, try rig.loop.dock.motion(at: rig.time).velocity.y)
+        }
+        #expect(turned > 0.05, "pans toward the face: \(turned) rad/s")
+    }
+
+    /// Custom tracking honours what the caller says: its identifiers are its subjects (two faces
+    /// that swap places keep their identities), a face's yaw is how much it looks at the camera,
+    /// the tracking states report the custom subjects, and the camera it gives frames them.
+    @Test func customTrackingHonoursIdentifiersFaceYawAndTheCamera() throws {
+        var rig = try Rig(mode: .center)
+        let trackerCamera = rig.loop.controller.params.camera
+        _ = rig.send(#"{"type":"hello","protocols":["org.docktrack.dock/1"]}"#)
+        _ = rig.send(#"{"command":"setSystemTracking","enabled":false}"#)
+        func faces(_ oneAt: Double, _ twoAt: Double) -> [Observation] {
+            [Observation(type: .humanFace, rect: UnitRect(x: oneAt, y: 0.5, width: 0.1, height: 0.15), confidence: 0.9, identifier: 1, faceYaw: 0),
+             Observation(type: .humanFace, rect: UnitRect(x: twoAt, y: 0.5, width: 0.1, height: 0.15), confidence: 0.9, identifier: 2, faceYaw: .pi / 2)]
+        }
+        let camera = CameraInformation(fieldOfView: 30, orientation: "corrected")
+        var states: [SubjectStatesRecord] = []
+        for k in 0..<10 {
+            // Half-way, the two swap places at once: a tracker matching by place would swap them.
+            let observations = k < 5 ? faces(0.2, 0.7) : faces(0.7, 0.2)
+            #expect(rig.send(TrackingRequest.track(observations, camera: camera).jsonLine).isEmpty || k == 0)
+            states += try rig.frame([]).pending.compactMap { line in
+                if case .trackingState(let record)? = DockMessage(line: line) { record } else { nil }
+            }
+        }
+        let before = try #require(states[3].subjects.first { $0.rect.midX < 0.5 }), after = try #require(states.last?.subjects.first { $0.rect.midX > 0.5 })
+        #expect(states.last?.subjects.count == 2)
+        #expect(before.id == after.id, "identifier 1 is one subject wherever it is")
+        #expect(before.lookingAtCameraConfidence == 1 && states[3].subjects.first { $0.rect.midX > 0.5 }?.lookingAtCameraConfidence == 0)
+        #expect(abs(rig.loop.controller.params.camera.horizontalFieldOfView - 30 * .pi / 180) < 1e-9, "the caller's camera frames")
+        // Back to system tracking: the run's own camera again.
+        _ = rig.send(#"{"command":"setSystemTracking","enabled":true}"#)
+        _ = try rig.frame([])
+        #expect(rig.loop.controller.params.camera == trackerCamera)
+        // What cannot be honoured is said.
+        _ = rig.send(#"{"command":"setSystemTracking","enabled":false}"#)
+        let portrait = rig.send(#"{"id":1,"command":"track","observations":[],"camera":{"fieldOfView":60,"orientation":"portrait"}}"#)
+        #expect(portrait.count == 1 && Self.object(portrait[0])["code"] as? String == "notCapable", "\(portrait)")
+        let pixels = rig.send(#"{"id":2,"command":"track","observations":[],"camera":{"intrinsics":{"fx":1000,"fy":1000,"cx":960,"cy":540}}}"#)
+        #expect(pixels.count == 1 && Self.object(pixels[0])["code"] as? String == "invalidRequest", "\(pixels)")
+        let yaw = rig.send(#"{"id":3,"command":"track","observations":[{"type":"humanFace","rect":{"x":0.1,"y":0.1,"width":0.1,"height":0.1},"confidence":0.9,"faceYaw":1e999}]}"#)
+        #expect(yaw.count == 1 && Self.object(yaw[0])["type"] as? String == "error", "\(yaw)")
+        // Intrinsics with their picture's size: the field of view they make.
+        let wide = try CameraInformation(intrinsics: .init(fx: 960, fy: 960, cx: 960, cy: 540), referenceDimensions: .init(width: 1920, height: 1080))
+            .cameraModel(aspectOf: .webcam)
+        #expect(abs(wide.horizontalFieldOfView - .pi / 2) < 1e-9)
+    }
+
     @Test func motionCommandsWaitForSystemTrackingOffAndAreAnsweredWhenDone() throws {
         var rig = try Rig()
         let hello = rig.send(#"{"id":"h","type":"hello","protocols":["org.docktrack.dock/1"]}"#)

@@ -196,6 +196,12 @@ import Testing
         var gap = ObservationRateMonitor()
         try gap.record(at: 0)
         #expect(throws: DockError.rateTooLow(limit: 10)) { try gap.record(at: 2) }
+        // One a second: the first has nothing to be judged against, every one after is too slow.
+        var once = ObservationRateMonitor()
+        #expect(try once.record(at: 0) == false)
+        for k in 1..<5 { #expect(throws: DockError.rateTooLow(limit: 10)) { try once.record(at: Double(k)) } }
+        var good = ObservationRateMonitor()
+        #expect(try good.record(at: 0) == false && good.record(at: 0.05) == true && good.record(at: 0.2) == true)
     }
 
     @Test func commandsRoundTripThroughJSON() throws {
@@ -245,8 +251,9 @@ import Testing
             return v.y
         }
         #expect(yaw[10...30].allSatisfy { $0 > 0 }, "pans right towards the person")
+        #expect(yaw[40...].allSatisfy { $0 == 0 }, "at 2 a second the dock is stopped, not swung: \(yaw[40...])")
         #expect(run.stderr.contains("observations line 6: not an observation line"))
-        #expect(run.stderr.contains("rate too low: at least 10 per second"))
+        #expect(run.stderr.contains("rate too low: at least 10 per second") && run.stderr.contains("not framed"))
         #expect(!run.stderr.contains("rate too high"))
     }
 
