@@ -208,13 +208,24 @@ public final class TrackControl: Sendable {
             let held = try command.limits.map { asked throws(DockError) in
                 try startingLimits.narrowed(to: asked, keeping: loop.controller.params.limits)
             }
-            try loop.dock.perform(held.map { .setLimits($0) } ?? command, at: time)
+            // A move to an orientation goes to one absolute target, decided here from where the
+            // dock points now (by its reports) and within the limits, and said in the answer: the
+            // dock behind and the client's progress then agree on it (a relative move resolved by
+            // each at its own moment ended 8 mrad from where the client looked for it).
+            var sent = held.map { .setLimits($0) } ?? command
+            var target: DockOrientation?
+            if case .setOrientation(let orientation, let duration, let relative) = command {
+                let from = relative ? try loop.dock.motion(at: time).position : .zero
+                target = state.withLock { $0.limits }.clamp(from + orientation)
+                sent = .setOrientation(target!, duration: duration, relative: false)
+            }
+            try loop.dock.perform(sent, at: time)
             if let held {
                 loop.controller.params.limits = held
                 state.withLock { $0.limits = held }
                 return [DockSession.limitsLine(held, time: time), DockSession.doneLine(command.name)]
             }
-            return [DockSession.doneLine(command.name, movingAt: time)]
+            return [DockSession.doneLine(command.name, movingAt: time, target: target)]
         }
     }
 

@@ -190,7 +190,8 @@ public final class DockAccessoryManager: Sendable {
     public func setOrientation(_ orientation: DockOrientation, duration: Double, relative: Bool = false) async throws(DockError) -> MotionProgress {
         let last = try await latestMotion()
         let start = last.position
-        let progress = MotionProgress(target: relative ? start + orientation : orientation, duration: duration, from: start, last: last)
+        let progress = MotionProgress(target: relative ? start + orientation : orientation, duration: duration, from: start, last: last,
+                                      stop: stopping)
         try await watch(progress, DockCommand.setOrientation(orientation, duration: duration, relative: relative).jsonLine(time: 0))
         return progress
     }
@@ -210,9 +211,18 @@ public final class DockAccessoryManager: Sendable {
     /// it; ``MotionProgress/completion()`` returns when the dock has played it.
     public func animate(_ animation: DockAnimation) async throws(DockError) -> MotionProgress {
         let last = try await latestMotion()
-        let progress = MotionProgress(target: last.position, duration: animation.duration, from: last.position, last: last, isAnimation: true)
+        let progress = MotionProgress(target: last.position, duration: animation.duration, from: last.position, last: last, isAnimation: true,
+                                      stop: stopping)
         try await watch(progress, DockCommand.animate(animation).jsonLine(time: 0))
         return progress
+    }
+
+    /// Stops the dock (a move's ``MotionProgress/cancel()``).
+    private var stopping: @Sendable () async throws(DockError) -> Void {
+        { [weak self] () async throws(DockError) in
+            guard let self else { throw DockError.notConnected }
+            try await self.setAngularVelocity(.zero)
+        }
     }
 
     /// The last motion state the dock sent, or asked for when it has sent none yet.
@@ -226,7 +236,12 @@ public final class DockAccessoryManager: Sendable {
     private func watch(_ progress: MotionProgress, _ line: String) async throws(DockError) {
         session.withLock { $0.moves.append(progress) }
         do {
-            if case .done(_, let time) = try await request(line) { progress.began(at: time) }
+            // Taken: from now on the dock's motion states tell the move (from its start, when said).
+            if case .done(_, let time, let target) = try await request(line) {
+                progress.began(at: time, toward: target)
+            } else {
+                progress.began(at: nil)
+            }
         } catch {
             session.withLock { $0.moves.removeAll { $0 === progress } }
             throw error

@@ -15,8 +15,9 @@ public enum DockMessage: Sendable, Equatable {
     case limits(DockLimits)
     case error(code: String, message: String)
     /// A command sent with an id was taken (`{"id":…,"type":"done","command":…}`); a move says
-    /// when it began on the dock's clock.
-    case done(command: String, time: Double?)
+    /// when it began on the dock's clock, and a move to an orientation where it goes (absolute,
+    /// within the limits).
+    case done(command: String, time: Double?, target: DockOrientation? = nil)
     /// The subjects of a frame, from a tracker serving the protocol (`track --serve`).
     case trackingState(SubjectStatesRecord)
     /// The subject a `selectSubject` request chose.
@@ -73,7 +74,8 @@ public enum DockMessage: Sendable, Equatable {
         case "error":
             self = .error(code: object["code"] as? String ?? "", message: object["message"] as? String ?? "")
         case "done":
-            self = .done(command: object["command"] as? String ?? "", time: object["time"] as? Double)
+            let target = (object["target"] as? [String: Double]).map { DockOrientation(x: $0["x"] ?? 0, y: $0["y"] ?? 0, z: $0["z"] ?? 0) }
+            self = .done(command: object["command"] as? String ?? "", time: object["time"] as? Double, target: target)
         case "trackingState":
             guard let record = try? JSONDecoder().decode(SubjectStatesRecord.self, from: Data(line.utf8)) else { return nil }
             self = .trackingState(record)

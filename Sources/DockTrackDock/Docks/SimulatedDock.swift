@@ -42,6 +42,11 @@ public struct SimulatedDock: Sendable {
     /// Whether an animation is playing.
     public var isAnimating: Bool { if case .animation = motion { true } else { false } }
 
+    /// Where a move to an orientation goes (absolute, within the limits), while it goes there.
+    public var orientationTarget: DockOrientation? {
+        if case .orientation(let target, _) = motion { target } else { nil }
+    }
+
     /// Takes a command issued at `time` (the dock first advances to it) and returns it as the
     /// motors took it: speeds and targets within the limits (what a real device behind the
     /// simulation is sent).

@@ -297,7 +297,7 @@ public struct DockSession {
                 dock = next
                 var out: [String] = []
                 if case .setLimits = command { out.append(limitsLine()) }
-                if request.id != nil { out.append(Self.doneLine(command.name, movingAt: dock.time)) }
+                if request.id != nil { out.append(Self.doneLine(command.name, movingAt: dock.time, target: dock.orientationTarget)) }
                 return out
             } catch {
                 return [self.error(error)]
@@ -355,12 +355,15 @@ public struct DockSession {
 
     /// `{"type":"done","command":…}`: a command with an id was taken. A move that takes time
     /// (`setOrientation`, `animate`) also says when it began on the dock's clock
-    /// (`"time":…`), the start of its progress.
-    public static func doneLine(_ command: String, movingAt time: Double? = nil) -> String {
+    /// (`"time":…`), the start of its progress; a move to an orientation says where it goes
+    /// (`"target":{…}`: absolute, within the limits; a relative move's from where the dock was
+    /// when it took it).
+    public static func doneLine(_ command: String, movingAt time: Double? = nil, target: DockOrientation? = nil) -> String {
         var done = JSONLine()
         done.add("type", "done")
         done.add("command", command)
         if let time, command == "setOrientation" || command == "animate" { done.add("time", time, digits: 3) }
+        if let target, command == "setOrientation" { done.add("target", object: target.jsonLine) }
         return done.text
     }
 }

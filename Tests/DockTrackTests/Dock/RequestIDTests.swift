@@ -42,7 +42,7 @@ import Glibc
         // The protocol's 2 orientation commands a second: the third within one is refused, at its id.
         let orient = DockCommand.setOrientation(DockOrientation(x: 0, y: 0.2, z: 0), duration: 1, relative: false)
         let answers = (20..<23).map { session.handle(RequestID.number($0).tagging(orient.jsonLine(time: 0.65)), at: 0.65) }
-        #expect(answers[0] == [#"{"id":20,"type":"done","command":"setOrientation","time":0.65}"#] && answers[1].first?.hasPrefix(#"{"id":21,"type":"done""#) == true, "\(answers)")
+        #expect(answers[0] == [#"{"id":20,"type":"done","command":"setOrientation","time":0.65,"target":{"x":0.0,"y":0.2,"z":0.0}}"#] && answers[1].first?.hasPrefix(#"{"id":21,"type":"done""#) == true, "\(answers)")
         #expect(answers[2].count == 1 && answers[2][0].hasPrefix(#"{"id":22,"type":"error","code":"rateTooHigh""#), "\(answers)")
         // Illegal limits are refused with invalidRequest, tagged.
         var limits = DockLimits.standard
@@ -57,6 +57,16 @@ import Glibc
         #expect(DockMessage(line: #"{"type":"accessoryEvent","event":"dialTurned","steps":3}"#) == .accessoryEvent(.unknown("dialTurned")))
         #expect(DockMessage(line: #"{"type":"accessoryEvent"}"#) == nil)
         #expect(DockReply(line: #"{"id":3,"type":"done","command":"animate","time":2.5}"#) == DockReply(message: .done(command: "animate", time: 2.5), id: .number(3)))
+        // A move says where it goes: a relative one from where the dock was, within the limits.
+        #expect(DockMessage(line: #"{"type":"done","command":"setOrientation","time":1.0,"target":{"x":0.1,"y":-0.5,"z":0.0}}"#)
+                == .done(command: "setOrientation", time: 1, target: DockOrientation(x: 0.1, y: -0.5, z: 0)))
+        var dock = RequestIDTests.session()
+        _ = dock.handle(#"{"command":"setAngularVelocity","velocity":{"x":0,"y":0.5,"z":0}}"#, at: 0)
+        let relative = dock.handle(#"{"id":1,"time":1,"command":"setOrientation","orientation":{"x":9,"y":9,"z":0},"duration":0,"relative":true}"#, at: 1)
+        let target = relative.first.flatMap { line -> DockOrientation? in if case .done(_, _, let t)? = DockMessage(line: line) { t } else { nil } }
+        let turned = dock.dock.position.y
+        #expect(target.map { abs($0.x - 0.52) < 1e-4 && abs($0.y - (turned + 9)) < 1e-4 } == true,
+                "pitch clamped to its range, yaw 9 rad on from \(turned): \(relative)")
         #expect(RequestID.text("a\"b").tagging(#"{"type":"x"}"#) == #"{"id":"a\"b","type":"x"}"#)
         // Error codes read back as DockKit's errors; one none of them is, as unknown with its words.
         #expect(DockError(code: "invalidRequest", message: "invalid request: bad x") == .invalidRequest("bad x"))

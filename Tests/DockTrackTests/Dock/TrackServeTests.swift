@@ -625,3 +625,52 @@ extension TrackServeProcessTests {
         #expect(afterwards.count > 10, "commands flow again after the redock: \(afterwards.count)")
     }
 }
+
+extension TrackServeProcessTests {
+    /// Moves to an orientation through `track --serve` (in front of docksim), with the client
+    /// API: each of four ends at its target after the time it takes (one ended after 0.04 s at
+    /// the wrong pose in 2 of 4 runs, on a state from before the move), and a cancelled move
+    /// stops part-way and stays there.
+    @Test func orientationMovesThroughATrackEndWhereTheyShouldAndCanBeCancelled() async throws {
+        let docksim = try DocksimProcess()
+        defer { withExtendedLifetime(docksim) {} }
+        let socket = "/tmp/track-\(UUID().uuidString.prefix(8)).sock"
+        let nullFD = open("/dev/null", O_WRONLY)
+        let pid = try ToolRun.spawn(Fixtures.tool, ["track", Fixtures.sample("vtest.avi"), "--end", "600", "-d", "fast", "--no-face-cues",
+                                                    "--dock", "unix:\(docksim.socket)", "--serve", socket], stdout: nullFD, stderr: nullFD).get()
+        close(nullFD)
+        defer {
+            kill(pid, SIGTERM)
+            _ = ToolRun.wait(for: pid)
+        }
+        _ = try LineClient(path: socket)  // waits for the socket
+        let dock = try await DockAccessoryManager.connect(to: socket)
+        defer { dock.disconnect() }
+        var report: [String] = []
+        for k in 0..<4 {
+            // The tracker turns the dock toward the people, then the client takes the motors and
+            // moves at once, while the dock is still slowing down from the tracker's last command.
+            try await dock.setSystemTracking(true)
+            try await Task.sleep(for: .milliseconds(1200))
+            try await dock.setSystemTracking(false)
+            let way = k % 2 == 0 ? 0.25 : -0.25
+            let started = Date()
+            let move = try await dock.setOrientation(DockOrientation(x: 0, y: way, z: 0), duration: 1, relative: true)
+            let end = try await move.completion()
+            let took = Date().timeIntervalSince(started)
+            report.append(String(format: "move %d: %.3f rad from the target after %.2f s", k, abs(end.position.y - move.target.y), took))
+            #expect(abs(end.position.y - move.target.y) < 3e-3 && took > 0.7 && move.fractionCompleted == 1, "\(report)")
+        }
+        print("track --serve orientation moves: \(report)")
+        // Cancelled part-way: it stops between where it began and its target, and stays.
+        let before = try await dock.motionState().position.y
+        let long = try await dock.setOrientation(DockOrientation(x: 0, y: 0.6, z: 0), duration: 3, relative: true)
+        try await Task.sleep(for: .milliseconds(800))
+        try await long.cancel()
+        let stopped = try await long.completion()
+        #expect(long.isCancelled && stopped.position.y > before + 0.02 && stopped.position.y < before + 0.55, "\(before) -> \(stopped)")
+        try await Task.sleep(for: .milliseconds(600))
+        let later = try await dock.motionState()
+        #expect(abs(later.position.y - stopped.position.y) < 5e-3 && abs(later.velocity.y) < 2e-3, "stays: \(stopped) then \(later)")
+    }
+}
