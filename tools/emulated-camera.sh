@@ -5,6 +5,7 @@
 #   tools/emulated-camera.sh start DIR MEDIA [FPS]   start dbus, pipewire, wireplumber and a GStreamer
 #                                                    pipeline playing MEDIA (a video plays once at its
 #                                                    own rate, or at FPS; an image is shown for ever)
+#   tools/emulated-camera.sh daemons DIR              start dbus, pipewire and wireplumber only (an audio graph)
 #   tools/emulated-camera.sh source DIR MEDIA [FPS]  (re)start only the GStreamer source (replug)
 #   tools/emulated-camera.sh unplug DIR              stop only the GStreamer source (the camera goes away)
 #   tools/emulated-camera.sh run DIR COMMAND...      run COMMAND under pw-v4l2 against that session
@@ -19,7 +20,7 @@ set -euo pipefail
 
 PACKAGES="pipewire pipewire-v4l2 wireplumber gstreamer1.0-pipewire gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-libav dbus"
 
-usage() { sed -n 2,14p "$0" >&2; exit 64; }
+usage() { sed -n 2,15p "$0" >&2; exit 64; }
 
 install_packages() {
     local missing=""
@@ -35,6 +36,8 @@ session_env() {
     export XDG_RUNTIME_DIR="$DIR/runtime"
     export DBUS_SESSION_BUS_ADDRESS="unix:path=$DIR/runtime/bus"
     export PIPEWIRE_RUNTIME_DIR="$DIR/runtime"
+    # WirePlumber keeps the defaults a person chose here: each session starts without any.
+    export XDG_STATE_HOME="$DIR/state"
 }
 
 wait_for() { # seconds, command...
@@ -93,6 +96,18 @@ case "$COMMAND" in
         sleep 1
         start_source "$@"
         echo "emulated-camera: /dev/video0 plays $1 (run programs with: $0 run $DIR COMMAND...)" >&2
+        ;;
+    daemons)
+        # dbus, pipewire and wireplumber only (no video source): an audio graph to change.
+        install_packages
+        mkdir -p "$DIR/runtime"; chmod 700 "$DIR/runtime"
+        session_env
+        dbus-daemon --session --address="$DBUS_SESSION_BUS_ADDRESS" --fork --print-pid >"$DIR/dbus.pid" 2>"$DIR/dbus.log" </dev/null
+        setsid pipewire </dev/null >"$DIR/pipewire.log" 2>&1 & echo $! >"$DIR/pipewire.pid"
+        wait_for 10 test -S "$DIR/runtime/pipewire-0" || { echo "emulated-camera: pipewire did not start (see $DIR/pipewire.log)" >&2; exit 1; }
+        setsid wireplumber </dev/null >"$DIR/wireplumber.log" 2>&1 & echo $! >"$DIR/wireplumber.pid"
+        wait_for 10 sh -c 'pw-metadata -n default 0 | grep -q Found' || { echo "emulated-camera: wireplumber did not start (see $DIR/wireplumber.log)" >&2; exit 1; }
+        echo "emulated-camera: PipeWire runs in $DIR/runtime" >&2
         ;;
     source)
         [ $# -ge 1 ] || usage

@@ -25,6 +25,9 @@ public struct AudioRouteChange: Sendable, Equatable, CustomStringConvertible {
         case newDeviceAvailable
         /// The input in use disappeared (or failed); the route moved to another, or to none.
         case oldDeviceUnavailable
+        /// The route moved to a device that was there already: a person chose it (PipeWire's
+        /// default changed).
+        case override
     }
 
     public var reason: Reason
