@@ -71,6 +71,16 @@ start_source() {
     wait_for 20 video_source_present || { echo "emulated-camera: the video source did not appear (see $DIR/gst.log)" >&2; exit 1; }
 }
 
+start_daemons() { # dbus, pipewire, wireplumber for the session in $DIR
+    install_packages
+    mkdir -p "$DIR/runtime"; chmod 700 "$DIR/runtime"
+    session_env
+    dbus-daemon --session --address="$DBUS_SESSION_BUS_ADDRESS" --fork --print-pid >"$DIR/dbus.pid" 2>"$DIR/dbus.log" </dev/null
+    setsid pipewire </dev/null >"$DIR/pipewire.log" 2>&1 & echo $! >"$DIR/pipewire.pid"
+    wait_for 10 test -S "$DIR/runtime/pipewire-0" || { echo "emulated-camera: pipewire did not start (see $DIR/pipewire.log)" >&2; exit 1; }
+    setsid wireplumber </dev/null >"$DIR/wireplumber.log" 2>&1 & echo $! >"$DIR/wireplumber.pid"
+}
+
 stop_pid() { # file
     [ -f "$1" ] || return 0
     local pid; pid=$(cat "$1")
@@ -86,26 +96,14 @@ COMMAND="$1"; DIR="$(mkdir -p "$2" && cd "$2" && pwd)"; shift 2
 case "$COMMAND" in
     start)
         [ $# -ge 1 ] || usage
-        install_packages
-        mkdir -p "$DIR/runtime"; chmod 700 "$DIR/runtime"
-        session_env
-        dbus-daemon --session --address="$DBUS_SESSION_BUS_ADDRESS" --fork --print-pid >"$DIR/dbus.pid" 2>"$DIR/dbus.log" </dev/null
-        setsid pipewire </dev/null >"$DIR/pipewire.log" 2>&1 & echo $! >"$DIR/pipewire.pid"
-        wait_for 10 test -S "$DIR/runtime/pipewire-0" || { echo "emulated-camera: pipewire did not start (see $DIR/pipewire.log)" >&2; exit 1; }
-        setsid wireplumber </dev/null >"$DIR/wireplumber.log" 2>&1 & echo $! >"$DIR/wireplumber.pid"
+        start_daemons
         sleep 1
         start_source "$@"
         echo "emulated-camera: /dev/video0 plays $1 (run programs with: $0 run $DIR COMMAND...)" >&2
         ;;
     daemons)
         # dbus, pipewire and wireplumber only (no video source): an audio graph to change.
-        install_packages
-        mkdir -p "$DIR/runtime"; chmod 700 "$DIR/runtime"
-        session_env
-        dbus-daemon --session --address="$DBUS_SESSION_BUS_ADDRESS" --fork --print-pid >"$DIR/dbus.pid" 2>"$DIR/dbus.log" </dev/null
-        setsid pipewire </dev/null >"$DIR/pipewire.log" 2>&1 & echo $! >"$DIR/pipewire.pid"
-        wait_for 10 test -S "$DIR/runtime/pipewire-0" || { echo "emulated-camera: pipewire did not start (see $DIR/pipewire.log)" >&2; exit 1; }
-        setsid wireplumber </dev/null >"$DIR/wireplumber.log" 2>&1 & echo $! >"$DIR/wireplumber.pid"
+        start_daemons
         wait_for 10 sh -c 'pw-metadata -n default 0 | grep -q Found' || { echo "emulated-camera: wireplumber did not start (see $DIR/wireplumber.log)" >&2; exit 1; }
         echo "emulated-camera: PipeWire runs in $DIR/runtime" >&2
         ;;
