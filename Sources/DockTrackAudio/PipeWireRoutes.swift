@@ -277,7 +277,7 @@ public final class PipeWireRouteWatcher: Sendable {
     private static var executable: String? { find("pw-dump") }
 
     /// A program on the PATH.
-    private static func find(_ program: String) -> String? {
+    static func find(_ program: String) -> String? {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
         return path.split(separator: ":").map { "\($0)/\(program)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
     }
@@ -424,5 +424,82 @@ public final class PipeWireRouteWatcher: Sendable {
             }
         }
         state.withLock { $0.ended = true }
+    }
+}
+
+/// Sound from PipeWire's default input, through `pw-record` (pipewire-bin): 16-bit mono at
+/// `sampleRate`, raw on a pipe. The stream names no target, so the session manager moves it
+/// to whatever input becomes the default: the sound follows the route
+/// (``PipeWireRouteWatcher`` tells the changes).
+public final class PipeWireCaptureSource: AudioSource {
+    public let name = "pipewire"
+    public let sampleRate: Int
+    private let process: Process
+    private let fd: Int32
+    private let pipe: Pipe
+    private let clock: @Sendable () -> Double
+    private let clockOrigin: Double
+    private var pending: [UInt8] = []
+
+    public init(sampleRate: Int = VoiceActivityDetector.sampleRate, clockOrigin: Double = 0,
+                clock: @escaping @Sendable () -> Double = MonotonicClock.now) throws(AudioError) {
+        guard let record = PipeWireRouteWatcher.find("pw-record") else {
+            throw .deviceUnavailable(name: "pipewire", reason: "pw-record is not installed (Debian: pipewire-bin)")
+        }
+        self.sampleRate = sampleRate
+        self.clock = clock
+        self.clockOrigin = clockOrigin
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: record)
+        process.arguments = ["--rate", "\(sampleRate)", "--channels", "1", "--format", "s16", "--latency", "20ms",
+                             "-P", "{ node.name=docktrack-sound node.description=\"DockTrack speaking detection\" }", "-"]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        do {
+            try process.run()
+        } catch {
+            throw .deviceUnavailable(name: "pipewire", reason: "cannot start pw-record: \(error.localizedDescription)")
+        }
+        self.process = process
+        self.pipe = pipe
+        fd = pipe.fileHandleForReading.fileDescriptor
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+    }
+
+    deinit {
+        if process.isRunning { process.terminate() }
+    }
+
+    /// What has arrived (waiting up to 20 ms for some); the chunk's time is when its last sample
+    /// arrived, less its length. `deviceGone` when pw-record ended (the daemon went away).
+    public func read(maximum: Int) throws(AudioError) -> AudioChunk? {
+        var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0)]
+        _ = try? Syscall.poll(&fds, seconds: 0.02)
+        var buffer = [UInt8](repeating: 0, count: max(2, maximum * 2 - pending.count))
+        let n = Glibc.read(fd, &buffer, buffer.count)
+        if n == 0 { throw .deviceGone(name: name) }
+        if n > 0 { pending += buffer[0..<n] }
+        let count = min(maximum, pending.count / 2)
+        var samples = [Float](repeating: 0, count: count)
+        for i in 0..<count {
+            samples[i] = Float(Int16(bitPattern: UInt16(pending[2 * i]) | UInt16(pending[2 * i + 1]) << 8)) / 32768
+        }
+        pending.removeFirst(count * 2)
+        let end = clock() - clockOrigin
+        return AudioChunk(startTime: end - Double(count) / Double(sampleRate), samples: samples)
+    }
+}
+
+/// PipeWire as the system of inputs: one input, the default (``PipeWireCaptureSource``
+/// follows it as it changes).
+public final class PipeWireInputSystem: AudioInputSystem {
+    public let clockOrigin: Double
+    public static let defaultInput = AudioDevice(id: "pipewire", name: "PipeWire's default input")
+    public init(clockOrigin: Double = MonotonicClock.now()) { self.clockOrigin = clockOrigin }
+    public func availableInputs() -> [AudioDevice] { [Self.defaultInput] }
+    public func open(_ device: AudioDevice) throws(AudioError) -> any AudioSource {
+        try PipeWireCaptureSource(clockOrigin: clockOrigin)
     }
 }

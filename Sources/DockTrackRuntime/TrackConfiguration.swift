@@ -61,21 +61,25 @@ public struct TrackConfiguration: Sendable {
 
     /// Where speaking confidence hears from.
     public enum AudioChoice: Sendable, Equatable {
-        /// A file's own audio track; for a camera, the ALSA inputs as they come and go.
+        /// A file's own audio track; for a camera, PipeWire's default input where PipeWire runs,
+        /// else the ALSA inputs as they come and go.
         case auto
         /// The picture alone.
         case none
         /// ALSA's inputs, preferring the named device when given.
         case alsa(device: String?)
+        /// PipeWire's default input, following it as it changes.
+        case pipewire
         /// An audio or video file.
         case file(String)
 
-        /// `auto`, `none`, `alsa`, `alsa:DEVICE` or a file's path.
+        /// `auto`, `none`, `alsa`, `alsa:DEVICE`, `pipewire` or a file's path.
         public init(_ text: String) {
             switch text {
             case "auto": self = .auto
             case "none": self = .none
             case "alsa": self = .alsa(device: nil)
+            case "pipewire": self = .pipewire
             case let spec where spec.hasPrefix("alsa:"): self = .alsa(device: String(spec.dropFirst(5)))
             default: self = .file(text)
             }

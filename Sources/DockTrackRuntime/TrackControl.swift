@@ -257,6 +257,11 @@ public final class TrackControl: Sendable {
         }
     }
 
+    /// A change of the audio route (``AudioSessionRouteChange/jsonLine``) goes to the client.
+    public func relay(audioRouteChange line: String) {
+        state.withLock { if $0.listening { $0.outbox.append(line) } }
+    }
+
     /// After a frame: its subjects go to the client as a tracking state, and the dock's
     /// motion is what queries read until the next frame.
     /// While custom tracking's subjects are fresh, the tracking state reports them (what the

@@ -1,3 +1,4 @@
+import DockTrackAudio
 import DockTrackCore
 import DockTrackDock
 import DockTrackFraming
@@ -64,12 +65,15 @@ public final class TrackSession {
     private let customTracking = TrackingPipeline(detector: nil, cues: nil)
     /// What a person watching the run is told (the dock taken off and put back).
     let notes: (@Sendable (String) -> Void)?
+    /// PipeWire's audio route, followed while the session runs.
+    let audioRoutes: PipeWireRouteWatcher?
 
     /// `clockOrigin`: the monotonic time the dock's clock counts from (a camera's capture clock).
     public init(source: any FrameSource, pipeline: TrackingPipeline, loop: FrameLoop<FramingController, AnyDock>,
                 selection: FrameSelection, liveRun: LiveRun?, liveDock: Bool, clockOrigin: Double,
                 server: TrackControlServer? = nil, outputs: Outputs = Outputs(), objects: [UnitRect] = [],
-                cameraZoom: CameraZoomFraming? = nil, notes: (@Sendable (String) -> Void)? = nil) {
+                cameraZoom: CameraZoomFraming? = nil, notes: (@Sendable (String) -> Void)? = nil,
+                audioRoutes: PipeWireRouteWatcher? = nil) {
         self.source = source
         self.pipeline = pipeline
         self.loop = loop
@@ -82,6 +86,7 @@ public final class TrackSession {
         self.objects = objects
         self.cameraZoom = cameraZoom
         self.notes = notes
+        self.audioRoutes = audioRoutes
         // A client may say hello before the first frame: the dock's capabilities are known now.
         loop.dock.relayNews(to: server?.control, notes: notes)
     }
@@ -95,6 +100,7 @@ public final class TrackSession {
         closed = true
         pipeline.worker?.stop()
         (source as? any LiveFrameSource)?.stop()
+        audioRoutes?.stop()
         server?.stop()
     }
 

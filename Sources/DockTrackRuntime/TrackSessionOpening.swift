@@ -46,11 +46,25 @@ extension TrackSession {
         let server = try configuration.outputs.serve.map { path throws in
             try TrackControlServer.serving(path, framing: loop.controller.params, notes: notes)
         }
+        // The audio route where PipeWire runs (its default input and output), for a person
+        // watching a live run and for the --serve client; its changes come with their reason.
+        var audioRoutes: PipeWireRouteWatcher?
+        if server != nil || liveRun != nil, PipeWireRouteWatcher.isAvailable() {
+            do {
+                audioRoutes = try PipeWireRouteWatcher(clock: { MonotonicClock.now() - origin }) { [weak server] change in
+                    notes("\(change)")
+                    server?.control.relay(audioRouteChange: change.jsonLine)
+                }
+            } catch {
+                notes("audio route not followed: \(error)")
+            }
+            if let route = audioRoutes?.route { notes("audio route (PipeWire): \(route)") }
+        }
         owned = nil
         pipelineOwned = nil
         self.init(source: source, pipeline: pipeline, loop: loop, selection: configuration.frames, liveRun: liveRun,
                   liveDock: configuration.dock.address.isLive, clockOrigin: origin, server: server, outputs: outputs,
-                  objects: configuration.objects, cameraZoom: zoom, notes: notes)
+                  objects: configuration.objects, cameraZoom: zoom, notes: notes, audioRoutes: audioRoutes)
     }
 }
 
@@ -166,8 +180,17 @@ extension TrackConfiguration.AudioChoice {
             // The video's own audio track, when it has one.
             guard case .file(let path) = input, let file = try? AudioFileSource(path: path) else { return nil }
             return SpeechListener(.file(file))
+        case .auto where PipeWireRouteWatcher.isAvailable():
+            return SpeechListener(.live(AudioRouter(system: PipeWireInputSystem(clockOrigin: live?.clockOrigin ?? MonotonicClock.now()))),
+                                  onRouteChange: announce)
         case .auto:
             return SpeechListener(.live(AudioRouter(system: inputs())), onRouteChange: announce)
+        case .pipewire:
+            guard PipeWireRouteWatcher.isAvailable() else {
+                throw TrackSetupError("--audio pipewire: no PipeWire daemon answers here (no pipewire-0 socket in $PIPEWIRE_RUNTIME_DIR or $XDG_RUNTIME_DIR), or pw-dump is not installed")
+            }
+            return SpeechListener(.live(AudioRouter(system: PipeWireInputSystem(clockOrigin: live?.clockOrigin ?? MonotonicClock.now()))),
+                                  onRouteChange: announce)
         case .alsa(let device):
             let router = AudioRouter(system: inputs(), preferred: device)
             if let device, router.current == nil {

@@ -20,7 +20,7 @@ struct PerceptionOptions: ParsableArguments {
     var noFaceCues = false
 
     @Option(help: ArgumentHelp(
-        "Sound for speaking confidence: auto (a video's own audio track; for a camera the ALSA inputs, following devices as they come and go), none, alsa or alsa:DEVICE, or an audio/video FILE.",
+        "Sound for speaking confidence: auto (a video's own audio track; for a camera PipeWire's default input where PipeWire runs, else the ALSA inputs, following devices as they come and go), none, pipewire, alsa or alsa:DEVICE, or an audio/video FILE.",
         valueName: "source"))
     var audio = "auto"
 

@@ -54,6 +54,9 @@ public final class DockAccessoryManager: Sendable {
     /// (`docktrack track --serve`; a dock alone sends none). The newest 64 are kept for a
     /// reader that falls behind.
     public let trackingStates: AsyncStream<SubjectStatesRecord>
+    /// Changes of the audio route on the tracker's machine, with their reason and the route
+    /// before (AVAudioSession's route changes; `track --serve` where PipeWire runs).
+    public let audioRouteChanges: AsyncStream<AudioRouteNotice>
 
     private let fd: Int32
     /// Lines go out whole, one at a time, from any task.
@@ -64,6 +67,7 @@ public final class DockAccessoryManager: Sendable {
     private let batteryContinuation: AsyncStream<BatteryState>.Continuation
     private let errorContinuation: AsyncStream<(code: String, message: String)>.Continuation
     private let trackingContinuation: AsyncStream<SubjectStatesRecord>.Continuation
+    private let audioRouteContinuation: AsyncStream<AudioRouteNotice>.Continuation
     /// What the reading thread and the callers share.
     private struct Session {
         var accessory: DockAccessory?
@@ -101,6 +105,7 @@ public final class DockAccessoryManager: Sendable {
         (batteryStates, batteryContinuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(16))
         (errors, errorContinuation) = AsyncStream.makeStream()
         (trackingStates, trackingContinuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(64))
+        (audioRouteChanges, audioRouteContinuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(16))
         Thread.detachNewThread { [self] in readLoop() }
         sayHello()
         let timeout = helloTimeout.isFinite ? max(0, helloTimeout) : 5
@@ -369,7 +374,7 @@ public final class DockAccessoryManager: Sendable {
         for move in unfinished { move.fail(.notConnected) }
         stateContinuation.yield(.disconnected)
         for finish in [stateContinuation.finish, motionContinuation.finish, eventContinuation.finish, batteryContinuation.finish,
-                       errorContinuation.finish, trackingContinuation.finish] { finish() }
+                       errorContinuation.finish, trackingContinuation.finish, audioRouteContinuation.finish] { finish() }
     }
 
     private func handle(_ message: DockMessage) {
@@ -408,6 +413,8 @@ public final class DockAccessoryManager: Sendable {
             errorContinuation.yield((code, message))
         case .trackingState(let record):
             trackingContinuation.yield(record)
+        case .audioRouteChange(let notice):
+            audioRouteContinuation.yield(notice)
         case .dockEvent, .limits, .done, .selected, .setting:
             break
         }

@@ -24,6 +24,8 @@ public enum DockMessage: Sendable, Equatable {
     case selected(UUID)
     /// A tracker's answer to a getter (`getSystemTracking`, `getFramingMode`, `getRegionOfInterest`).
     case setting(TrackerSetting)
+    /// The audio route changed on the tracker's machine.
+    case audioRouteChange(AudioRouteNotice)
 
     /// The message in `line`; `nil` for a line that is none of these.
     public init?(line: String) {
@@ -82,6 +84,15 @@ public enum DockMessage: Sendable, Equatable {
         case "selected":
             guard let id = UUID(uuidString: object["identifier"] as? String ?? "") else { return nil }
             self = .selected(id)
+        case "audioRouteChange":
+            func route(_ key: String) -> AudioRouteNotice.Route {
+                let r = object[key] as? [String: Any] ?? [:]
+                func names(_ k: String) -> [String] { (r[k] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String } }
+                return AudioRouteNotice.Route(inputs: names("inputs"), outputs: names("outputs"))
+            }
+            guard let reason = object["reason"] as? String else { return nil }
+            self = .audioRouteChange(AudioRouteNotice(reason: reason, previous: route("previous"), current: route("current"),
+                                                      time: object["time"] as? Double ?? 0))
         case "systemTracking":
             guard let on = object["enabled"] as? Bool else { return nil }
             self = .setting(.systemTracking(on))
@@ -165,5 +176,24 @@ public struct DockNews: Sendable, Equatable {
         }
         self.message = message
         self.line = line
+    }
+}
+
+/// A change of the audio route on the tracker's machine, as a client reads it
+/// (`{"type":"audioRouteChange",…}`): why (`newDeviceAvailable`, `oldDeviceUnavailable`,
+/// `override`), and the route's inputs and outputs (PipeWire node names) before and now.
+public struct AudioRouteNotice: Sendable, Equatable {
+    public struct Route: Sendable, Equatable {
+        public var inputs: [String]
+        public var outputs: [String]
+        public init(inputs: [String], outputs: [String]) { (self.inputs, self.outputs) = (inputs, outputs) }
+    }
+    public var reason: String
+    public var previous: Route
+    public var current: Route
+    public var time: Double
+
+    public init(reason: String, previous: Route, current: Route, time: Double) {
+        (self.reason, self.previous, self.current, self.time) = (reason, previous, current, time)
     }
 }
