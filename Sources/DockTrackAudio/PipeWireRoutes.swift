@@ -321,7 +321,7 @@ public final class PipeWireRouteWatcher: Sendable {
     /// Starts one of PipeWire's tools with its output on a pipe. Its output to a pipe is
     /// buffered by its C library until a block fills (the changes would wait there): stdbuf
     /// (coreutils) makes it unbuffered.
-    private static func start(_ tool: String, _ arguments: [String], runtimeDirectory: String?) throws(AudioError) -> (Process, Pipe) {
+    static func start(_ tool: String, _ arguments: [String], runtimeDirectory: String?) throws(AudioError) -> (Process, Pipe) {
         let process = Process()
         if let stdbuf = find("stdbuf") {
             process.executableURL = URL(fileURLWithPath: stdbuf)
@@ -449,19 +449,10 @@ public final class PipeWireCaptureSource: AudioSource {
         self.sampleRate = sampleRate
         self.clock = clock
         self.clockOrigin = clockOrigin
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: record)
-        process.arguments = ["--rate", "\(sampleRate)", "--channels", "1", "--format", "s16", "--latency", "20ms",
-                             "-P", "{ node.name=docktrack-sound node.description=\"DockTrack speaking detection\" }", "-"]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        do {
-            try process.run()
-        } catch {
-            throw .deviceUnavailable(name: "pipewire", reason: "cannot start pw-record: \(error.localizedDescription)")
-        }
+        // Unbuffered (stdbuf): a block of its C library's buffer is 128 ms of this sound.
+        let (process, pipe) = try PipeWireRouteWatcher.start(
+            record, ["--rate", "\(sampleRate)", "--channels", "1", "--format", "s16", "--latency", "20ms",
+                     "-P", "{ node.name=docktrack-sound node.description=\"DockTrack speaking detection\" }", "-"], runtimeDirectory: nil)
         self.process = process
         self.pipe = pipe
         fd = pipe.fileHandleForReading.fileDescriptor
