@@ -141,5 +141,5 @@ clean:
 # old layout, and the binary then corrupts its memory.
 clean-modules:
 	rm -rf .build/*/*/DockTrack*.build .build/*/*/docktrack.build .build/*/*/docksim.build \
-	  .build/*/*/dock-client-example.build .build/*/*/DockTrackPackageTests.build
+	  .build/*/*/dock-client-example.build .build/*/*/dockkit-samples.build .build/*/*/DockTrackPackageTests.build
 	touch Package.swift

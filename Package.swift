@@ -98,6 +98,7 @@ let package = Package(
         ),
         // The client API as an app uses it (README: the dock protocol; run by the tests against docksim).
         .executableTarget(name: "dock-client-example", dependencies: ["DockTrack"], path: "Examples/DockClient"),
+        .executableTarget(name: "dockkit-samples", dependencies: ["DockTrack"], path: "Examples/DockKitSamples"),
         .executableTarget(
             name: "docksim",
             dependencies: [

@@ -30,17 +30,23 @@ public struct ObservationRateMonitor: Sendable, Equatable {
         self.allowed = allowed
     }
 
+    /// A gap longer than this begins a new stream.
+    static let pause = 2.0
+
     /// The longest gap between two observations of a stream: two and a half of the slowest
     /// rate's (0.25 s at 10 a second), so that a late one on a busy machine passes.
     public var maximumGap: Double { 2.5 / allowed.lowerBound }
 
     /// Records an observation at `time`. Returns whether it is in rate (`false` for the first of
-    /// all, which has nothing to be judged against); throws ``DockError/rateTooLow(limit:)`` or
+    /// a stream, which has nothing to be judged against: the first of all, or the first after a
+    /// pause of more than 2 s); throws ``DockError/rateTooLow(limit:)`` or
     /// ``DockError/rateTooHigh(limit:)`` when it is out of rate. (At one a second every
     /// observation after the first is too slow.)
     @discardableResult
     public mutating func record(at time: Double) throws(DockError) -> Bool {
-        guard let last = times.last else {
+        // The first of all, or the first after a pause of more than 2 s (a stream begun again):
+        // nothing to judge it against.
+        guard let last = times.last, time - last <= Self.pause else {
             times = [time]
             return false
         }

@@ -302,7 +302,7 @@ public final class TrackControl: Sendable {
 /// - `selectSubject`: `{"type":"selected","identifier":…}` or `noSubjectFound`, at the next frame;
 /// - `track` (custom observations): refused while system tracking is on; refused with
 ///   `rateTooHigh` above 30 a second and `rateTooLow` below 10 (more than 0.25 s after the one
-///   before), and not taken; the first of all is tracked, not framed; the controller frames the
+///   before), and not taken; the first of a stream (the first of all, or after a pause of more than 2 s) is tracked, not framed; the controller frames the
 ///   rest while they are fresh (half a second), through the request's camera; the tracking
 ///   states report the custom subjects meanwhile;
 /// - `setAngularVelocity`, `setOrientation`, `animate`: refused with `invalidRequest` while

@@ -231,3 +231,79 @@ import Glibc
         withExtendedLifetime(holder) {}
     }
 }
+
+/// DockKit's code samples as DockTrack client programs (Examples/DockKitSamples), run against
+/// docksim alone (the tracker's samples are not possible there, and say so) and against a
+/// `track --serve` in front of docksim (every sample does what DockKit's does).
+@Suite struct DockKitSamplesTests {
+    static var samples: String {
+        URL(fileURLWithPath: Fixtures.tool).deletingLastPathComponent().appendingPathComponent("dockkit-samples").path
+    }
+
+    /// What each sample said: "ok", "not possible here: CODE …", or "failed: …".
+    static func outcomes(_ out: String) -> [String: String] {
+        var result: [String: String] = [:]
+        for line in out.split(separator: "\n") {
+            guard let colon = line.firstIndex(of: ":"), !line.hasPrefix("==") else { continue }
+            let name = String(line[..<colon]), said = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            if said == "ok" || said.hasPrefix("not possible here") || said.hasPrefix("failed") { result[name] = said }
+        }
+        return result
+    }
+
+    static func script(_ folder: URL) throws -> String {
+        let path = folder.appendingPathComponent("events.jsonl")
+        // A button and the shutter every 1.5 s for a minute: the events sample listens until it
+        // has heard two.
+        let events = stride(from: 1.0, to: 60, by: 0.75).enumerated().map { k, at in
+            k % 2 == 0 ? #"{"at":\#(at),"event":"button","id":2,"pressed":true}"# : #"{"at":\#(at),"event":"cameraShutter"}"#
+        }
+        try (events.joined(separator: "\n") + "\n").write(to: path, atomically: true, encoding: .utf8)
+        return path.path
+    }
+
+    @Test func theSamplesAgainstDocksimAlone() throws {
+        let docksim = try DocksimProcess(["--script", try Self.script(try Fixtures.temporaryFolder())])
+        defer { withExtendedLifetime(docksim) {} }
+        let run = try ToolRun.run(Self.samples, [docksim.socket])
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        let outcomes = Self.outcomes(run.stdout)
+        for motor in ["discover", "velocity", "orientation", "motion-states", "limits", "animate", "battery"] {
+            #expect(outcomes[motor] == "ok", "\(motor): \(outcomes[motor] ?? "nothing")\n\(run.stdout)")
+        }
+        for tracker in ["system-tracking", "custom-tracking", "framing", "region", "tracking-states", "mistakes"] {
+            #expect(outcomes[tracker]?.hasPrefix("not possible here: notCapable") == true, "\(tracker): \(outcomes[tracker] ?? "nothing")")
+        }
+        #expect(run.stdout.contains("at yaw 0.500 rad (target 0.500), 100% done"), "\(run.stdout)")
+        let usage = try ToolRun.run(Self.samples, [])
+        #expect(usage.status == 2 && usage.stdout.contains("usage:"))
+    }
+
+    @Test func theSamplesAgainstATrackInFrontOfDocksim() throws {
+        let folder = try Fixtures.temporaryFolder()
+        let docksim = try DocksimProcess(["--script", try Self.script(folder)])
+        defer { withExtendedLifetime(docksim) {} }
+        let socket = "/tmp/track-\(UUID().uuidString.prefix(8)).sock"
+        let nullFD = open("/dev/null", O_WRONLY)
+        let pid = try ToolRun.spawn(Fixtures.tool, ["track", Fixtures.sample("vtest.avi"), "--end", "790", "-d", "fast", "--no-face-cues",
+                                                    "--dock", "unix:\(docksim.socket)", "--serve", socket], stdout: nullFD, stderr: nullFD).get()
+        close(nullFD)
+        defer {
+            kill(pid, SIGTERM)
+            _ = ToolRun.wait(for: pid)
+        }
+        _ = try LineClient(path: socket)  // waits for the socket
+        let run = try ToolRun.run(Self.samples, [socket])
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        let outcomes = Self.outcomes(run.stdout)
+        for sample in ["discover", "system-tracking", "select", "custom-tracking", "framing", "region", "velocity", "orientation",
+                       "motion-states", "limits", "animate", "tracking-states", "events", "battery", "mistakes"] {
+            #expect(outcomes[sample] == "ok", "\(sample): \(outcomes[sample] ?? "nothing")\n\(run.stdout)")
+        }
+        #expect(run.stdout.contains("region of interest: x 0.25, y 0.0, width 0.5, height 1.0"), "\(run.stdout)")
+        #expect(run.stdout.contains("a motor command while tracking is refused: invalidRequest")
+                && run.stdout.contains("an observation a second after the last is refused: rateTooLow"), "\(run.stdout)")
+        #expect(run.stdout.contains("event: button 2 pressed") || run.stdout.contains("event: shutter"), "the dock's events through the tracker: \(run.stdout)")
+        print("dockkit-samples through track --serve:\n\(run.stdout)")
+    }
+}

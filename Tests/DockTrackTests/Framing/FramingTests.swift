@@ -200,6 +200,8 @@ import Testing
         var once = ObservationRateMonitor()
         #expect(try once.record(at: 0) == false)
         for k in 1..<5 { #expect(throws: DockError.rateTooLow(limit: 10)) { try once.record(at: Double(k)) } }
+        // A stream begun again after a pause of more than 2 s: its first is not judged.
+        #expect(try once.record(at: 8) == false)
         var good = ObservationRateMonitor()
         #expect(try good.record(at: 0) == false && good.record(at: 0.05) == true && good.record(at: 0.2) == true)
     }
