@@ -126,34 +126,23 @@ extension PipeWireRouteTests {
     @Test func aTrackClientHearsTheAudioRouteChange() throws {
         let daemon = try Daemon()
         try daemon.add("test-speakers", description: "Test speakers", mediaClass: "Audio/Sink")
-        let folder = try Fixtures.temporaryFolder()
-        let socket = "/tmp/track-\(UUID().uuidString.prefix(8)).sock"
-        let log = folder.appendingPathComponent("track.err").path
-        let errFD = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        let nullFD = open("/dev/null", O_WRONLY)
-        let pid = try ToolRun.spawn(Fixtures.tool, ["track", Fixtures.sample("vtest.avi"), "--end", "300", "-d", "fast", "--audio", "pipewire",
-                                                    "--dock", "sim", "--serve", socket],
-                                    environment: ["PIPEWIRE_RUNTIME_DIR": daemon.runtime, "XDG_RUNTIME_DIR": daemon.runtime],
-                                    stdout: nullFD, stderr: errFD).get()
-        close(errFD)
-        close(nullFD)
-        defer {
-            kill(pid, SIGTERM)
-            _ = ToolRun.wait(for: pid)
-        }
+        let track = try TrackProcess([Fixtures.sample("vtest.avi"), "--end", "300", "-d", "fast", "--audio", "pipewire", "--dock", "sim"],
+                                     environment: ["PIPEWIRE_RUNTIME_DIR": daemon.runtime, "XDG_RUNTIME_DIR": daemon.runtime])
+        defer { withExtendedLifetime(track) {} }  // running to the end, not to its last use
+        let socket = track.socket
         let client = try LineClient(path: socket)
         try client.send(#"{"type":"hello","protocols":["org.docktrack.dock/1"]}"#)
         #expect(client.first(within: 20) { $0.hasPrefix(#"{"type":"hello""#) } != nil)
         // The route is followed once the run has told it (the socket is served a moment before).
         let asked = Date()
-        while Date().timeIntervalSince(asked) < 10, !((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").contains("audio route (PipeWire)") {
+        while Date().timeIntervalSince(asked) < 10, !track.stderr.contains("audio route (PipeWire)") {
             Thread.sleep(forTimeInterval: 0.05)
         }
         print("track: the audio route followed \(String(format: "%.2f", Date().timeIntervalSince(asked))) s after the hello")
         try daemon.add("test-microphone", description: "Test microphone", mediaClass: "Audio/Source/Virtual")
         let plugged = client.first(within: 10) { $0.contains(#""type":"audioRouteChange""#) }
         guard case .audioRouteChange(let notice)? = plugged.flatMap(DockMessage.init(line:)) else {
-            Issue.record("no route change reached the client: \(plugged ?? "nothing"); \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
+            Issue.record("no route change reached the client: \(plugged ?? "nothing"); \track.stderr")
             return
         }
         #expect(notice.reason == "newDeviceAvailable" && notice.current.inputs == ["test-microphone"]
@@ -164,7 +153,7 @@ extension PipeWireRouteTests {
         // The run's own sound stream is a PipeWire node while it runs.
         let nodes = try daemon.run("pw-cli", ["ls", "Node"]).stdout
         #expect(nodes.contains("docktrack-sound"), "\(nodes)")
-        let err = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        let err = track.stderr
         #expect(err.contains("audio route (PipeWire): in: Monitor of Test speakers") && err.contains("(newDeviceAvailable)"), "\(err)")
     }
 }

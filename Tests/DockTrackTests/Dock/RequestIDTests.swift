@@ -283,15 +283,10 @@ import Glibc
         let folder = try Fixtures.temporaryFolder()
         let docksim = try DocksimProcess(["--script", try Self.script(folder)])
         defer { withExtendedLifetime(docksim) {} }
-        let socket = "/tmp/track-\(UUID().uuidString.prefix(8)).sock"
-        let nullFD = open("/dev/null", O_WRONLY)
-        let pid = try ToolRun.spawn(Fixtures.tool, ["track", Fixtures.sample("vtest.avi"), "--end", "790", "-d", "fast", "--no-face-cues",
-                                                    "--dock", "unix:\(docksim.socket)", "--serve", socket], stdout: nullFD, stderr: nullFD).get()
-        close(nullFD)
-        defer {
-            kill(pid, SIGTERM)
-            _ = ToolRun.wait(for: pid)
-        }
+        let track = try TrackProcess([Fixtures.sample("vtest.avi"), "--end", "790", "-d", "fast", "--no-face-cues",
+                                      "--dock", "unix:\(docksim.socket)"])
+        defer { withExtendedLifetime(track) {} }  // running to the end, not to its last use
+        let socket = track.socket
         _ = try LineClient(path: socket)  // waits for the socket
         let run = try ToolRun.run(Self.samples, [socket])
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")

@@ -415,25 +415,15 @@ final class LineClient {
     @Test func aClientSelectsReframesAndDrivesTheDockThroughARunningTrack() throws {
         let docksim = try DocksimProcess()
         defer { withExtendedLifetime(docksim) {} }
-        let folder = try Fixtures.temporaryFolder()
-        let socket = "/tmp/track-\(UUID().uuidString.prefix(8)).sock"
-        let log = folder.appendingPathComponent("track.err").path
-        let errFD = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        let nullFD = open("/dev/null", O_WRONLY)
         // A file before a dock in another process plays in real time: 25 s of the clip.
-        let pid = try ToolRun.spawn(Fixtures.tool, ["track", Fixtures.sample("vtest.avi"), "--end", "250", "-d", "fast", "--no-face-cues",
-                                                    "--mode", "center", "--dock", "unix:\(docksim.socket)", "--serve", socket,
-                                                    "--sequential-identifiers"], stdout: nullFD, stderr: errFD).get()
-        close(errFD)
-        close(nullFD)
-        defer {
-            kill(pid, SIGTERM)
-            _ = ToolRun.wait(for: pid)
-        }
+        let track = try TrackProcess([Fixtures.sample("vtest.avi"), "--end", "250", "-d", "fast", "--no-face-cues",
+                                      "--mode", "center", "--dock", "unix:\(docksim.socket)", "--sequential-identifiers"])
+        defer { withExtendedLifetime(track) {} }  // running to the end, not to its last use
+        let socket = track.socket
         let client = try LineClient(path: socket)
         try client.send(#"{"type":"hello","protocols":["org.docktrack.dock/1"]}"#)
         let hello = client.first(within: 20) { $0.hasPrefix(#"{"type":"hello""#) }
-        #expect(hello?.contains("trackingStates") == true, "\(hello ?? "no hello"); \(String(decoding: FileManager.default.contents(atPath: log) ?? Data(), as: UTF8.self))")
+        #expect(hello?.contains("trackingStates") == true, "\(hello ?? "no hello"); \(track.stderr)")
         var state: SubjectStatesRecord?
         for _ in 0..<100 {
             state = client.trackingState(within: 20)
@@ -515,15 +505,10 @@ extension TrackServeProcessTests {
     @Test func theExampleSelectsAPersonThroughARunningTrack() throws {
         let docksim = try DocksimProcess()
         defer { withExtendedLifetime(docksim) {} }
-        let socket = "/tmp/track-\(UUID().uuidString.prefix(8)).sock"
-        let nullFD = open("/dev/null", O_WRONLY)
-        let pid = try ToolRun.spawn(Fixtures.tool, ["track", Fixtures.sample("vtest.avi"), "--end", "300", "-d", "fast", "--no-face-cues",
-                                                    "--dock", "unix:\(docksim.socket)", "--serve", socket], stdout: nullFD, stderr: nullFD).get()
-        close(nullFD)
-        defer {
-            kill(pid, SIGTERM)
-            _ = ToolRun.wait(for: pid)
-        }
+        let track = try TrackProcess([Fixtures.sample("vtest.avi"), "--end", "300", "-d", "fast", "--no-face-cues",
+                                      "--dock", "unix:\(docksim.socket)"])
+        defer { withExtendedLifetime(track) {} }  // running to the end, not to its last use
+        let socket = track.socket
         _ = try LineClient(path: socket)  // waits for the socket; hangs up at once, leaving the session free
         let example = URL(fileURLWithPath: Fixtures.tool).deletingLastPathComponent().appendingPathComponent("dock-client-example").path
         let run = try ToolRun.run(example, [socket])
@@ -556,16 +541,10 @@ extension TrackServeProcessTests {
             """.write(to: script, atomically: true, encoding: .utf8)
         let trace = folder.appendingPathComponent("docksim.tsv").path
         let docksim = try DocksimProcess(["--script", script.path, "--trace", trace])
-        let socket = "/tmp/track-\(UUID().uuidString.prefix(8)).sock"
-        let log = folder.appendingPathComponent("track.err").path
-        let errFD = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        let nullFD = open("/dev/null", O_WRONLY)
-        let pid = try ToolRun.spawn(Fixtures.tool, ["track", Fixtures.sample("vtest.avi"), "--end", "150", "-d", "fast", "--no-face-cues",
-                                                    "--dock", "unix:\(docksim.socket)", "--serve", socket], stdout: nullFD, stderr: errFD).get()
-        close(errFD)
-        close(nullFD)
-        var ended = false
-        defer { if !ended { kill(pid, SIGTERM); _ = ToolRun.wait(for: pid) } }
+        let track = try TrackProcess([Fixtures.sample("vtest.avi"), "--end", "150", "-d", "fast", "--no-face-cues",
+                                      "--dock", "unix:\(docksim.socket)"])
+        defer { withExtendedLifetime(track) {} }  // running to the end, not to its last use
+        let socket = track.socket
         let client = try LineClient(path: socket)
         try client.send(#"{"type":"hello","protocols":["org.docktrack.dock/1"]}"#)
         let hello = try #require(client.first(within: 20) { $0.hasPrefix(#"{"type":"hello""#) })
@@ -612,10 +591,9 @@ extension TrackServeProcessTests {
         try client.send(#"{"id":"h2","type":"hello","protocols":["org.docktrack.dock/1"]}"#)
         #expect(client.first(within: 10) { $0.hasPrefix(#"{"id":"h2","type":"hello""#) }?.contains(#""docked":true"#) == true)
         // Let the run end on its own: its log, and docksim's trace of every request it got.
-        ended = true
-        _ = ToolRun.wait(for: pid)
+        track.wait()
         withExtendedLifetime(docksim) {}
-        let err = String(decoding: FileManager.default.contents(atPath: log) ?? Data(), as: UTF8.self)
+        let err = track.stderr
         #expect(err.contains("undocked") && err.contains("docked again"), "\(err)")
         let times = (try String(contentsOfFile: trace, encoding: .utf8)).split(separator: "\n").compactMap { Double($0.split(separator: "\t").first ?? "") }
         let whileUndocked = times.filter { $0 > undockAt + 0.2 && $0 < redockAt }
@@ -634,15 +612,10 @@ extension TrackServeProcessTests {
     @Test func orientationMovesThroughATrackEndWhereTheyShouldAndCanBeCancelled() async throws {
         let docksim = try DocksimProcess()
         defer { withExtendedLifetime(docksim) {} }
-        let socket = "/tmp/track-\(UUID().uuidString.prefix(8)).sock"
-        let nullFD = open("/dev/null", O_WRONLY)
-        let pid = try ToolRun.spawn(Fixtures.tool, ["track", Fixtures.sample("vtest.avi"), "--end", "600", "-d", "fast", "--no-face-cues",
-                                                    "--dock", "unix:\(docksim.socket)", "--serve", socket], stdout: nullFD, stderr: nullFD).get()
-        close(nullFD)
-        defer {
-            kill(pid, SIGTERM)
-            _ = ToolRun.wait(for: pid)
-        }
+        let track = try TrackProcess([Fixtures.sample("vtest.avi"), "--end", "600", "-d", "fast", "--no-face-cues",
+                                      "--dock", "unix:\(docksim.socket)"])
+        defer { withExtendedLifetime(track) {} }  // running to the end, not to its last use
+        let socket = track.socket
         _ = try LineClient(path: socket)  // waits for the socket
         let dock = try await DockAccessoryManager.connect(to: socket)
         defer { dock.disconnect() }

@@ -175,3 +175,43 @@ final class DocksimProcess {
         _ = ToolRun.wait(for: pid)
     }
 }
+
+/// `docktrack track` in another process (in front of docksim, say), serving its control
+/// socket; its stderr kept in a file. Stopped with SIGTERM when the value goes, unless it was
+/// waited for.
+final class TrackProcess {
+    let pid: pid_t
+    /// The `--serve` socket.
+    let socket = "/tmp/track-\(UUID().uuidString.prefix(8)).sock"
+    let log: String
+    private var ended = false
+
+    /// `track` with `arguments` and `--serve` on ``socket``.
+    init(_ arguments: [String], environment: [String: String?] = [:]) throws {
+        log = try Fixtures.temporaryFolder().appendingPathComponent("track.err").path
+        let errFD = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0o644), nullFD = open("/dev/null", O_WRONLY)
+        defer {
+            close(errFD)
+            close(nullFD)
+        }
+        pid = try ToolRun.spawn(Fixtures.tool, ["track"] + arguments + ["--serve", socket], environment: environment,
+                                stdout: nullFD, stderr: errFD).get()
+    }
+
+    /// What the run said on stderr so far.
+    var stderr: String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
+
+    /// Waits for the run to end by itself; its status.
+    @discardableResult
+    func wait() -> Int32 {
+        ended = true
+        return ToolRun.wait(for: pid)
+    }
+
+    deinit {
+        if !ended {
+            kill(pid, SIGTERM)
+            _ = ToolRun.wait(for: pid)
+        }
+    }
+}
