@@ -24,6 +24,8 @@ public struct TrackConfiguration: Sendable {
 
     /// What happens when a live source is lost, and how long a live run lasts.
     public struct LiveOptions: Sendable, Equatable {
+        /// Play a video file over and over.
+        public var loop = false
         /// Wait for a lost camera or stream to come back, and resume.
         public var reconnect = false
         /// Seconds a live run lasts; `nil`: until stopped.

@@ -88,6 +88,10 @@ extension TrackConfiguration.Input {
     /// `live.reconnect`), or the file.
     public func open(_ live: TrackConfiguration.LiveOptions, notes: @escaping @Sendable (String) -> Void) throws -> any FrameSource {
         switch self {
+        case .file(let path) where live.loop:
+            let file = try MediaFile.open(path)
+            guard file.info.kind == .video else { return file }  // a picture is one frame, looped or not
+            return LoopedFile(path: path, source: file, framesPerSecond: file.info.framesPerSecond ?? 30)
         case .file(let path):
             return try MediaFile.open(path)
         case .observations(let path):

@@ -19,6 +19,9 @@ struct CameraOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Give up when the camera sends no frame for this many seconds (a network stream: also when it does not answer within them).", valueName: "seconds"))
     var frameTimeout = 5.0
 
+    @Flag(help: "Play a video file over and over (a demo, a kiosk, a test rig): the run ends at --end, Ctrl-C or SIGTERM.")
+    var loop = false
+
     @Flag(help: "When the camera disappears (unplugged) or falls silent, wait for it to come back and resume.")
     var reconnect = false
 
@@ -52,6 +55,7 @@ struct CameraOptions: ParsableArguments {
 
     var liveOptions: TrackConfiguration.LiveOptions {
         var options = TrackConfiguration.LiveOptions()
+        options.loop = loop
         options.reconnect = reconnect
         options.duration = duration
         options.frameTimeout = frameTimeout

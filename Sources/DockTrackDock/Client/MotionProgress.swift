@@ -14,7 +14,8 @@ import Synchronization
 /// the target (within 2 mrad on pitch and yaw), or stands still after having turned toward it
 /// (a target beyond the limits, or a later command that stopped it). An animation (which ends
 /// where it began) ends at the first motion state in which the dock stands still once its
-/// duration is over. A cancelled move (``cancel()``) ends at the first still state after the stop.
+/// duration is over. A cancelled move (``cancel()``) ends once the dock has stood still for a
+/// tenth of a second, from 0.3 s after the stop.
 public final class MotionProgress: Sendable {
     /// Where the dock goes (absolute): as the dock said when it took the command, else as the
     /// client worked it out.
@@ -34,6 +35,9 @@ public final class MotionProgress: Sendable {
         /// The dock took the command (its `done` came).
         var acknowledged = false
         var cancelled = false
+        /// The dock's time when the move was cancelled, and the still state a cancelled move may end in.
+        var cancelledAt = -Double.infinity
+        var stillSince: MotionState?
         var outcome: Result<MotionState, DockError>?
         var waiting: [CheckedContinuation<MotionState, any Error>] = []
     }
@@ -100,6 +104,7 @@ public final class MotionProgress: Sendable {
         let going = state.withLock { state -> Bool in
             guard state.outcome == nil else { return false }
             state.cancelled = true
+            state.cancelledAt = state.latestState?.time ?? -.infinity
             return true
         }
         if going { try await stop() }
@@ -137,7 +142,21 @@ public final class MotionProgress: Sendable {
                 if still { state.lastAtRest = motion }
                 return nil
             }
-            if state.cancelled { return still ? .success(motion) : nil }
+            if state.cancelled {
+                // Stopped where it is: still for a tenth of a second, from 0.3 s after the stop
+                // was asked (a tracker's states are its model of the dock, which stops a moment
+                // later than the model).
+                guard motion.time >= state.cancelledAt + 0.3, still else {
+                    state.stillSince = nil
+                    return nil
+                }
+                guard let since = state.stillSince, motion.time - since.time >= 0.1,
+                      max(abs(motion.position.x - since.position.x), abs(motion.position.y - since.position.y)) < 1e-3 else {
+                    state.stillSince = motion
+                    return nil
+                }
+                return .success(motion)
+            }
             if still && !state.moved { state.lastAtRest = motion }
             if isAnimation {
                 if !still && max(abs(motion.velocity.x), abs(motion.velocity.y)) > 1e-2 { state.moved = true }

@@ -126,7 +126,10 @@ extension PipeWireRouteTests {
     @Test func aTrackClientHearsTheAudioRouteChange() throws {
         let daemon = try Daemon()
         try daemon.add("test-speakers", description: "Test speakers", mediaClass: "Audio/Sink")
-        let track = try TrackProcess([Fixtures.sample("vtest.avi"), "--end", "300", "-d", "fast", "--audio", "pipewire", "--dock", "sim"],
+        // A dock in another process: the clip plays in real time, over and over.
+        let docksim = try DocksimProcess()
+        defer { withExtendedLifetime(docksim) {} }
+        let track = try TrackProcess([Fixtures.sample("vtest.avi"), "--loop", "-d", "fast", "--audio", "pipewire", "--dock", "unix:\(docksim.socket)"],
                                      environment: ["PIPEWIRE_RUNTIME_DIR": daemon.runtime, "XDG_RUNTIME_DIR": daemon.runtime])
         defer { withExtendedLifetime(track) {} }  // running to the end, not to its last use
         let socket = track.socket

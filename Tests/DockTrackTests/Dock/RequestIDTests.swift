@@ -283,7 +283,7 @@ import Glibc
         let folder = try Fixtures.temporaryFolder()
         let docksim = try DocksimProcess(["--script", try Self.script(folder)])
         defer { withExtendedLifetime(docksim) {} }
-        let track = try TrackProcess([Fixtures.sample("vtest.avi"), "--end", "790", "-d", "fast", "--no-face-cues",
+        let track = try TrackProcess([Fixtures.sample("vtest.avi"), "--loop", "-d", "fast", "--no-face-cues",
                                       "--dock", "unix:\(docksim.socket)"])
         defer { withExtendedLifetime(track) {} }  // running to the end, not to its last use
         let socket = track.socket

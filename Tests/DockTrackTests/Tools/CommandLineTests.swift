@@ -4,6 +4,21 @@ import Testing
 
 /// The built `docktrack` tool, run as a user runs it.
 @Suite struct CommandLineTests {
+    /// `--loop` plays a clip over and over, its frames numbered and timed on: carphone's 120
+    /// frames at 29.97 a second, 300 frames asked for.
+    @Test func aLoopedClipPlaysOnPastItsEnd() throws {
+        let states = try Fixtures.temporaryFolder().appendingPathComponent("states.jsonl").path
+        let run = try ToolRun.docktrack(["track", Fixtures.sample("carphone_pristine.mp4"), "--loop", "--end", "300", "-d", "dnn-face",
+                                         "--no-face-cues", "--states", states])
+        #expect(run.status == 0, "\(run.stderr)")
+        let records = try String(contentsOfFile: states, encoding: .utf8).split(separator: "\n").map {
+            try JSONDecoder().decode(SubjectStatesRecord.self, from: Data($0.utf8))
+        }
+        #expect(records.count == 300 && records.last?.frame == 299, "\(records.count) frames")
+        #expect(records.last.map { abs($0.time - 299 / 29.97) < 0.01 } == true, "timed on: \(records.last?.time ?? -1)")
+        #expect(records[130].subjects.contains { $0.kind == .person }, "the face is found again in the second pass")
+    }
+
     @Test func detectPrintsOneJSONLinePerFrame() throws {
         let run = try ToolRun.docktrack(["detect", Fixtures.sample("vtest.avi"), "--end", "30", "--stride", "10", "-d", "hog-body"])
         #expect(run.status == 0, "\(run.stderr)")
