@@ -28,20 +28,32 @@ public final class TrackControl: Sendable {
         var id: RequestID?
         /// The request's line number in the session, for its error.
         var line: Int
+        /// Whose request it is: its answers go to that client alone.
+        var client: Client?
+    }
+
+    /// A client of the control path (a `--serve` session, a control page): tracking states and
+    /// the dock's news go to every client, the answers to a request to the client that sent it.
+    public struct Client: Hashable, Sendable {
+        let number: Int
     }
 
     /// What the server and the frame loop share.
     private struct State {
         var waiting: [Waiting] = []
-        var outbox: [String] = []
+        /// Lines waiting for each client.
+        var outboxes: [Client: [String]] = [:]
+        var nextClient = 0
+        /// System tracking as last asked (the loop follows at its next frame), and the client that
+        /// switched it off: when that client goes, it is turned back on.
+        var systemTracking = true
+        var trackingOffBy: Client?
         var motion: MotionState
         var limits: DockLimits
         /// The framing as last set (by the run's options, then by a client).
         var framingMode: FramingMode
         /// Origin at the upper-left, as the getter answers it.
         var regionOfInterest: UnitRect
-        /// Whether a client holds the session: tracking states are kept for it only.
-        var listening = false
         /// The dock behind the tracker, as it last said.
         var dock = RelayedDock()
         /// Custom tracking's latest subjects and when: the tracking states report them while
@@ -51,6 +63,11 @@ public final class TrackControl: Sendable {
         var appliedAt = -Double.infinity
         /// The run's own camera model while a custom-tracking client's camera frames.
         var trackerCamera: CameraModel?
+
+        /// `line` for every client.
+        mutating func broadcast(_ line: String) {
+            for client in outboxes.keys { outboxes[client]!.append(line) }
+        }
     }
     /// Custom subjects are reported and framed while they are this fresh (seconds).
     static let customFreshness = 0.5
@@ -86,11 +103,14 @@ public final class TrackControl: Sendable {
 
     // MARK: The server's side
 
-    func enqueue(_ change: Change, id: RequestID?, line: Int) {
+    func enqueue(_ change: Change, id: RequestID?, line: Int, from client: Client? = nil) {
         state.withLock { state in
-            state.waiting.append(Waiting(change: change, id: id, line: line))
+            state.waiting.append(Waiting(change: change, id: id, line: line, client: client))
             // The getters answer what was last set, as DockKit's properties do.
             switch change {
+            case .systemTracking(let on):
+                state.systemTracking = on
+                state.trackingOffBy = on ? nil : client
             case .tracking(.setFramingMode(let mode)): state.framingMode = mode
             case .tracking(.setRegionOfInterest(let upperLeft)): state.regionOfInterest = upperLeft
             default: break
@@ -102,19 +122,39 @@ public final class TrackControl: Sendable {
     var framingModeLine: String { TrackerSetting.framingMode(state.withLock { $0.framingMode }).jsonLine }
     var regionOfInterestLine: String { TrackerSetting.regionOfInterest(upperLeft: state.withLock { $0.regionOfInterest }).jsonLine }
 
-    /// The lines that came up for the client since the last call.
-    func takePending() -> [String] {
+    /// System tracking as last asked, by any client.
+    var systemTracking: Bool { state.withLock { $0.systemTracking } }
+
+    /// A new client: from now on it gets the tracking states, the dock's news and the answers
+    /// to its requests (``takePending(for:)``).
+    public func subscribe() -> Client {
         state.withLock { state in
-            defer { state.outbox = [] }
-            return state.outbox
+            let client = Client(number: state.nextClient)
+            state.nextClient += 1
+            state.outboxes[client] = []
+            return client
         }
     }
 
-    /// A client holds the session (`true`) or let it go.
-    func setListening(_ on: Bool) {
+    /// The client went; its lines are dropped. When it was the one that switched system
+    /// tracking off, tracking is turned back on at the next frame (returns `true` then).
+    @discardableResult
+    public func unsubscribe(_ client: Client) -> Bool {
         state.withLock { state in
-            state.listening = on
-            if !on { state.outbox = [] }
+            state.outboxes[client] = nil
+            guard state.trackingOffBy == client, !state.systemTracking else { return false }
+            state.systemTracking = true
+            state.trackingOffBy = nil
+            state.waiting.append(Waiting(change: .systemTracking(true), id: nil, line: 0, client: nil))
+            return true
+        }
+    }
+
+    /// The lines that came up for `client` since the last call.
+    public func takePending(for client: Client) -> [String] {
+        state.withLock { state in
+            defer { if state.outboxes[client] != nil { state.outboxes[client] = [] } }
+            return state.outboxes[client] ?? []
         }
     }
 
@@ -150,7 +190,7 @@ public final class TrackControl: Sendable {
             } catch {
                 answers = [DockSession.errorLine(.invalidRequest("\(error)"), line: request.line)]
             }
-            answer(answers.map { line in request.id.map { $0.tagging(line) } ?? line })
+            answer(answers.map { line in request.id.map { $0.tagging(line) } ?? line }, to: request.client)
         }
     }
 
@@ -252,14 +292,14 @@ public final class TrackControl: Sendable {
                     }
                 default: break
                 }
-                if state.listening { state.outbox.append(item.line) }
+                state.broadcast(item.line)
             }
         }
     }
 
     /// A change of the audio route (``AudioSessionRouteChange/jsonLine``) goes to the client.
     public func relay(audioRouteChange line: String) {
-        state.withLock { if $0.listening { $0.outbox.append(line) } }
+        state.withLock { $0.broadcast(line) }
     }
 
     /// After a frame: its subjects go to the client as a tracking state, and the dock's
@@ -270,21 +310,26 @@ public final class TrackControl: Sendable {
         let maximumPending = self.maximumPending
         state.withLock { state in
             state.motion = motion
-            guard state.listening else { return }
+            guard !state.outboxes.isEmpty else { return }
             var record = record
             if let custom = state.custom, state.appliedAt - custom.time <= Self.customFreshness { record.subjects = custom.subjects }
-            state.outbox.append(record.trackingStateLine)
-            // Too far behind: the oldest tracking states go (answers stay).
-            while state.outbox.count > maximumPending,
-                  let old = state.outbox.firstIndex(where: { $0.hasPrefix(#"{"type":"trackingState""#) }) {
-                state.outbox.remove(at: old)
+            state.broadcast(record.trackingStateLine)
+            // A client too far behind loses its oldest tracking states (answers stay).
+            for client in state.outboxes.keys {
+                while state.outboxes[client]!.count > maximumPending,
+                      let old = state.outboxes[client]!.firstIndex(where: { $0.hasPrefix(#"{"type":"trackingState""#) }) {
+                    state.outboxes[client]!.remove(at: old)
+                }
             }
         }
     }
 
-    private func answer(_ lines: [String]) {
-        guard !lines.isEmpty else { return }
-        state.withLock { if $0.listening { $0.outbox += lines } }
+    /// Answers go to the client whose request it was (nobody's: the run's own change).
+    private func answer(_ lines: [String], to client: Client?) {
+        guard !lines.isEmpty, let client else { return }
+        state.withLock { state in
+            if state.outboxes[client] != nil { state.outboxes[client]! += lines }
+        }
     }
 }
 
@@ -316,15 +361,19 @@ public final class TrackControl: Sendable {
 ///   states; motion commands while it is undocked are refused with `invalidated`;
 /// - `{"type":"trackingState","frame":…,"time":…,"subjects":[…]}` for every frame, to the client
 ///   holding the session; motion states on the server's interval.
-/// The client hanging up turns system tracking back on.
+/// The client that switched system tracking off hanging up turns it back on. Several clients may
+/// use the same ``TrackControl`` at once (this session and a control page): each gets the
+/// tracking states and the answers to its own requests.
 public struct TrackControlSession: DockEndpoint, Sendable {
     public let control: TrackControl
     public let identity: AccessoryIdentity
     public static let capabilities: [DockCapability] = [.pan, .tilt, .systemTracking, .framing, .trackingStates]
     public private(set) var hasSession = false
     public var isDocked: Bool { true }
-    /// System tracking as the client last set it (the loop follows at its next frame).
-    public private(set) var systemTracking = true
+    /// System tracking as last asked, by this client or another (the loop follows at its next frame).
+    public var systemTracking: Bool { control.systemTracking }
+    /// This session's client of the control path, while it has one.
+    private var client: TrackControl.Client?
     private var lineNumber = 0
     /// Custom observations come 10 to 30 times a second (DockKit's rates).
     private var observationRate = ObservationRateMonitor()
@@ -358,7 +407,7 @@ public struct TrackControlSession: DockEndpoint, Sendable {
         }
         if !hasSession {
             hasSession = true
-            control.setListening(true)
+            client = control.subscribe()
         }
         switch request.kind {
         case .hello:
@@ -387,18 +436,17 @@ public struct TrackControlSession: DockEndpoint, Sendable {
             // every call after the first is. The first of all is taken and tracked, not framed.
             let inRate: Bool
             do { inRate = try observationRate.record(at: time) } catch let e { return error(e) }
-            control.enqueue(.observations(observations, camera: camera, framed: inRate), id: nil, line: lineNumber)
+            control.enqueue(.observations(observations, camera: camera, framed: inRate), id: nil, line: lineNumber, from: client)
             return done("track")
         case .tracking(let tracking):
-            control.enqueue(.tracking(tracking), id: request.id, line: lineNumber)
+            control.enqueue(.tracking(tracking), id: request.id, line: lineNumber, from: client)
             // Answered at the next frame, once the subjects are known: the subject chosen, or
             // whether the identifiers are subjects at all.
             if case .selectSubject = tracking { return [] }
             if case .selectSubjects = tracking { return [] }
             return done(tracking.name)
         case .command(.setSystemTracking(let on)):
-            systemTracking = on
-            control.enqueue(.systemTracking(on), id: nil, line: lineNumber)
+            control.enqueue(.systemTracking(on), id: nil, line: lineNumber, from: client)
             return done("setSystemTracking")
         case .command(let command):
             if case .setLimits = command {} else if systemTracking {
@@ -406,7 +454,7 @@ public struct TrackControlSession: DockEndpoint, Sendable {
             }
             // The dock takes no command while the phone is off it (it says docked again).
             guard control.relayedDock.docked else { return error(.invalidated) }
-            control.enqueue(.command(command), id: request.id, line: lineNumber)
+            control.enqueue(.command(command), id: request.id, line: lineNumber, from: client)
             return []
         }
     }
@@ -421,14 +469,12 @@ public struct TrackControlSession: DockEndpoint, Sendable {
 
     public func advance(to time: Double) -> [String] { [] }
     public func motionStateLine() -> String { control.motionLine }
-    public mutating func pendingLines() -> [String] { control.takePending() }
+    public mutating func pendingLines() -> [String] { client.map(control.takePending(for:)) ?? [] }
 
     public mutating func sessionEnded(at time: Double) -> String {
         hasSession = false
-        control.setListening(false)
-        guard !systemTracking else { return "session closed" }
-        systemTracking = true
-        control.enqueue(.systemTracking(true), id: nil, line: lineNumber)
+        defer { client = nil }
+        guard let client, control.unsubscribe(client) else { return "session closed" }
         return "session closed; system tracking back on"
     }
 

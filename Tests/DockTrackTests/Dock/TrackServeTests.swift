@@ -185,6 +185,40 @@ import Glibc
         #expect(abs(wide.horizontalFieldOfView - .pi / 2) < 1e-9)
     }
 
+    /// Two clients on one control path (a --serve session and a control page): both get every
+    /// tracking state, each the answers to its own requests; system tracking is one for both,
+    /// and it comes back on when the client that switched it off goes, not when the other does.
+    @Test func twoClientsShareTheControlPathEachWithItsOwnAnswers() throws {
+        var rig = try Rig(mode: .center)
+        var page = TrackControlSession(control: rig.control,
+                                       identity: AccessoryIdentity(name: "page", identifier: UUID(), firmwareVersion: "1", hardwareModel: "t"))
+        _ = rig.send(#"{"type":"hello","protocols":["org.docktrack.dock/1"]}"#)
+        _ = page.handle(#"{"type":"hello","protocols":["org.docktrack.dock/1"]}"#, at: rig.time)
+        let both = [Self.left, Self.right]
+        for _ in 0..<4 { _ = try rig.frame(both) }
+        _ = page.pendingLines()
+        // The page taps the right face: the answer is the page's; the tracking state is everyone's.
+        #expect(page.handle(#"{"id":"tap","command":"selectSubject","point":{"x":0.8,"y":0.425}}"#, at: rig.time).isEmpty)
+        let frame = try rig.frame(both)
+        let pageLines = page.pendingLines()
+        #expect(pageLines.contains { $0.hasPrefix(#"{"id":"tap","type":"selected""#) }, "\(pageLines)")
+        #expect(!frame.pending.contains { $0.contains(#""id":"tap""#) }, "the other client does not get the page's answer: \(frame.pending)")
+        #expect(frame.pending.contains { $0.hasPrefix(#"{"type":"trackingState""#) } && pageLines.contains { $0.hasPrefix(#"{"type":"trackingState""#) })
+        // The page switches tracking off: the other client may drive the motors now.
+        _ = page.handle(#"{"command":"setSystemTracking","enabled":false}"#, at: rig.time)
+        #expect(rig.send(#"{"command":"getSystemTracking"}"#) == [#"{"type":"systemTracking","enabled":false}"#])
+        #expect(rig.send(#"{"id":1,"command":"setAngularVelocity","velocity":{"x":0,"y":0.2,"z":0}}"#).isEmpty, "taken, answered at the next frame")
+        #expect(try rig.frame(both).pending.contains(#"{"id":1,"type":"done","command":"setAngularVelocity"}"#))
+        // The other client hangs up: tracking stays off (the page switched it off) ...
+        #expect(!rig.session.sessionEnded(at: rig.time).contains("back on"))
+        _ = try rig.frame(both)
+        #expect(!rig.loop.systemTracking)
+        // ... until the page goes.
+        #expect(page.sessionEnded(at: rig.time).contains("system tracking back on"))
+        _ = try rig.frame(both)
+        #expect(rig.loop.systemTracking)
+    }
+
     @Test func motionCommandsWaitForSystemTrackingOffAndAreAnsweredWhenDone() throws {
         var rig = try Rig()
         let hello = rig.send(#"{"id":"h","type":"hello","protocols":["org.docktrack.dock/1"]}"#)
