@@ -13,6 +13,12 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        // The control page's HTTP and WebSocket server (track --http).
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
     ],
     targets: [
         // OpenCV 4.6 from Debian, found through pkg-config. Only supplies include and link flags.
@@ -86,13 +92,19 @@ let package = Package(
                 dependencies: ["DockTrackCore", "DockTrackMedia", "DockTrackDetection", "DockTrackAudio", "DockTrackDock", "CV4L2"]),
         // What the libFuzzer targets run on each input (Fuzz/, tools/fuzz.sh), type-checked by every build.
         .target(name: "DockTrackFuzzing", dependencies: ["DockTrackCore", "DockTrackDock", "DockTrackFraming", "DockTrackMedia"]),
+        // The control page: a page any browser opens, served by a running track (--http).
+        .target(name: "DockTrackPage",
+                dependencies: ["DockTrackRuntime", "DockTrackMedia", .product(name: "Hummingbird", package: "hummingbird"),
+                               .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                               .product(name: "NIOCore", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
+                               .product(name: "HTTPTypes", package: "swift-http-types")]),
         // Command-line options both executables take.
         .target(name: "DockTrackCommandLine",
                 dependencies: ["DockTrack", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         .executableTarget(
             name: "docktrack",
             dependencies: [
-                "DockTrack", "DockTrackCommandLine",
+                "DockTrack", "DockTrackCommandLine", "DockTrackPage",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

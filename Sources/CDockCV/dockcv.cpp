@@ -284,6 +284,26 @@ int dcv_image_write(const dcv_image *image, const char *path, dcv_status *status
     });
 }
 
+long dcv_image_encode_jpeg(const dcv_image *image, int quality, uint8_t *out, size_t capacity, size_t *needed,
+                           dcv_status *status) {
+    return guarded<long>(status, -1, [&]() -> long {
+        if (!usable(image, status)) return -1;
+        std::vector<uchar> bytes;
+        std::vector<int> params = {cv::IMWRITE_JPEG_QUALITY, std::min(100, std::max(1, quality))};
+        if (!cv::imencode(".jpg", image->mat, bytes, params)) {
+            set_status(status, DCV_ERR_WRITE, "could not encode JPEG");
+            return -1;
+        }
+        if (needed) *needed = bytes.size();
+        if (bytes.size() > capacity || !out) {
+            set_status(status, DCV_ERR_WRITE, "JPEG larger than the buffer");
+            return -1;
+        }
+        std::memcpy(out, bytes.data(), bytes.size());
+        return (long)bytes.size();
+    });
+}
+
 int dcv_image_width(const dcv_image *image) { return image ? image->mat.cols : 0; }
 int dcv_image_height(const dcv_image *image) { return image ? image->mat.rows : 0; }
 int dcv_image_channels(const dcv_image *image) { return image ? image->mat.channels() : 0; }

@@ -149,6 +149,23 @@ public final class Image: @unchecked Sendable {
 
     /// Writes the image to a file in place; the extension picks the format. A path that is an
     /// input of the run is refused (``OutputFile/refuseInput(_:)``).
+    /// The image as JPEG bytes (`quality` 1...100).
+    public func jpeg(quality: Int = 80) throws(OpenCVError) -> [UInt8] {
+        // A JPEG of an 8-bit picture is rarely above its raw size; asked again at the size needed.
+        var capacity = max(4096, size.width * size.height * 3 / 2)
+        while true {
+            var bytes = [UInt8](repeating: 0, count: capacity)
+            var needed = 0
+            var status = dcv_status()
+            let count = bytes.withUnsafeMutableBufferPointer {
+                dcv_image_encode_jpeg(handle, Int32(quality), $0.baseAddress, capacity, &needed, &status)
+            }
+            if count >= 0 { return Array(bytes.prefix(count)) }
+            guard needed > capacity else { throw OpenCVError(status) }
+            capacity = needed
+        }
+    }
+
     public func write(to path: String) throws(OpenCVError) {
         do {
             try OutputFile.refuseInput(path)

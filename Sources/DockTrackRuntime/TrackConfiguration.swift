@@ -127,6 +127,9 @@ public struct TrackConfiguration: Sendable {
         public var preview = false
         /// Serve the dock protocol on this Unix socket (DockKit's system tracking).
         public var serve: String?
+        /// Keep a control path for a client that is not a socket (a control page, `--http`),
+        /// with or without `serve`.
+        public var controlPath = false
         public init() {}
     }
 

@@ -161,6 +161,9 @@ public final class TrackControl: Sendable {
     /// The dock behind the tracker as it last said.
     var relayedDock: RelayedDock { state.withLock { $0.dock } }
 
+    /// The dock's motion as of the last frame, as a motion-state line.
+    public var motionStateLine: String { motionLine }
+
     /// The dock's motion as of the last frame.
     var motionLine: String { state.withLock { $0.motion.jsonLine } }
     var limitsLine: String { state.withLock { DockSession.limitsLine($0.limits, time: $0.motion.time) } }

@@ -47,6 +47,10 @@ public final class TrackSession {
     public let pipeline: TrackingPipeline
     public private(set) var loop: FrameLoop<FramingController, AnyDock>
     public let server: TrackControlServer?
+    /// The run's control path: the `--serve` server's, or one for a control page alone.
+    public let control: TrackControl?
+    /// A page watching the run (``FrameViewer``): while it watches, each frame is drawn for it.
+    public var viewer: (any FrameViewer)?
     public let outputs: Outputs
     /// What the run did so far (complete once ``run(stopping:onFrame:)`` returns or throws).
     public private(set) var summary = Summary(frames: 0, seconds: 0)
@@ -71,7 +75,7 @@ public final class TrackSession {
     /// `clockOrigin`: the monotonic time the dock's clock counts from (a camera's capture clock).
     public init(source: any FrameSource, pipeline: TrackingPipeline, loop: FrameLoop<FramingController, AnyDock>,
                 selection: FrameSelection, liveRun: LiveRun?, liveDock: Bool, clockOrigin: Double,
-                server: TrackControlServer? = nil, outputs: Outputs = Outputs(), objects: [UnitRect] = [],
+                server: TrackControlServer? = nil, control: TrackControl? = nil, outputs: Outputs = Outputs(), objects: [UnitRect] = [],
                 cameraZoom: CameraZoomFraming? = nil, notes: (@Sendable (String) -> Void)? = nil,
                 audioRoutes: PipeWireRouteWatcher? = nil) {
         self.source = source
@@ -82,13 +86,14 @@ public final class TrackSession {
         self.liveDock = liveDock
         self.clock = SleepingClock(now: { MonotonicClock.now() - clockOrigin }, sleep: SleepingClock.monotonic.sleep)
         self.server = server
+        self.control = server?.control ?? control
         self.outputs = outputs
         self.objects = objects
         self.cameraZoom = cameraZoom
         self.notes = notes
         self.audioRoutes = audioRoutes
         // A client may say hello before the first frame: the dock's capabilities are known now.
-        loop.dock.relayNews(to: server?.control, notes: notes)
+        loop.dock.relayNews(to: self.control, notes: notes)
     }
 
     deinit { close() }
@@ -127,8 +132,8 @@ public final class TrackSession {
             }
             let captured = paced ? pacer.wait(for: frame.time) : frame.time
             lastCaptured = captured
-            loop.dock.relayNews(to: server?.control, notes: notes)
-            server?.control.apply(to: &loop, pipeline: pipeline, customTracking: customTracking, at: captured)
+            loop.dock.relayNews(to: control, notes: notes)
+            control?.apply(to: &loop, pipeline: pipeline, customTracking: customTracking, at: captured)
             if let zoom = cameraZoom, let zooming {
                 // The controller aims with the camera at the zoom in force, within the turns it allows.
                 loop.controller.params.camera = zoom.camera(at: zooming.magnification)
@@ -143,18 +148,21 @@ public final class TrackSession {
                 cameraZoom = zoom
             }
             let record = SubjectStatesRecord(frame: frame.index, time: frame.time, subjects: step.subjects)
-            server?.control.publish(record, motion: step.atCommand)
+            control?.publish(record, motion: step.atCommand)
             try outputs.states?.write(record.jsonLine)
             liveRun?.finished(frame)
             summary.frames += 1
             onFrame(summary.frames)
-            guard outputs.video != nil || outputs.window != nil else { return true }
+            let viewer = self.viewer.flatMap { $0.isWatched ? $0 : nil }
+            guard outputs.video != nil || outputs.window != nil || viewer != nil else { return true }
             let params = loop.controller.params
             let canvas = try Canvas(copying: frame.image)
             canvas.subjects(step.subjects)
             canvas.framing(regionOfInterest: params.regionOfInterest, target: step.aim?.target,
                            pose: step.atCommand.position - params.home, state: step.state.rawValue)
             try outputs.video?.write(canvas.image)
+            // The page gets the canvas itself (written no more from here) and encodes it when asked.
+            viewer?.offer(canvas.image, index: frame.index)
             if let window = outputs.window, !window.show(canvas.image) {
                 summary.windowClosed = true
                 return false
@@ -209,4 +217,12 @@ extension AnyDock {
         }
         control?.relay(news, accessory: dock.accessory)
     }
+}
+
+/// Something that shows the run's annotated frames while someone watches (a control page):
+/// asked each frame whether it is watched, and given the newest frame then.
+public protocol FrameViewer: AnyObject, Sendable {
+    var isWatched: Bool { get }
+    /// The annotated frame numbered `index`; it is not written again.
+    func offer(_ image: Image, index: Int)
 }

@@ -46,14 +46,15 @@ extension TrackSession {
         let server = try configuration.outputs.serve.map { path throws in
             try TrackControlServer.serving(path, framing: loop.controller.params, notes: notes)
         }
+        let control = server?.control ?? (configuration.outputs.controlPath ? TrackControl(framing: loop.controller.params) : nil)
         // The audio route where PipeWire runs (its default input and output), for a person
         // watching a live run and for the --serve client; its changes come with their reason.
         var audioRoutes: PipeWireRouteWatcher?
-        if server != nil || liveRun != nil, PipeWireRouteWatcher.isAvailable() {
+        if control != nil || liveRun != nil, PipeWireRouteWatcher.isAvailable() {
             do {
-                audioRoutes = try PipeWireRouteWatcher(clock: { MonotonicClock.now() - origin }) { [weak server] change in
+                audioRoutes = try PipeWireRouteWatcher(clock: { MonotonicClock.now() - origin }) { [weak control] change in
                     notes("\(change)")
-                    server?.control.relay(audioRouteChange: change.jsonLine)
+                    control?.relay(audioRouteChange: change.jsonLine)
                 }
             } catch {
                 notes("audio route not followed: \(error)")
@@ -63,9 +64,21 @@ extension TrackSession {
         owned = nil
         pipelineOwned = nil
         self.init(source: source, pipeline: pipeline, loop: loop, selection: configuration.frames, liveRun: liveRun,
-                  liveDock: configuration.dock.address.isLive, clockOrigin: origin, server: server, outputs: outputs,
+                  liveDock: configuration.dock.address.isLive, clockOrigin: origin, server: server, control: control, outputs: outputs,
                   objects: configuration.objects, cameraZoom: zoom, notes: notes, audioRoutes: audioRoutes)
     }
+}
+
+extension TrackControl {
+    /// The control path of a run framing with `params`: its limits, home, mode and region.
+    public convenience init(framing params: FramingController.Params) {
+        self.init(limits: params.limits, home: params.home, mode: params.mode, regionOfInterest: params.regionOfInterest)
+    }
+}
+
+extension AccessoryIdentity {
+    /// How a running track introduces itself to its clients.
+    public static let tracker = AccessoryIdentity(name: "docktrack track", identifier: UUID(), firmwareVersion: "0.1.0", hardwareModel: "tracker")
 }
 
 extension TrackControlServer {
@@ -73,8 +86,8 @@ extension TrackControlServer {
     /// to the run's own `limits`.
     static func serving(_ path: String, framing params: FramingController.Params,
                         notes: @escaping @Sendable (String) -> Void) throws -> TrackControlServer {
-        let control = TrackControl(limits: params.limits, home: params.home, mode: params.mode, regionOfInterest: params.regionOfInterest)
-        let identity = AccessoryIdentity(name: "docktrack track", identifier: UUID(), firmwareVersion: "0.1.0", hardwareModel: "tracker")
+        let control = TrackControl(framing: params)
+        let identity = AccessoryIdentity.tracker
         do {
             return try TrackControlServer(path: path, control: control, identity: identity) { notes("serve: \($0)") }
         } catch {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import DockTrack
+import DockTrackPage
 import Foundation
 
 struct TrackCommand: ParsableCommand {
@@ -54,11 +55,17 @@ struct TrackCommand: ParsableCommand {
     @OptionGroup var virtualCamera: VirtualCameraOptions
 
     func validate() throws {
-        if virtualCamera.virtualCamera != nil, observations != nil || dockOptions.dock != nil || output.serve != nil {
-            throw ValidationError("--virtual-camera reframes the picture itself: not with --observations, --dock or --serve")
+        if virtualCamera.virtualCamera != nil, observations != nil || dockOptions.dock != nil || output.serve != nil || output.http != nil {
+            throw ValidationError("--virtual-camera reframes the picture itself: not with --observations, --dock, --serve or --http")
+        }
+        if observations != nil && output.http != nil {
+            throw ValidationError("--http shows the picture: --observations has none (use --serve)")
         }
         guard [path, live.camera, observations].compactMap({ $0 }).count == 1 else {
             throw ValidationError("give one input: a video PATH, --camera or --observations")
+        }
+        if output.http != nil && output.httpAddress == nil {
+            throw ValidationError("--http takes HOST:PORT or PORT (0...65535), not '\(output.http!)'")
         }
         for box in object where Self.parseBox(box) == nil {
             throw ValidationError("--object takes x,y,width,height in 0...1 with width and height > 0, not '\(box)'")
@@ -112,6 +119,8 @@ struct TrackCommand: ParsableCommand {
     private func track(_ configuration: TrackConfiguration, notes: @escaping @Sendable (String) -> Void,
                        commands: @escaping @Sendable (String) throws -> Void) throws {
         let session = try TrackSession(opening: configuration, notes: notes, commands: commands)
+        let page = try openControlPage(for: session, notes: notes)
+        defer { page?.stop() }
         var progress = ProgressLine(total: session.source.info.frameCount.map { frames.selection.count(of: $0) })
         // A source failing midway (a camera unplugged, a truncated file) still gets its summary.
         defer {
@@ -120,6 +129,27 @@ struct TrackCommand: ParsableCommand {
         }
         _ = try session.run(onFrame: { progress.update(done: $0) })
         if let video = session.outputs.video { notes("annotated output written to \(video.path)") }
+    }
+
+    /// --http: the control page on the session's control path; its address (with the token
+    /// beyond loopback) told in the notes.
+    private func openControlPage(for session: TrackSession, notes: @escaping @Sendable (String) -> Void) throws -> ControlPage? {
+        guard let (host, port) = output.httpAddress, let control = session.control else { return nil }
+        var token: String?
+        if let file = output.httpTokenFile {
+            guard let text = try? String(contentsOfFile: file, encoding: .utf8),
+                  let line = text.split(separator: "\n").first.map({ $0.trimmingCharacters(in: .whitespaces) }), line.count >= 16 else {
+                throw ValidationError("--http-token-file \(file): no token of 16 characters or more on its first line")
+            }
+            token = line
+        } else if !ControlPage.isLoopback(host) {
+            token = (0..<4).map { _ in String(UInt64.random(in: 0...UInt64.max), radix: 16) }.joined()
+        }
+        let page = try ControlPage(host: host, port: port, control: control, identity: .tracker, token: token, log: notes)
+        session.viewer = page
+        let query = token.map { "?token=\($0)" } ?? ""
+        notes("control page: http://\(page.address)/\(query)")
+        return page
     }
 
     /// --summary: frames and rate, a live run's latencies, the dock's latency, the detection thread.

@@ -66,6 +66,21 @@ struct TrackOutputOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Serve the dock protocol on this Unix socket while tracking, as DockKit's API: another program switches system tracking off and on, drives the dock while it is off, changes the framing mode, region of interest and subject selection, and reads a tracking state per frame (docs/framing-and-docks.md: Controlling a running track).", valueName: "socket"))
     var serve: String?
 
+    @Option(help: ArgumentHelp("Serve a control page on this address while tracking (HOST:PORT, or PORT for 127.0.0.1): the live picture, a tap to follow a person, framing, tracking on or off, a joystick; any browser opens it. Beyond loopback a token is needed: printed at start, or read from --http-token-file.", valueName: "host:port"))
+    var http: String?
+
+    @Option(help: ArgumentHelp("The control page's token, read from this file (its first line).", valueName: "file"))
+    var httpTokenFile: String?
+
+    /// --http's host and port.
+    var httpAddress: (host: String, port: Int)? {
+        guard let http else { return nil }
+        let parts = http.split(separator: ":", omittingEmptySubsequences: false)
+        let host = parts.count > 1 ? parts.dropLast().joined(separator: ":") : "127.0.0.1"
+        guard let port = parts.last.flatMap({ Int($0) }), (0...65535).contains(port), !host.isEmpty else { return nil }
+        return (host, port)
+    }
+
     var outputs: TrackConfiguration.Outputs {
         var outputs = TrackConfiguration.Outputs()
         outputs.states = states
@@ -73,6 +88,7 @@ struct TrackOutputOptions: ParsableArguments {
         outputs.trace = trace.path
         outputs.preview = preview
         outputs.serve = serve
+        outputs.controlPath = http != nil
         return outputs
     }
 

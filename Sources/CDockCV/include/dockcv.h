@@ -87,6 +87,10 @@ dcv_image *dcv_image_clone(const dcv_image *image, dcv_status *status);
 dcv_image *dcv_image_read(const char *path, dcv_status *status);
 /* cv::imwrite; the extension picks the format. */
 int dcv_image_write(const dcv_image *image, const char *path, dcv_status *status);
+/* The image as JPEG at `quality` (1...100) into `out` (`capacity` bytes): the encoded size, or -1
+ * with the status (DCV_ERR_WRITE when it does not fit: the size needed is in `needed`). */
+long dcv_image_encode_jpeg(const dcv_image *image, int quality, uint8_t *out, size_t capacity, size_t *needed,
+                           dcv_status *status);
 
 int dcv_image_width(const dcv_image *image);
 int dcv_image_height(const dcv_image *image);

@@ -1,0 +1,200 @@
+import DockTrackCore
+import DockTrackDock
+import DockTrackMedia
+import DockTrackRuntime
+import DockTrackSystem
+import Foundation
+import Hummingbird
+import HTTPTypes
+import HummingbirdWebSocket
+import Logging
+import NIOCore
+import Synchronization
+
+/// A page any browser opens, served by a running `track` (`--http HOST:PORT`): the live picture
+/// with the subjects drawn, a tap to follow a person, framing, system tracking and a joystick.
+///
+/// The page is one more client of the run's control path (``TrackControl``, as `--serve`'s): its
+/// WebSocket (`/ws`) speaks the dock protocol's lines, so a tap on the page and a protocol
+/// `selectSubject` are the same request. The picture is the newest annotated frame as JPEG
+/// (`/frame.jpg?after=N` waits for one newer than frame N): the frame loop only hands its canvas
+/// over (newest wins) and the server encodes it when a page asks, so a page that reads slowly
+/// costs tracking nothing.
+///
+/// Bound to loopback unless told otherwise; elsewhere a token is required on every request and
+/// WebSocket (`?token=`), and a WebSocket's `Origin` must be the page's own host.
+public final class ControlPage: FrameViewer {
+    /// What the page shows: the newest annotated frame, by number.
+    private struct Frames {
+        var index = -1
+        var image: Image?
+        /// When a page last asked for a frame (monotonic seconds): frames are drawn for it while it asks.
+        var lastAsked = -Double.infinity
+    }
+    private let frames = Monitor(Frames())
+    private let task: Mutex<Task<Void, any Error>?> = Mutex(nil)
+    /// The address the page is served on, as bound (`host:port`).
+    public let address: String
+    /// What a request must carry (`?token=`), when the page is bound beyond loopback.
+    public let token: String?
+
+    /// Binds `host:port` (port 0: any free one) and serves the page for `control` until
+    /// ``stop()``. Throws when the address cannot be bound.
+    public init(host: String, port: Int, control: TrackControl, identity: AccessoryIdentity, token: String?,
+                log: @escaping @Sendable (String) -> Void) throws {
+        self.token = token
+        let router = Router(context: BasicWebSocketRequestContext.self)
+        let frames = frames
+        let token = token
+        router.add(middleware: TokenCheck(token: token))
+        router.get("/") { _, _ -> Response in
+            Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],
+                     body: ResponseBody(byteBuffer: ByteBuffer(string: ControlPageHTML.page)))
+        }
+        router.get("/frame.jpg") { request, _ -> Response in
+            frames.withLock { $0.lastAsked = MonotonicClock.now() }
+            let after = request.uri.queryParameters.get("after", as: Int.self) ?? -1
+            // Up to 2 s for a frame newer than the one the page has.
+            let (index, image) = frames.withLock(waitingFor: { $0.index > after }, until: Date(timeIntervalSinceNow: 2)) { frames, _ in
+                (frames.index, frames.image)
+            }
+            guard let image, index > after else { return Response(status: .noContent) }
+            let jpeg = try image.jpeg(quality: 75)
+            var headers: HTTPFields = [.contentType: "image/jpeg", .cacheControl: "no-store"]
+            headers[Self.frameNumber] = "\(index)"
+            return Response(status: .ok, headers: headers,
+                            body: ResponseBody(byteBuffer: ByteBuffer(bytes: jpeg)))
+        }
+        let wsRouter = Router(context: BasicWebSocketRequestContext.self)
+        wsRouter.add(middleware: TokenCheck(token: token))
+        wsRouter.ws("/ws") { request, _ in
+            // A page of another origin (a site the browser also has open) may not steer the dock.
+            if let origin = request.headers[.origin], let host = request.head.authority, !Self.sameHost(origin: origin, host: host) {
+                return .dontUpgrade
+            }
+            return .upgrade([:])
+        } onUpgrade: { inbound, outbound, _ in
+            let session = PageSession(TrackControlSession(control: control, identity: identity))
+            let writing = Task {
+                var nextMotion = 0.0
+                while !Task.isCancelled {
+                    var lines = session.pending()
+                    let now = MonotonicClock.now()
+                    if now >= nextMotion {
+                        lines.append(control.motionStateLine)
+                        nextMotion = now + 0.1
+                    }
+                    for line in lines { try await outbound.write(.text(line)) }
+                    try await Task.sleep(for: .milliseconds(30))
+                }
+            }
+            defer { writing.cancel() }
+            for try await message in inbound.messages(maxSize: 1 << 16) {
+                guard case .text(let text) = message else { continue }
+                for line in text.split(separator: "\n") {
+                    for answer in session.handle(String(line)) { try await outbound.write(.text(answer)) }
+                }
+            }
+            log("page: \(session.end())")
+        }
+        var logger = Logger(label: "docktrack-page")
+        logger.logLevel = .critical
+        let bound = Monitor<Result<String, any Error>?>(nil)
+        let app = Application(router: router, server: .http1WebSocketUpgrade(webSocketRouter: wsRouter),
+                              configuration: .init(address: .hostname(host, port: port), serverName: "docktrack"),
+                              onServerRunning: { channel in
+                                  let port = channel.localAddress?.port ?? port
+                                  bound.withLock { $0 = .success("\(host):\(port)") }
+                              }, logger: logger)
+        let running = Task {
+            do {
+                try await app.runService(gracefulShutdownSignals: [])
+            } catch {
+                bound.withLock { if $0 == nil { $0 = .failure(error) } }
+                throw error
+            }
+        }
+        task.withLock { $0 = running }
+        let outcome = bound.withLock(waitingFor: { $0 != nil }, until: Date(timeIntervalSinceNow: 10)) { state, _ in state }
+        switch outcome {
+        case .success(let address)?:
+            self.address = address
+        case .failure(let error)?:
+            throw ControlPageError("--http \(host):\(port): \(error)")
+        case nil:
+            running.cancel()
+            throw ControlPageError("--http \(host):\(port): the server did not start within 10 s")
+        }
+    }
+
+    /// The header that gives a frame's number.
+    static let frameNumber = HTTPField.Name("X-Frame")!
+
+    /// Whether a page asked for a frame in the last 2 s: only then is a frame drawn for it.
+    public var isWatched: Bool { MonotonicClock.now() - frames.withLock { $0.lastAsked } < 2 }
+
+    /// The newest annotated frame (`index`: its number); an older one waiting is replaced.
+    public func offer(_ image: Image, index: Int) {
+        frames.withLock { frames in
+            frames.index = index
+            frames.image = image
+        }
+    }
+
+    /// Ends the server (its pages are closed).
+    public func stop() {
+        task.withLock { $0?.cancel() }
+    }
+
+    deinit { stop() }
+
+    /// Whether a WebSocket's `Origin` (`http://host:port`) names the host it was sent to.
+    static func sameHost(origin: String, host: String) -> Bool {
+        guard let url = URL(string: origin), let originHost = url.host else { return false }
+        let originAuthority = url.port.map { "\(originHost):\($0)" } ?? originHost
+        return originAuthority.lowercased() == host.lowercased()
+    }
+
+    /// Whether `host` is this machine's own loopback address (no token needed there). Other
+    /// 127.x addresses need one too: they are where a test stands in for a network.
+    public static func isLoopback(_ host: String) -> Bool {
+        host == "localhost" || host == "::1" || host == "127.0.0.1"
+    }
+}
+
+/// The control page could not be served.
+public struct ControlPageError: Error, CustomStringConvertible {
+    public var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Refuses every request without the token (when there is one): 401, nothing else said.
+struct TokenCheck<Context: RequestContext>: RouterMiddleware {
+    let token: String?
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard let token else { return try await next(request, context) }
+        guard request.uri.queryParameters.get("token") == token else {
+            return Response(status: .unauthorized, headers: [.contentType: "text/plain"],
+                            body: ResponseBody(byteBuffer: ByteBuffer(string: "a token is needed: open the address docktrack printed\n")))
+        }
+        return try await next(request, context)
+    }
+}
+
+/// One page's session on the control path, shared by its reading and writing sides.
+final class PageSession: Sendable {
+    private let session: Mutex<TrackControlSession>
+
+    init(_ session: TrackControlSession) { self.session = Mutex(session) }
+
+    func handle(_ line: String) -> [String] {
+        session.withLock { $0.handle(line, at: MonotonicClock.now()) }
+    }
+
+    func pending() -> [String] { session.withLock { $0.pendingLines() } }
+
+    /// The page went: a joystick it held stops (system tracking comes back on if it had
+    /// switched it off).
+    func end() -> String { session.withLock { $0.sessionEnded(at: MonotonicClock.now()) } }
+}

@@ -1,0 +1,239 @@
+import DockTrack
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A plain HTTP and WebSocket client over TCP, with deadlines, on the test's own thread: what
+/// a browser sends, including what a hostile page would (another Origin, no token).
+final class RawHTTPClient {
+    let fd: Int32
+    private var buffer: [UInt8] = []
+
+    init(host: String, port: Int) throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        inet_pton(AF_INET, host, &address.sin_addr)
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else {
+            close(fd)
+            throw POSIXError(.ECONNREFUSED)
+        }
+    }
+
+    deinit { close(fd) }
+
+    func send(_ bytes: [UInt8]) throws { try Syscall.writeAll(bytes, to: fd, socketFlags: Int32(MSG_NOSIGNAL)) }
+
+    /// At least `count` bytes within `seconds` (fewer at the end or the deadline).
+    private func fill(_ count: Int, within seconds: Double) {
+        let deadline = Date().addingTimeInterval(seconds)
+        while buffer.count < count, deadline.timeIntervalSinceNow > 0 {
+            var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0)]
+            guard (try? Syscall.poll(&fds, seconds: min(0.5, deadline.timeIntervalSinceNow))) ?? 0 > 0 else { continue }
+            var chunk = [UInt8](repeating: 0, count: 65536)
+            let n = read(fd, &chunk, chunk.count)
+            guard n > 0 else { return }
+            buffer += chunk[0..<n]
+        }
+    }
+
+    /// A request's head and the reply's head (status line and headers) and body.
+    func request(_ path: String, headers: [String: String] = [:], within seconds: Double = 10) throws -> (status: Int, headers: [String: String], body: [UInt8]) {
+        var head = "GET \(path) HTTP/1.1\r\nHost: \(headers["Host"] ?? "page")\r\n"
+        for (key, value) in headers where key != "Host" { head += "\(key): \(value)\r\n" }
+        try send(Array((head + "\r\n").utf8))
+        let (status, fields) = readHead(within: seconds)
+        let length = Int(fields["content-length"] ?? "0") ?? 0
+        fill(length, within: seconds)
+        let body = Array(buffer.prefix(length))
+        buffer.removeFirst(min(length, buffer.count))
+        return (status, fields, body)
+    }
+
+    private func readHead(within seconds: Double) -> (Int, [String: String]) {
+        let deadline = Date().addingTimeInterval(seconds)
+        while deadline.timeIntervalSinceNow > 0 {
+            if let end = buffer.indices.dropLast(3).first(where: { buffer[$0] == 13 && buffer[$0 + 1] == 10 && buffer[$0 + 2] == 13 && buffer[$0 + 3] == 10 }) {
+                let text = String(decoding: buffer[..<end], as: UTF8.self)
+                buffer.removeFirst(end + 4)
+                let lines = text.components(separatedBy: "\r\n")
+                let status = Int(lines.first?.split(separator: " ").dropFirst().first ?? "") ?? 0
+                var fields: [String: String] = [:]
+                for line in lines.dropFirst() {
+                    guard let colon = line.firstIndex(of: ":") else { continue }
+                    fields[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+                }
+                return (status, fields)
+            }
+            fill(buffer.count + 1, within: deadline.timeIntervalSinceNow)
+        }
+        return (0, [:])
+    }
+
+    /// The WebSocket handshake on `path`; the reply's status (101 when upgraded).
+    func upgrade(_ path: String, host: String, origin: String? = nil) throws -> Int {
+        var headers = ["Host": host, "Upgrade": "websocket", "Connection": "Upgrade", "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==",
+                       "Sec-WebSocket-Version": "13"]
+        if let origin { headers["Origin"] = origin }
+        var head = "GET \(path) HTTP/1.1\r\n"
+        for (key, value) in headers { head += "\(key): \(value)\r\n" }
+        try send(Array((head + "\r\n").utf8))
+        return readHead(within: 10).0
+    }
+
+    /// A text message, masked as a client's must be.
+    func sendText(_ text: String) throws {
+        let payload = Array(text.utf8)
+        var frame: [UInt8] = [0x81]
+        if payload.count < 126 {
+            frame.append(0x80 | UInt8(payload.count))
+        } else {
+            frame.append(0x80 | 126)
+            frame += [UInt8(payload.count >> 8), UInt8(payload.count & 0xFF)]
+        }
+        let mask: [UInt8] = [0x12, 0x34, 0x56, 0x78]
+        frame += mask
+        frame += payload.enumerated().map { $0.element ^ mask[$0.offset % 4] }
+        try send(frame)
+    }
+
+    /// The next text message within `seconds`; `nil` at the deadline or a close.
+    func nextText(within seconds: Double) -> String? {
+        let deadline = Date().addingTimeInterval(seconds)
+        while deadline.timeIntervalSinceNow > 0 {
+            fill(2, within: deadline.timeIntervalSinceNow)
+            guard buffer.count >= 2 else { return nil }
+            let opcode = buffer[0] & 0x0F
+            var length = Int(buffer[1] & 0x7F), offset = 2
+            if length == 126 {
+                fill(4, within: deadline.timeIntervalSinceNow)
+                length = Int(buffer[2]) << 8 | Int(buffer[3])
+                offset = 4
+            } else if length == 127 {
+                fill(10, within: deadline.timeIntervalSinceNow)
+                length = (2..<10).reduce(0) { $0 << 8 | Int(buffer[$1]) }
+                offset = 10
+            }
+            fill(offset + length, within: deadline.timeIntervalSinceNow)
+            guard buffer.count >= offset + length else { return nil }
+            let payload = Array(buffer[offset..<(offset + length)])
+            buffer.removeFirst(offset + length)
+            if opcode == 0x8 { return nil }
+            if opcode == 0x1 { return String(decoding: payload, as: UTF8.self) }
+        }
+        return nil
+    }
+
+    /// The first text message within `seconds` that `matches`.
+    func firstText(within seconds: Double, where matches: (String) -> Bool) -> String? {
+        let deadline = Date().addingTimeInterval(seconds)
+        while let text = nextText(within: deadline.timeIntervalSinceNow) {
+            if matches(text) { return text }
+        }
+        return nil
+    }
+}
+
+/// `track --http`: the control page, driven as a browser drives it (HTTP and its WebSocket),
+/// in front of docksim in another process.
+@Suite struct ControlPageTests {
+    /// The page's address from the run's log.
+    static func address(_ track: TrackProcess) throws -> (host: String, port: Int, token: String?) {
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline {
+            if let line = track.stderr.split(separator: "\n").first(where: { $0.contains("control page: http://") }) {
+                let url = try #require(URL(string: String(line[line.range(of: "http://")!.lowerBound...])))
+                let token = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == "token" }?.value
+                return (try #require(url.host), try #require(url.port), token)
+            }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        throw DockError.notConnected
+    }
+
+    @Test func thePageShowsThePictureFollowsATapReframesAndSteers() throws {
+        let docksim = try DocksimProcess()
+        defer { withExtendedLifetime(docksim) {} }
+        let track = try TrackProcess([Fixtures.sample("vtest.avi"), "--loop", "-d", "fast", "--no-face-cues", "--mode", "center",
+                                      "--dock", "unix:\(docksim.socket)", "--http", "127.0.0.1:0"])
+        defer { withExtendedLifetime(track) {} }
+        let (host, port, token) = try Self.address(track)
+        #expect(host == "127.0.0.1" && token == nil, "loopback needs no token")
+        // The page, and the picture: an annotated JPEG of the clip's size, newer each time.
+        let page = try RawHTTPClient(host: host, port: port).request("/")
+        #expect(page.status == 200 && String(decoding: page.body, as: UTF8.self).contains("<title>DockTrack</title>"))
+        let frames = try RawHTTPClient(host: host, port: port)
+        let first = try frames.request("/frame.jpg?after=-1")
+        let number = Int(first.headers["x-frame"] ?? "") ?? -1
+        #expect(first.status == 200 && first.headers["content-type"] == "image/jpeg" && number >= 0, "\(first.status) \(first.headers)")
+        let picture = try Fixtures.temporaryFolder().appendingPathComponent("page.jpg")
+        try Data(first.body).write(to: picture)
+        #expect(try Image(contentsOf: picture.path).size == ImageSize(width: 768, height: 576))
+        let second = try frames.request("/frame.jpg?after=\(number)")
+        #expect(second.status == 200 && (Int(second.headers["x-frame"] ?? "") ?? -1) > number, "the next picture is newer")
+
+        // The page's WebSocket speaks the dock protocol.
+        let ws = try RawHTTPClient(host: host, port: port)
+        #expect(try ws.upgrade("/ws", host: "\(host):\(port)", origin: "http://\(host):\(port)") == 101)
+        try ws.sendText(#"{"type":"hello","protocols":["org.docktrack.dock/1"]}"#)
+        #expect(ws.firstText(within: 10) { $0.hasPrefix(#"{"type":"hello""#) } != nil)
+        var person: TrackedSubject?
+        for _ in 0..<100 where person == nil {
+            if case .trackingState(let record)? = ws.firstText(within: 10, where: { $0.hasPrefix(#"{"type":"trackingState""#) }).flatMap(DockMessage.init(line:)) {
+                person = record.subjects.first { $0.kind == .person && $0.saliencyRank != 1 } ?? nil
+            }
+        }
+        let tapped = try #require(person, "a person who does not rank first")
+        // A tap on them: selected, and first in the states that follow.
+        try ws.sendText(#"{"id":1,"command":"selectSubject","point":{"x":\#(tapped.rect.midX),"y":\#(1 - tapped.rect.midY)}}"#)
+        let selected = ws.firstText(within: 10) { $0.hasPrefix(#"{"id":1,"#) } ?? ""
+        #expect(selected.contains(#""type":"selected""#), "\(selected)")
+        guard case .selected(let chosen)? = DockMessage(line: selected) else { return }
+        var ranks: [Int?] = []
+        for _ in 0..<5 {
+            let state = ws.firstText(within: 10) { $0.hasPrefix(#"{"type":"trackingState""#) }.flatMap(DockMessage.init(line:))
+            if case .trackingState(let record)? = state { ranks.append(record.subjects.first { $0.id == chosen }?.saliencyRank) }
+        }
+        #expect(ranks.contains(1) && ranks.allSatisfy { $0 == 1 || $0 == nil }, "the tapped person's ranks: \(ranks)")
+        // Tracking off, the joystick held: docksim turns; the page goes away: the dock is the tracker's again.
+        try ws.sendText(#"{"command":"setSystemTracking","enabled":false}"#)
+        try ws.sendText(#"{"id":2,"command":"setAngularVelocity","velocity":{"x":0,"y":0.4,"z":0}}"#)
+        #expect(ws.firstText(within: 10) { $0.hasPrefix(#"{"id":2,"#) } == #"{"id":2,"type":"done","command":"setAngularVelocity"}"#)
+        var turning = 0.0
+        for _ in 0..<40 {
+            if case .motionState(let m)? = ws.firstText(within: 5, where: { $0.hasPrefix(#"{"type":"motionState""#) }).flatMap(DockMessage.init(line:)) {
+                turning = m.velocity.y
+                if abs(turning - 0.4) < 0.02 { break }
+            }
+        }
+        #expect(abs(turning - 0.4) < 0.02, "the joystick turns the dock: \(turning) rad/s")
+        close(ws.fd)  // the page closes without releasing the joystick
+        Thread.sleep(forTimeInterval: 1.5)
+        #expect(track.stderr.contains("page: session closed; system tracking back on"), "\(track.stderr)")
+    }
+
+    /// Bound beyond this machine's loopback (127.0.0.2 stands in for a network address): no
+    /// request and no WebSocket without the token; a WebSocket from another origin is refused
+    /// with it.
+    @Test func beyondLoopbackEveryRequestNeedsTheToken() throws {
+        let track = try TrackProcess([Fixtures.sample("vtest.avi"), "--loop", "-d", "fast", "--no-face-cues", "--http", "127.0.0.2:0"])
+        defer { withExtendedLifetime(track) {} }
+        let (host, port, token) = try Self.address(track)
+        let key = try #require(token, "a token is printed: \(track.stderr)")
+        #expect(key.count >= 32)
+        for path in ["/", "/frame.jpg", "/ws", "/nothing", "/?token=wrong"] {
+            #expect(try RawHTTPClient(host: host, port: port).request(path).status == 401, "\(path)")
+        }
+        let refused = try RawHTTPClient(host: host, port: port).upgrade("/ws", host: "\(host):\(port)")
+        #expect(refused >= 400, "no WebSocket without the token: \(refused)")
+        #expect(try RawHTTPClient(host: host, port: port).upgrade("/ws?token=\(key)", host: "\(host):\(port)", origin: "http://evil.example") != 101)
+        #expect(try RawHTTPClient(host: host, port: port).request("/?token=\(key)").status == 200)
+        #expect(try RawHTTPClient(host: host, port: port).upgrade("/ws?token=\(key)", host: "\(host):\(port)", origin: "http://\(host):\(port)") == 101)
+    }
+}
