@@ -463,11 +463,11 @@ public final class PipeWireCaptureSource: AudioSource {
         if process.isRunning { process.terminate() }
     }
 
-    /// What has arrived (waiting up to 20 ms for some); the chunk's time is when its last sample
-    /// arrived, less its length. `deviceGone` when pw-record ended (the daemon went away).
+    /// What has arrived, without waiting (a graph without an input sends nothing, and a frame
+    /// must not wait for it: 20 ms a frame made the emulated camera's run miss people); the
+    /// chunk's time is when its last sample arrived, less its length. `deviceGone` when
+    /// pw-record ended (the daemon went away).
     public func read(maximum: Int) throws(AudioError) -> AudioChunk? {
-        var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0)]
-        _ = try? Syscall.poll(&fds, seconds: 0.02)
         var buffer = [UInt8](repeating: 0, count: max(2, maximum * 2 - pending.count))
         let n = Glibc.read(fd, &buffer, buffer.count)
         if n == 0 { throw .deviceGone(name: name) }
