@@ -54,9 +54,13 @@ public final class ControlPage: FrameViewer {
         router.get("/frame.jpg") { request, _ -> Response in
             frames.withLock { $0.lastAsked = MonotonicClock.now() }
             let after = request.uri.queryParameters.get("after", as: Int.self) ?? -1
-            // Up to 2 s for a frame newer than the one the page has.
-            let (index, image) = frames.withLock(waitingFor: { $0.index > after }, until: Date(timeIntervalSinceNow: 2)) { frames, _ in
-                (frames.index, frames.image)
+            // Up to 2 s for a frame newer than the one the page has, without holding a thread
+            // (a blocked wait held one of the two the machine's tasks share).
+            let deadline = MonotonicClock.now() + 2
+            var (index, image) = frames.withLock { ($0.index, $0.image) }
+            while index <= after, MonotonicClock.now() < deadline {
+                try await Task.sleep(for: .milliseconds(15))
+                (index, image) = frames.withLock { ($0.index, $0.image) }
             }
             guard let image, index > after else { return Response(status: .noContent) }
             let jpeg = try image.jpeg(quality: 75)
