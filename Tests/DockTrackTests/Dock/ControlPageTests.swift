@@ -214,7 +214,8 @@ final class RawHTTPClient {
         }
         #expect(abs(turning - 0.4) < 0.02, "the joystick turns the dock: \(turning) rad/s")
         close(ws.fd)  // the page closes without releasing the joystick
-        Thread.sleep(forTimeInterval: 1.5)
+        let closed = Date()
+        while Date().timeIntervalSince(closed) < 20, !track.stderr.contains("page: session closed") { Thread.sleep(forTimeInterval: 0.1) }
         #expect(track.stderr.contains("page: session closed; system tracking back on"), "\(track.stderr)")
     }
 
