@@ -214,6 +214,7 @@ public struct PipeWireGraph: Sendable {
 /// Splits a byte stream of JSON arrays (`pw-dump --monitor`'s: one pretty-printed array after
 /// another) into whole arrays.
 struct JSONArrayStream {
+    static let maximumArrayBytes = 16 << 20
     private var pending: [UInt8] = []
     private var depth = 0
     private var inString = false
@@ -246,6 +247,11 @@ struct JSONArrayStream {
         }
         pending.removeFirst(depth == 0 ? pending.count : start)
         scanned = pending.count
+        // An array that never ends (a peer gone wrong) is not kept without bound: past 16 MiB
+        // (a graph's whole dump is tens of KB) it is dropped and the stream read afresh.
+        if pending.count > Self.maximumArrayBytes {
+            self = JSONArrayStream()
+        }
         return arrays
     }
 }
