@@ -79,7 +79,11 @@ public final class ControlPage: FrameViewer {
             return .upgrade([:])
         } onUpgrade: { inbound, outbound, _ in
             let session = PageSession(TrackControlSession(control: control, identity: identity))
+            // However the page goes (a close, a reset, a write that fails), its session ends once:
+            // a joystick it held stops and tracking comes back.
+            let ended = { @Sendable in if let words = session.end() { log("page: \(words)") } }
             let writing = Task {
+                defer { ended() }
                 var nextMotion = 0.0
                 while !Task.isCancelled {
                     var lines = session.pending()
@@ -92,14 +96,16 @@ public final class ControlPage: FrameViewer {
                     try await Task.sleep(for: .milliseconds(30))
                 }
             }
-            defer { writing.cancel() }
+            defer {
+                writing.cancel()
+                ended()
+            }
             for try await message in inbound.messages(maxSize: 1 << 16) {
-                guard case .text(let text) = message else { continue }
+                guard case .text(let text) = message, !session.isEnded else { continue }
                 for line in text.split(separator: "\n") {
                     for answer in session.handle(String(line)) { try await outbound.write(.text(answer)) }
                 }
             }
-            log("page: \(session.end())")
         }
         var logger = Logger(label: "docktrack-page")
         logger.logLevel = .critical
@@ -188,17 +194,30 @@ struct TokenCheck<Context: RequestContext>: RouterMiddleware {
 
 /// One page's session on the control path, shared by its reading and writing sides.
 final class PageSession: Sendable {
-    private let session: Mutex<TrackControlSession>
+    private struct State {
+        var session: TrackControlSession
+        var ended = false
+    }
+    private let state: Mutex<State>
 
-    init(_ session: TrackControlSession) { self.session = Mutex(session) }
+    init(_ session: TrackControlSession) { self.state = Mutex(State(session: session)) }
 
+    /// The answers to one line from the page (none once the session has ended).
     func handle(_ line: String) -> [String] {
-        session.withLock { $0.handle(line, at: MonotonicClock.now()) }
+        state.withLock { $0.ended ? [] : $0.session.handle(line, at: MonotonicClock.now()) }
     }
 
-    func pending() -> [String] { session.withLock { $0.pendingLines() } }
+    func pending() -> [String] { state.withLock { $0.ended ? [] : $0.session.pendingLines() } }
+
+    var isEnded: Bool { state.withLock { $0.ended } }
 
     /// The page went: a joystick it held stops (system tracking comes back on if it had
-    /// switched it off).
-    func end() -> String { session.withLock { $0.sessionEnded(at: MonotonicClock.now()) } }
+    /// switched it off). What happened, the first time; nil after.
+    func end() -> String? {
+        state.withLock { state in
+            guard !state.ended else { return nil }
+            state.ended = true
+            return state.session.sessionEnded(at: MonotonicClock.now())
+        }
+    }
 }
