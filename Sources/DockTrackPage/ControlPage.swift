@@ -84,13 +84,17 @@ public final class ControlPage: FrameViewer {
             let ended = { @Sendable in if let words = session.end() { log("page: \(words)") } }
             let writing = Task {
                 defer { ended() }
-                var nextMotion = 0.0
+                var nextMotion = 0.0, nextSpeed = 0.0
                 while !Task.isCancelled {
                     var lines = session.pending()
                     let now = MonotonicClock.now()
                     if now >= nextMotion {
                         lines.append(control.motionStateLine)
                         nextMotion = now + 0.1
+                    }
+                    if now >= nextSpeed {
+                        lines.append(control.runSpeedLine)
+                        nextSpeed = now + 1
                     }
                     for line in lines { try await outbound.write(.text(line)) }
                     try await Task.sleep(for: .milliseconds(30))

@@ -21,9 +21,12 @@ public final class LiveRun {
         self.duration = duration
     }
 
-    /// Records how old `frame` is now (call when its output has been written).
-    public func finished(_ frame: Frame) {
-        latencies.append(MonotonicClock.now() - source.clockOrigin - frame.time)
+    /// Records how old `frame` is now (call when its output has been written), and returns it.
+    @discardableResult
+    public func finished(_ frame: Frame) -> Double {
+        let latency = MonotonicClock.now() - source.clockOrigin - frame.time
+        latencies.append(latency)
+        return latency
     }
 
     public var shouldStop: Bool {

@@ -63,6 +63,8 @@ public final class TrackControl: Sendable {
         var appliedAt = -Double.infinity
         /// The run's own camera model while a custom-tracking client's camera frames.
         var trackerCamera: CameraModel?
+        /// The run's speed and latency, for a page.
+        var meter = RunMeter()
 
         /// `line` for every client.
         mutating func broadcast(_ line: String) {
@@ -163,6 +165,18 @@ public final class TrackControl: Sendable {
 
     /// The dock's motion as of the last frame, as a motion-state line.
     public var motionStateLine: String { motionLine }
+
+    /// The run's speed and latency now (``RunMeter/jsonLine(at:)``).
+    public var runSpeedLine: String {
+        let now = MonotonicClock.now()
+        return state.withLock { $0.meter.jsonLine(at: now) }
+    }
+
+    /// A frame was done `latency` seconds after its capture (a file: after it entered the tracker).
+    public func recordFrame(latency: Double) {
+        let now = MonotonicClock.now()
+        state.withLock { $0.meter.record(latency: latency, at: now) }
+    }
 
     /// The dock's motion as of the last frame.
     var motionLine: String { state.withLock { $0.motion.jsonLine } }

@@ -131,6 +131,7 @@ public final class TrackSession {
                 objectsStarted = true
             }
             let captured = paced ? pacer.wait(for: frame.time) : frame.time
+            let began = MonotonicClock.now()
             lastCaptured = captured
             loop.dock.relayNews(to: control, notes: notes)
             control?.apply(to: &loop, pipeline: pipeline, customTracking: customTracking, at: captured)
@@ -150,7 +151,8 @@ public final class TrackSession {
             let record = SubjectStatesRecord(frame: frame.index, time: frame.time, subjects: step.subjects)
             control?.publish(record, motion: step.atCommand)
             try outputs.states?.write(record.jsonLine)
-            liveRun?.finished(frame)
+            let latency = liveRun?.finished(frame) ?? (MonotonicClock.now() - began)
+            control?.recordFrame(latency: latency)
             summary.frames += 1
             onFrame(summary.frames)
             let viewer = self.viewer.flatMap { $0.isWatched ? $0 : nil }

@@ -219,6 +219,107 @@ final class RawHTTPClient {
         #expect(track.stderr.contains("page: session closed; system tracking back on"), "\(track.stderr)")
     }
 
+    /// The page in a real browser (Debian's chromium, headless, through the DevTools protocol),
+    /// as a person uses it: the picture updates; a click on a person makes them rank 1; the
+    /// "left" button turns docksim's dock; a region dragged over the picture is the tracker's;
+    /// with tracking off the joystick held turns the dock, released stops it; a tab closed
+    /// mid-joystick stops it too. The screenshot is kept for docs/.
+    @Test func aRealBrowserShowsThePictureFollowsAClickReframesAndSteers() throws {
+        let docksim = try DocksimProcess()
+        defer { withExtendedLifetime(docksim) {} }
+        let track = try TrackProcess([Fixtures.sample("vtest.avi"), "--loop", "-d", "fast", "--no-face-cues", "--mode", "center",
+                                      "--dock", "unix:\(docksim.socket)", "--http", "127.0.0.1:0"])
+        defer { withExtendedLifetime(track) {} }
+        let (host, port, _) = try Self.address(track)
+        let browser = try HeadlessBrowser(width: 1200, height: 800)
+        try browser.load("http://\(host):\(port)/")
+        // The picture updates, the states arrive.
+        #expect(browser.waitUntil("dockState.connected && dockState.pictures >= 3 && dockState.subjects > 0 && dockState.pose !== null", within: 60),
+                "\(String(describing: try? browser.evaluate("JSON.stringify(dockState)")))")
+        let pictures = browser.number("dockState.pictures") ?? 0
+        #expect(browser.waitUntil("dockState.pictures >= \(Int(pictures) + 5)", within: 30), "the picture keeps updating")
+        #expect(browser.waitUntil("dockState.run !== null && dockState.run.framesPerSecond > 0", within: 10), "the run's speed is shown")
+
+        // A click on a person who is not first: they are first in the states that follow.
+        var followed: String?
+        for _ in 0..<10 where followed == nil {
+            let picked = try browser.evaluate("""
+                (() => { const s = dockState.list.find((s) => s.kind === 'person' && s.rank !== 1); if (!s) return null;
+                         const r = document.getElementById('picture').getBoundingClientRect();
+                         return [s.id, r.left + (s.rect.x + s.rect.width / 2) * r.width, r.top + (1 - s.rect.y - s.rect.height / 2) * r.height]; })()
+                """) as? [Any]
+            guard let picked, let id = picked[0] as? String, let x = picked[1] as? Double, let y = picked[2] as? Double else {
+                usleep(200_000)
+                continue
+            }
+            try browser.click(x: x, y: y)
+            if browser.waitUntil("document.getElementById('log').textContent.includes('following ')", within: 10) {
+                let chosen = try browser.evaluate("(document.getElementById('log').textContent.match(/following (\\S+)/) || [])[1]") as? String
+                followed = chosen
+                #expect(chosen.map { id.hasPrefix($0) } ?? false, "the click chose the person under it: \(chosen ?? "-") for \(id)")
+            }
+        }
+        let chosen = try #require(followed, "a click on a person selected them")
+        #expect(browser.waitUntil("dockState.first !== null && dockState.first.startsWith('\(chosen)')", within: 10), "the clicked person ranks first")
+
+        // A framing button: "left" turns the dock.
+        let panCentre = try #require(browser.number("dockState.pose.y"))
+        try browser.click("#modes button[data-mode=left]")
+        #expect(browser.waitUntil("Math.abs(dockState.pose.y - (\(panCentre))) > 0.05", within: 20),
+                "the left button turned docksim's dock from \(panCentre): \(browser.number("dockState.pose.y") ?? .nan)")
+
+        // A region dragged over the right half of the picture.
+        try browser.click("#region")
+        let box = try #require(try browser.evaluate("(() => { const r = document.getElementById('picture').getBoundingClientRect(); return [r.left, r.top, r.width, r.height]; })()") as? [Double])
+        try browser.mouse("mousePressed", x: box[0] + box[2] * 0.5, y: box[1] + box[3] * 0.1)
+        try browser.mouse("mouseMoved", x: box[0] + box[2] * 0.75, y: box[1] + box[3] * 0.5)
+        try browser.mouse("mouseReleased", x: box[0] + box[2] * 0.99, y: box[1] + box[3] * 0.9)
+        #expect(browser.waitUntil("dockState.region !== null && Math.abs(dockState.region.x - 0.5) < 0.02 && Math.abs(dockState.region.width - 0.49) < 0.02", within: 10),
+                "\(String(describing: try? browser.evaluate("JSON.stringify(dockState.region)")))")
+        #expect((try browser.evaluate("document.getElementById('log').textContent.includes('nobody there')")) as? Bool == false,
+                "the end of the drag was not taken for a tap on nobody")
+        let observer = try RawHTTPClient(host: host, port: port)
+        #expect(try observer.upgrade("/ws", host: "\(host):\(port)", origin: "http://\(host):\(port)") == 101)
+        try observer.sendText(#"{"type":"hello","protocols":["org.docktrack.dock/1"]}"#)
+        try observer.sendText(#"{"id":7,"command":"getRegionOfInterest"}"#)
+        let region = observer.firstText(within: 10) { $0.hasPrefix(#"{"id":7,"#) } ?? ""
+        #expect(region.contains(#""x":0.5"#) && region.contains(#""origin":"upperLeft""#), "the tracker's region: \(region)")
+
+        // Tracking off; the joystick held right of centre turns the dock, and keeps turning past
+        // the dock's 1 s renewal; released, the dock stops.
+        try browser.click("#tracking")
+        #expect(browser.waitUntil("document.getElementById('tracking').textContent === 'tracking off'", within: 5))
+        let pad = try browser.centre(of: "#pad")
+        try browser.mouse("mousePressed", x: pad.x + 60, y: pad.y)
+        #expect(browser.waitUntil("dockState.velocity && Math.abs(dockState.velocity.y - 0.667) < 0.05", within: 15),
+                "the joystick turns the dock: \(String(describing: try? browser.evaluate("JSON.stringify(dockState.velocity)")))")
+        Thread.sleep(forTimeInterval: 2)
+        #expect(browser.waitUntil("Math.abs(dockState.velocity.y - 0.667) < 0.05", within: 1), "still turning 2 s later, the joystick still held")
+        try browser.mouse("mouseReleased", x: pad.x + 60, y: pad.y)
+        #expect(browser.waitUntil("Math.abs(dockState.velocity.y) < 0.01", within: 10), "released, the dock stops")
+
+        // Held again, then the tab closed: the dock stops, and tracking is the tracker's again.
+        try browser.mouse("mousePressed", x: pad.x - 60, y: pad.y)
+        #expect(browser.waitUntil("dockState.velocity && dockState.velocity.y < -0.6", within: 15))
+        let screenshot = try browser.screenshot()
+        let saved = try Fixtures.temporaryFolder().appendingPathComponent("control-page.jpg")
+        try screenshot.write(to: saved)
+        #expect(try Image(contentsOf: saved.path).size.width >= 1000, "a screenshot of the page: \(saved.path)")
+        print("control page in chromium: \(saved.path)")
+        try browser.closePage()
+        var velocity = Double.nan
+        let closed = Date()
+        while Date().timeIntervalSince(closed) < 20 {
+            if case .motionState(let m)? = observer.firstText(within: 5, where: { $0.hasPrefix(#"{"type":"motionState""#) }).flatMap(DockMessage.init(line:)) {
+                velocity = m.velocity.y
+                if abs(velocity) < 0.01 { break }
+            }
+        }
+        #expect(abs(velocity) < 0.01, "the tab closed mid-joystick: the dock stops (\(velocity) rad/s)")
+        while Date().timeIntervalSince(closed) < 20, !track.stderr.contains("page: session closed") { Thread.sleep(forTimeInterval: 0.1) }
+        #expect(track.stderr.contains("page: session closed; system tracking back on"), "\(track.stderr)")
+    }
+
     /// Bound beyond this machine's loopback (127.0.0.2 stands in for a network address): no
     /// request and no WebSocket without the token; a WebSocket from another origin is refused
     /// with it.

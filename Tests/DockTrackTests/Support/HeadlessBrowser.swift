@@ -1,0 +1,160 @@
+import DockTrack
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Debian's chromium, headless, driven over the DevTools protocol (its WebSocket, through
+/// ``RawHTTPClient``): a page is opened, its script evaluated, the mouse pressed, moved and
+/// released where a person would, a screenshot taken, the page closed as a tab is. The browser
+/// is killed when the value goes.
+final class HeadlessBrowser {
+    static let executable = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].first { FileManager.default.isExecutableFile(atPath: $0) }
+
+    let pid: pid_t
+    private let profile: URL
+    private let log: String
+    private var page: RawHTTPClient
+    private var nextId = 1
+    let devToolsPort: Int
+
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// Starts chromium with a window of `width` x `height` CSS pixels and attaches to its tab.
+    init(width: Int = 1200, height: Int = 800) throws {
+        guard let executable = Self.executable else { throw Failure(description: "no chromium (make test installs Debian's)") }
+        profile = try Fixtures.temporaryFolder().appendingPathComponent("chromium-profile")
+        log = try Fixtures.temporaryFolder().appendingPathComponent("chromium.err").path
+        let errFD = Glibc.open(log, O_WRONLY | O_CREAT | O_TRUNC, 0o644), nullFD = Glibc.open("/dev/null", O_WRONLY)
+        defer {
+            close(errFD)
+            close(nullFD)
+        }
+        // --no-sandbox: the tests may run as root, where chromium's sandbox refuses to start.
+        pid = try ToolRun.spawn(executable, ["--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-extensions",
+                                             "--user-data-dir=\(profile.path)", "--remote-debugging-address=127.0.0.1",
+                                             "--remote-debugging-port=0", "--window-size=\(width),\(height)", "about:blank"],
+                                environment: ["HOME": profile.path], stdout: nullFD, stderr: errFD).get()
+        var port: Int?
+        let deadline = Date().addingTimeInterval(60)
+        while port == nil, Date() < deadline {
+            let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+            if let range = text.range(of: "DevTools listening on ws://127.0.0.1:") {
+                port = Int(text[range.upperBound...].prefix { $0.isNumber })
+            } else {
+                usleep(100_000)
+            }
+        }
+        guard let port else {
+            kill(pid, SIGKILL)
+            _ = ToolRun.wait(for: pid)
+            throw Failure(description: "chromium did not offer DevTools within 60 s: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
+        }
+        devToolsPort = port
+        // The tab's own WebSocket, from the list of targets.
+        var socketPath: String?
+        while socketPath == nil, Date() < deadline {
+            let list = try RawHTTPClient(host: "127.0.0.1", port: port).request("/json/list", headers: ["Host": "127.0.0.1:\(port)"])
+            let targets = (try? JSONSerialization.jsonObject(with: Data(list.body))) as? [[String: Any]] ?? []
+            if let url = targets.first(where: { $0["type"] as? String == "page" })?["webSocketDebuggerUrl"] as? String,
+               let path = URLComponents(string: url)?.path {
+                socketPath = path
+            } else {
+                usleep(100_000)
+            }
+        }
+        guard let socketPath else { throw Failure(description: "chromium listed no page") }
+        page = try RawHTTPClient(host: "127.0.0.1", port: port)
+        guard try page.upgrade(socketPath, host: "127.0.0.1:\(port)") == 101 else { throw Failure(description: "the DevTools WebSocket was refused") }
+    }
+
+    deinit {
+        kill(pid, SIGKILL)
+        _ = ToolRun.wait(for: pid)
+        try? FileManager.default.removeItem(at: profile)
+    }
+
+    /// A DevTools method on the tab; its `result`. Events that come meanwhile are passed over.
+    @discardableResult
+    func call(_ method: String, _ params: [String: Any] = [:], within seconds: Double = 30) throws -> [String: Any] {
+        let id = nextId
+        nextId += 1
+        let request = try JSONSerialization.data(withJSONObject: ["id": id, "method": method, "params": params])
+        try page.sendText(String(decoding: request, as: UTF8.self))
+        let deadline = Date().addingTimeInterval(seconds)
+        while let text = page.nextText(within: deadline.timeIntervalSinceNow) {
+            guard let message = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any],
+                  message["id"] as? Int == id else { continue }
+            if let error = message["error"] { throw Failure(description: "\(method): \(error)") }
+            return message["result"] as? [String: Any] ?? [:]
+        }
+        throw Failure(description: "\(method): no answer within \(seconds) s")
+    }
+
+    /// Opens `url` in the tab and waits for its load.
+    func load(_ url: String) throws {
+        try call("Page.enable")
+        try call("Page.navigate", ["url": url])
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline, (try? evaluate("document.readyState")) as? String != "complete" { usleep(100_000) }
+    }
+
+    /// The value of a JavaScript expression in the page (a promise is awaited).
+    func evaluate(_ expression: String) throws -> Any? {
+        let result = try call("Runtime.evaluate", ["expression": expression, "returnByValue": true, "awaitPromise": true])
+        if let exception = result["exceptionDetails"] { throw Failure(description: "\(expression): \(exception)") }
+        return (result["result"] as? [String: Any])?["value"]
+    }
+
+    /// A number from the page (`nil` when the expression is not one).
+    func number(_ expression: String) -> Double? { (try? evaluate(expression)) as? Double ?? ((try? evaluate(expression)) as? Int).map(Double.init) }
+
+    /// Polls `expression` until it is true (up to `seconds`); whether it became so.
+    func waitUntil(_ expression: String, within seconds: Double) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if (try? evaluate(expression)) as? Bool == true { return true }
+            usleep(100_000)
+        }
+        return false
+    }
+
+    /// Where an element's centre is, in the window's CSS pixels.
+    func centre(of selector: String) throws -> (x: Double, y: Double) {
+        let box = try evaluate("(() => { const r = document.querySelector('\(selector)').getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; })()") as? [Double]
+        guard let box, box.count == 2 else { throw Failure(description: "no element \(selector)") }
+        return (box[0], box[1])
+    }
+
+    /// A mouse event as the browser's input: `mousePressed`, `mouseMoved`, `mouseReleased`.
+    func mouse(_ type: String, x: Double, y: Double) throws {
+        try call("Input.dispatchMouseEvent", ["type": type, "x": x, "y": y, "button": "left", "buttons": type == "mouseReleased" ? 0 : 1,
+                                              "clickCount": 1])
+    }
+
+    /// A click (press and release) at a point.
+    func click(x: Double, y: Double) throws {
+        try mouse("mousePressed", x: x, y: y)
+        try mouse("mouseReleased", x: x, y: y)
+    }
+
+    /// A click on the centre of an element.
+    func click(_ selector: String) throws {
+        let (x, y) = try centre(of: selector)
+        try click(x: x, y: y)
+    }
+
+    /// A JPEG screenshot of the window.
+    func screenshot(quality: Int = 80) throws -> Data {
+        let result = try call("Page.captureScreenshot", ["format": "jpeg", "quality": quality])
+        guard let base64 = result["data"] as? String, let data = Data(base64Encoded: base64) else { throw Failure(description: "no screenshot") }
+        return data
+    }
+
+    /// Closes the tab as a person closes it (its pagehide runs).
+    func closePage() throws {
+        try call("Page.close")
+    }
+}
