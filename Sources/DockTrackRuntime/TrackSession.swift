@@ -161,7 +161,8 @@ public final class TrackSession {
             let canvas = try Canvas(copying: frame.image)
             canvas.subjects(step.subjects)
             canvas.framing(regionOfInterest: params.regionOfInterest, target: step.aim?.target,
-                           pose: step.atCommand.position - params.home, state: step.state.rawValue)
+                           pose: step.atCommand.position - params.home,
+                           state: loop.systemTracking ? step.state.rawValue : loop.customSubjects == nil ? "tracking off" : "custom tracking")
             try outputs.video?.write(canvas.image)
             // The page gets the canvas itself (written no more from here) and encodes it when asked.
             viewer?.offer(canvas.image, index: frame.index)

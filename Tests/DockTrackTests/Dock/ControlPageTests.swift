@@ -298,6 +298,18 @@ final class RawHTTPClient {
         try browser.mouse("mouseReleased", x: pad.x + 60, y: pad.y)
         #expect(browser.waitUntil("Math.abs(dockState.velocity.y) < 0.01", within: 10), "released, the dock stops")
 
+        // A preset: this pose saved, the dock steered away, the preset brings it back.
+        let presetPan = try #require(browser.number("dockState.pose.y"))
+        try browser.click("#save")
+        #expect(browser.waitUntil("document.querySelectorAll('#presets button.go').length === 1", within: 5), "a preset button")
+        try browser.mouse("mousePressed", x: pad.x + 60, y: pad.y)
+        #expect(browser.waitUntil("Math.abs(dockState.pose.y - (\(presetPan))) > 0.3", within: 15), "steered away from the preset")
+        try browser.mouse("mouseReleased", x: pad.x + 60, y: pad.y)
+        #expect(browser.waitUntil("Math.abs(dockState.velocity.y) < 0.01", within: 10))
+        try browser.click("#presets button.go")
+        #expect(browser.waitUntil("Math.abs(dockState.pose.y - (\(presetPan))) < 0.01 && Math.abs(dockState.velocity.y) < 0.01", within: 15),
+                "the preset brought the dock back to \(presetPan): \(browser.number("dockState.pose.y") ?? .nan)")
+
         // Held again, then the tab closed: the dock stops, and tracking is the tracker's again.
         try browser.mouse("mousePressed", x: pad.x - 60, y: pad.y)
         #expect(browser.waitUntil("dockState.velocity && dockState.velocity.y < -0.6", within: 15))
