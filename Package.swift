@@ -19,6 +19,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        // track --config FILE: a saved setup in TOML.
+        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
     ],
     targets: [
         // OpenCV 4.6 from Debian, found through pkg-config. Only supplies include and link flags.
@@ -100,7 +102,8 @@ let package = Package(
                                .product(name: "HTTPTypes", package: "swift-http-types")]),
         // Command-line options both executables take.
         .target(name: "DockTrackCommandLine",
-                dependencies: ["DockTrack", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+                dependencies: ["DockTrack", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                               .product(name: "TOMLKit", package: "TOMLKit")]),
         .executableTarget(
             name: "docktrack",
             dependencies: [

@@ -1,5 +1,6 @@
 import ArgumentParser
 import DockTrack
+import DockTrackCommandLine
 import DockTrackPage
 import Foundation
 
@@ -54,7 +55,14 @@ struct TrackCommand: ParsableCommand {
     @OptionGroup var output: TrackOutputOptions
     @OptionGroup var virtualCamera: VirtualCameraOptions
 
+    @Option(help: ArgumentHelp(
+        "A saved setup: a TOML file whose keys are this command's long options (input = the video or camera; true gives a flag). Options on the command line override it. See docs/track.md.",
+        valueName: "file"))
+    var config: String?
+
     func validate() throws {
+        // With a config file every check waits for the options it adds (run()).
+        guard config == nil else { return }
         if virtualCamera.virtualCamera != nil, observations != nil || dockOptions.dock != nil || output.serve != nil || output.http != nil {
             throw ValidationError("--virtual-camera reframes the picture itself: not with --observations, --dock, --serve or --http")
         }
@@ -69,6 +77,44 @@ struct TrackCommand: ParsableCommand {
         }
         for box in object where Self.parseBox(box) == nil {
             throw ValidationError("--object takes x,y,width,height in 0...1 with width and height > 0, not '\(box)'")
+        }
+    }
+
+    /// The command as the config file and the command line give it together: the file's
+    /// options first, those the command line names left out (and its input when the command
+    /// line has one), then the command line's.
+    static func withConfig(_ path: String, commandLine parsed: TrackCommand) throws -> TrackCommand {
+        let file: ConfigFile
+        do {
+            file = try ConfigFile(contentsOf: path)
+        } catch {
+            throw ValidationError(error.description)
+        }
+        var commandLine = Array(CommandLine.arguments.dropFirst())
+        if let track = commandLine.firstIndex(of: "track") { commandLine.removeFirst(track + 1) }
+        // --config itself goes (the file names no other).
+        var rest: [String] = []
+        var skipNext = false
+        for token in commandLine {
+            if skipNext { skipNext = false; continue }
+            if token == "--config" { skipNext = true; continue }
+            if token.hasPrefix("--config=") { continue }
+            rest.append(token)
+        }
+        let input: ConfigFile.CommandLineInput
+        if parsed.live.camera != nil || parsed.path.map({ NetworkStream.isURL($0) || CameraDiscovery.isDevicePath($0) }) == true {
+            input = .live
+        } else if parsed.path != nil || parsed.observations != nil {
+            input = .file
+        } else {
+            input = .none
+        }
+        let arguments = file.arguments(leavingOut: ConfigFile.namesGiven(by: rest, shortNames: ["d": "detector"]),
+                                       commandLineInput: input) + rest
+        do {
+            return try TrackCommand.parse(arguments)
+        } catch {
+            throw ValidationError("--config \(path): \(TrackCommand.message(for: error))")
         }
     }
 
@@ -95,6 +141,7 @@ struct TrackCommand: ParsableCommand {
     }
 
     func run() throws {
+        if let config { return try Self.withConfig(config, commandLine: self).run() }
         // Ctrl-C and SIGTERM end every run as its end of input does (outputs finished, the dock
         // told to stop), then exit 130 or 143.
         RunInterruption.install()
@@ -147,7 +194,7 @@ struct TrackCommand: ParsableCommand {
         }
         let page = try ControlPage(host: host, port: port, control: control, identity: .tracker, token: token, log: notes)
         session.viewer = page
-        let query = token.map { "?token=\($0)" } ?? ""
+        let query = token.map { "?token=\($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? $0)" } ?? ""
         notes("control page: http://\(page.address)/\(query)")
         return page
     }

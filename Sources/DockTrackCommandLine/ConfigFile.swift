@@ -1,0 +1,169 @@
+import Foundation
+import TOMLKit
+
+/// A saved setup for a command (`docktrack track --config FILE`), in TOML: each key is one of the
+/// command's long options without its dashes, and says what the command line would.
+///
+/// ```toml
+/// input = "/dev/video0"        # the command's argument (a file or a camera)
+/// dock = "unix:/run/docksim.sock"
+/// detector = "fast"
+/// mode = "center"
+/// max-pan-speed = 1.2
+/// http = "0.0.0.0:8080"
+/// http-token-file = "/etc/docktrack/token"
+/// no-face-cues = true          # a flag: true gives it, false leaves it out
+/// object = ["0.1,0.2,0.1,0.1"] # a repeatable option: each value once
+/// ```
+///
+/// The command line overrides the file: an option given there leaves the file's out (its `no-`
+/// form too), and any input given there (an argument, `--camera`, `--observations`) leaves out
+/// the file's `input`, `camera` and `observations` (and, for a video file, the file's camera
+/// settings: `size`, `fps`, ...). Tables, dates and nested arrays are refused,
+/// as is a key the command does not know (the command's own parser says so).
+public struct ConfigFile: Sendable {
+    /// What is wrong with a config file, with the file's path.
+    public struct Invalid: Error, CustomStringConvertible {
+        public var description: String
+        init(_ path: String, _ problem: String) { description = "--config \(path): \(problem)" }
+    }
+
+    /// A file larger than this is not a setup (1 MiB).
+    public static let maximumSize = 1 << 20
+    /// The keys that name the run's input: any input on the command line leaves all of them out.
+    public static let inputKeys: Set<String> = ["input", "camera", "observations"]
+
+    public let path: String
+    /// Each key with the arguments it stands for, in the file's key order (sorted by name: TOML's
+    /// tables have no order), `input` apart.
+    public let options: [(key: String, arguments: [String])]
+    /// The command's argument (`input = "…"`).
+    public let input: String?
+
+    /// Reads and checks the file at `path`: a regular file of at most ``maximumSize`` bytes, UTF-8, TOML.
+    public init(contentsOf path: String) throws(Invalid) {
+        let attributes: [FileAttributeKey: Any]
+        do {
+            attributes = try FileManager.default.attributesOfItem(atPath: path)
+        } catch {
+            throw Invalid(path, "no such file")
+        }
+        guard attributes[.type] as? FileAttributeType == .typeRegular else { throw Invalid(path, "not a regular file") }
+        guard (attributes[.size] as? Int ?? 0) <= Self.maximumSize else { throw Invalid(path, "larger than \(Self.maximumSize) bytes: not a setup") }
+        guard let data = FileManager.default.contents(atPath: path) else { throw Invalid(path, "cannot be read") }
+        guard let text = String(data: data, encoding: .utf8) else { throw Invalid(path, "not UTF-8 text") }
+        try self.init(toml: text, path: path)
+    }
+
+    /// Parses `toml` (the text of the file at `path`).
+    public init(toml: String, path: String) throws(Invalid) {
+        self.path = path
+        let table: TOMLTable
+        do {
+            table = try TOMLTable(string: toml)
+        } catch let error as TOMLParseError {
+            throw Invalid(path, "line \(error.source.begin.line), column \(error.source.begin.column): \(error.description)")
+        } catch {
+            throw Invalid(path, "not TOML: \(error)")
+        }
+        var options: [(key: String, arguments: [String])] = []
+        var input: String?
+        for key in table.keys.sorted() {
+            guard let value = table[key] else { continue }
+            guard !key.isEmpty, key.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" }), !key.hasPrefix("-") else {
+                throw Invalid(path, "'\(key)' is not an option's name (write it as on the command line, without the dashes)")
+            }
+            if key == "config" { throw Invalid(path, "a config file cannot name another (config)") }
+            if key == "input" {
+                guard let text = value.string else { throw Invalid(path, "input: a path in quotes, such as \"/dev/video0\"") }
+                input = text
+                continue
+            }
+            options.append((key, try Self.arguments(key, value, path: path)))
+        }
+        self.options = options
+        self.input = input
+    }
+
+    /// The arguments one key stands for.
+    private static func arguments(_ key: String, _ value: any TOMLValueConvertible, path: String) throws(Invalid) -> [String] {
+        switch value.type {
+        case .bool:
+            return value.bool == true ? ["--\(key)"] : []
+        case .table:
+            throw Invalid(path, "[\(key)]: sections are not read; write every option at the top level (key = value)")
+        case .array:
+            guard let array = value.array else { return [] }
+            var arguments: [String] = []
+            for element in array {
+                guard let text = try scalar(key, element, path: path) else {
+                    throw Invalid(path, "\(key): a list of strings or numbers")
+                }
+                arguments.append("--\(key)=\(text)")
+            }
+            return arguments
+        default:
+            guard let text = try scalar(key, value, path: path) else {
+                throw Invalid(path, "\(key): a \(value.type) is not an option's value (a string, a number, true or false, or a list)")
+            }
+            return ["--\(key)=\(text)"]
+        }
+    }
+
+    /// A string or a number as the command line spells it; nil for anything else.
+    private static func scalar(_ key: String, _ value: any TOMLValueConvertible, path: String) throws(Invalid) -> String? {
+        switch value.type {
+        case .string: return value.string
+        case .int: return value.int.map(String.init)
+        case .double:
+            guard let number = value.double, number.isFinite else { throw Invalid(path, "\(key): not a finite number") }
+            return "\(number)"
+        default: return nil
+        }
+    }
+
+    /// The option names a command line gives (`--name`, `--name=value`, and short ones through
+    /// `shortNames`), with each one's `no-` partner: the options the file must leave out.
+    public static func namesGiven(by commandLine: [String], shortNames: [Character: String]) -> Set<String> {
+        var names: Set<String> = []
+        for token in commandLine {
+            var name: String?
+            if token.hasPrefix("--"), token.count > 2 {
+                name = String(token.dropFirst(2).prefix { $0 != "=" })
+            } else if token.hasPrefix("-"), token.count == 2, let short = token.last {
+                name = shortNames[short]
+            }
+            guard let name else { continue }
+            names.insert(name)
+            names.insert(name.hasPrefix("no-") ? String(name.dropFirst(3)) : "no-\(name)")
+        }
+        return names
+    }
+
+    /// The input a command line gives, as far as the file's options care.
+    public enum CommandLineInput: Sendable {
+        /// None: the file's `input` (or `camera`, `observations`) is the run's.
+        case none
+        /// A camera or a stream: the file's camera settings still apply.
+        case live
+        /// A file: the file's camera settings (``cameraSettingKeys``) are left out too.
+        case file
+    }
+
+    /// Settings that only a camera or a stream takes.
+    public static let cameraSettingKeys: Set<String> = ["size", "fps", "pixel-format", "reconnect", "duration"]
+
+    /// The file's arguments for a command line that gave the options `names` and `input`: they
+    /// go before the command line's, the file's input (the command's argument) last. Values go
+    /// as `--name=value`, so that one starting with a dash is not taken for an option.
+    public func arguments(leavingOut names: Set<String>, commandLineInput input: CommandLineInput) -> [String] {
+        var arguments: [String] = []
+        for (key, values) in options where !names.contains(key) {
+            if input != .none && Self.inputKeys.contains(key) { continue }
+            if input == .file && Self.cameraSettingKeys.contains(key) { continue }
+            arguments += values
+        }
+        if let file = self.input, input == .none { arguments.append(file) }
+        return arguments
+    }
+}
