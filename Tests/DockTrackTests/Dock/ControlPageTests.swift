@@ -332,6 +332,51 @@ final class RawHTTPClient {
         #expect(track.stderr.contains("page: session closed; system tracking back on"), "\(track.stderr)")
     }
 
+    /// On a phone (a 390 px wide touch screen, chromium's emulation): the page fits the width,
+    /// a finger's tap on a person follows them, and with tracking off a finger on the joystick
+    /// turns the dock until it lifts.
+    @Test func onAPhoneATapFollowsAndAFingerSteers() throws {
+        let docksim = try DocksimProcess()
+        defer { withExtendedLifetime(docksim) {} }
+        let track = try TrackProcess([Fixtures.sample("vtest.avi"), "--loop", "-d", "fast", "--no-face-cues",
+                                      "--dock", "unix:\(docksim.socket)", "--http", "127.0.0.1:0"])
+        defer { withExtendedLifetime(track) {} }
+        let (host, port, _) = try Self.address(track)
+        let browser = try HeadlessBrowser()
+        try browser.emulatePhone()
+        try browser.load("http://\(host):\(port)/")
+        #expect(browser.waitUntil("dockState.connected && dockState.pictures >= 2 && dockState.subjects > 0", within: 60))
+        #expect(browser.waitUntil("document.documentElement.scrollWidth <= window.innerWidth + 1 && document.getElementById('picture').getBoundingClientRect().width >= 340", within: 5),
+                "the page fits the phone: \(String(describing: try? browser.evaluate("[document.documentElement.scrollWidth, window.innerWidth, document.getElementById('picture').getBoundingClientRect().width]")))")
+        var followed = false
+        for _ in 0..<10 where !followed {
+            guard let picked = try browser.evaluate("""
+                (() => { const s = dockState.list.find((s) => s.kind === 'person' && s.rank !== 1); if (!s) return null;
+                         const r = document.getElementById('picture').getBoundingClientRect();
+                         return [r.left + (s.rect.x + s.rect.width / 2) * r.width, r.top + (1 - s.rect.y - s.rect.height / 2) * r.height]; })()
+                """) as? [Double] else {
+                usleep(200_000)
+                continue
+            }
+            try browser.touch("touchStart", x: picked[0], y: picked[1])
+            try browser.touch("touchEnd")
+            followed = browser.waitUntil("document.getElementById('log').textContent.includes('following ')", within: 10)
+        }
+        #expect(followed, "a tap on a person follows them: \(String(describing: try? browser.evaluate("document.getElementById('log').textContent")))")
+        let button = try browser.centre(of: "#tracking")
+        try browser.touch("touchStart", x: button.x, y: button.y)
+        try browser.touch("touchEnd")
+        #expect(browser.waitUntil("document.getElementById('tracking').textContent === 'tracking off'", within: 5))
+        _ = try browser.evaluate("document.getElementById('pad').scrollIntoView({ block: 'center' })")
+        let pad = try browser.centre(of: "#pad")
+        try browser.touch("touchStart", x: pad.x, y: pad.y - 60)
+        try browser.touch("touchMove", x: pad.x, y: pad.y - 61)
+        #expect(browser.waitUntil("dockState.velocity && dockState.velocity.x < -0.2", within: 15),
+                "a finger up on the joystick tilts the dock up: \(String(describing: try? browser.evaluate("JSON.stringify(dockState.velocity)")))")
+        try browser.touch("touchEnd")
+        #expect(browser.waitUntil("Math.abs(dockState.velocity.x) < 0.01 && Math.abs(dockState.velocity.y) < 0.01", within: 10), "the finger lifted: the dock stops")
+    }
+
     /// Bound beyond this machine's loopback (127.0.0.2 stands in for a network address): no
     /// request and no WebSocket without the token; a WebSocket from another origin is refused
     /// with it.

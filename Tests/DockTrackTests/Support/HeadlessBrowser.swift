@@ -134,6 +134,18 @@ final class HeadlessBrowser {
                                               "clickCount": 1])
     }
 
+    /// The window as a phone's: `width` x `height` CSS pixels, a touch screen.
+    func emulatePhone(width: Int = 390, height: Int = 844) throws {
+        try call("Emulation.setDeviceMetricsOverride", ["width": width, "height": height, "deviceScaleFactor": 3, "mobile": true])
+        try call("Emulation.setTouchEmulationEnabled", ["enabled": true, "maxTouchPoints": 5])
+    }
+
+    /// A finger: `touchStart`, `touchMove` (at a point), `touchEnd` (no points).
+    func touch(_ type: String, x: Double = 0, y: Double = 0) throws {
+        let points: [[String: Any]] = type == "touchEnd" || type == "touchCancel" ? [] : [["x": x, "y": y, "id": 1]]
+        try call("Input.dispatchTouchEvent", ["type": type, "touchPoints": points])
+    }
+
     /// A click (press and release) at a point.
     func click(x: Double, y: Double) throws {
         try mouse("mousePressed", x: x, y: y)
