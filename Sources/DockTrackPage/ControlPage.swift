@@ -24,12 +24,13 @@ import Synchronization
 /// Bound to loopback unless told otherwise; elsewhere a token is required on every request and
 /// WebSocket (`?token=`), and a WebSocket's `Origin` must be the page's own host.
 public final class ControlPage: FrameViewer {
-    /// What the page shows: the newest annotated frame, by number.
+    /// What the page shows: the newest frame, by number, and what to draw on it (nil: drawn).
     private struct Frames {
         var index = -1
         var image: Image?
-        /// When a page last asked for a frame (monotonic seconds): frames are drawn for it while it asks.
-        var lastAsked = -Double.infinity
+        var annotation: FrameAnnotation?
+        /// Requests waiting for a newer frame: the loop hands one over only while one waits.
+        var waiting = 0
     }
     private let frames = Monitor(Frames())
     private let task: Mutex<Task<Void, any Error>?> = Mutex(nil)
@@ -52,17 +53,28 @@ public final class ControlPage: FrameViewer {
                      body: ResponseBody(byteBuffer: ByteBuffer(string: ControlPageHTML.page)))
         }
         router.get("/frame.jpg") { request, _ -> Response in
-            frames.withLock { $0.lastAsked = MonotonicClock.now() }
             let after = request.uri.queryParameters.get("after", as: Int.self) ?? -1
             // Up to 2 s for a frame newer than the one the page has, without holding a thread
-            // (a blocked wait held one of the two the machine's tasks share).
+            // (a blocked wait held one of the two the machine's tasks share). While it waits the
+            // loop hands frames over; otherwise it draws none for the page.
             let deadline = MonotonicClock.now() + 2
-            var (index, image) = frames.withLock { ($0.index, $0.image) }
-            while index <= after, MonotonicClock.now() < deadline {
-                try await Task.sleep(for: .milliseconds(15))
-                (index, image) = frames.withLock { ($0.index, $0.image) }
+            var (index, image, annotation) = frames.withLock { ($0.index, $0.image, $0.annotation) }
+            if index <= after {
+                frames.withLock { $0.waiting += 1 }
+                defer { frames.withLock { $0.waiting -= 1 } }
+                while index <= after, MonotonicClock.now() < deadline {
+                    try await Task.sleep(for: .milliseconds(5))
+                    (index, image, annotation) = frames.withLock { ($0.index, $0.image, $0.annotation) }
+                }
             }
-            guard let image, index > after else { return Response(status: .noContent) }
+            guard var image, index > after else { return Response(status: .noContent) }
+            if let annotation {
+                // Drawn here, off the frame loop, once: a second page asking for it gets it drawn.
+                let canvas = try Canvas(copying: image)
+                annotation.draw(on: canvas)
+                image = canvas.image
+                frames.withLock { if $0.index == index { ($0.image, $0.annotation) = (canvas.image, nil) } }
+            }
             let jpeg = try image.jpeg(quality: 75)
             var headers: HTTPFields = [.contentType: "image/jpeg", .cacheControl: "no-store"]
             headers[Self.frameNumber] = "\(index)"
@@ -144,14 +156,15 @@ public final class ControlPage: FrameViewer {
     /// The header that gives a frame's number.
     static let frameNumber = HTTPField.Name("X-Frame")!
 
-    /// Whether a page asked for a frame in the last 2 s: only then is a frame drawn for it.
-    public var isWatched: Bool { MonotonicClock.now() - frames.withLock { $0.lastAsked } < 2 }
+    /// Whether a page is waiting for a newer frame: only then is one handed over.
+    public var isWatched: Bool { frames.withLock { $0.waiting > 0 } }
 
-    /// The newest annotated frame (`index`: its number); an older one waiting is replaced.
-    public func offer(_ image: Image, index: Int) {
+    /// The newest frame (`index`: its number) and what to draw on it; an older one waiting is replaced.
+    public func offer(_ image: Image, annotation: FrameAnnotation?, index: Int) {
         frames.withLock { frames in
             frames.index = index
             frames.image = image
+            frames.annotation = annotation
         }
     }
 

@@ -158,14 +158,21 @@ public final class TrackSession {
             let viewer = self.viewer.flatMap { $0.isWatched ? $0 : nil }
             guard outputs.video != nil || outputs.window != nil || viewer != nil else { return true }
             let params = loop.controller.params
+            let annotation = FrameAnnotation(
+                subjects: step.subjects, regionOfInterest: params.regionOfInterest, target: step.aim?.target,
+                pose: step.atCommand.position - params.home,
+                state: loop.systemTracking ? step.state.rawValue : loop.customSubjects == nil ? "tracking off" : "custom tracking")
+            guard outputs.video != nil || outputs.window != nil else {
+                // The page alone: it gets a copy of the picture and draws it when it serves it,
+                // off the frame loop.
+                viewer?.offer(try frame.image.copy(), annotation: annotation, index: frame.index)
+                return true
+            }
             let canvas = try Canvas(copying: frame.image)
-            canvas.subjects(step.subjects)
-            canvas.framing(regionOfInterest: params.regionOfInterest, target: step.aim?.target,
-                           pose: step.atCommand.position - params.home,
-                           state: loop.systemTracking ? step.state.rawValue : loop.customSubjects == nil ? "tracking off" : "custom tracking")
+            annotation.draw(on: canvas)
             try outputs.video?.write(canvas.image)
-            // The page gets the canvas itself (written no more from here) and encodes it when asked.
-            viewer?.offer(canvas.image, index: frame.index)
+            // The page gets the canvas itself (written no more from here).
+            viewer?.offer(canvas.image, annotation: nil, index: frame.index)
             if let window = outputs.window, !window.show(canvas.image) {
                 summary.windowClosed = true
                 return false
@@ -223,9 +230,37 @@ extension AnyDock {
 }
 
 /// Something that shows the run's annotated frames while someone watches (a control page):
-/// asked each frame whether it is watched, and given the newest frame then.
+/// asked each frame whether it wants one, and given the newest frame then.
 public protocol FrameViewer: AnyObject, Sendable {
+    /// Whether a frame is wanted now (someone is waiting for the next).
     var isWatched: Bool { get }
-    /// The annotated frame numbered `index`; it is not written again.
-    func offer(_ image: Image, index: Int)
+    /// The frame numbered `index` (no longer written from the loop): drawn already when
+    /// `annotation` is nil, else to be drawn with it when shown.
+    func offer(_ image: Image, annotation: FrameAnnotation?, index: Int)
+}
+
+/// What is drawn over a frame: the subjects, the framing (region of interest, target zone),
+/// the dock's pose and the tracker's state.
+public struct FrameAnnotation: Sendable {
+    public var subjects: [TrackedSubject]
+    /// Origin at the lower-left, as the controller has it.
+    public var regionOfInterest: UnitRect
+    public var target: (x: Double, y: Double)?
+    public var pose: DockOrientation
+    public var state: String
+
+    public init(subjects: [TrackedSubject], regionOfInterest: UnitRect, target: (x: Double, y: Double)?,
+                pose: DockOrientation, state: String) {
+        self.subjects = subjects
+        self.regionOfInterest = regionOfInterest
+        self.target = target
+        self.pose = pose
+        self.state = state
+    }
+
+    /// Draws it all on `canvas`.
+    public func draw(on canvas: Canvas) {
+        canvas.subjects(subjects)
+        canvas.framing(regionOfInterest: regionOfInterest, target: target, pose: pose, state: state)
+    }
 }
