@@ -98,6 +98,7 @@ bench: release $(BENCH_VENV)/bin/python
 	  --recall samples --live 30 -d fast -d dnn-face -d hog-body-fast
 	$(BIN) bench samples/vtest.avi --frames 300 --resize 1280x720 --pipeline-detector fast --detect-every 5 --detect-every 8 --repeat 3 --live 30
 	tools/virtual-camera-latency.sh $(BIN)   # the virtual camera at 1280x720 with a reader on it: capture-to-output p50, p99
+	tools/page-cost.sh $(BIN) 20 2   # track with and without a control page open in chromium: live p50/p99, a file's frames/s
 	$(BIN) bench samples/Megamind.avi --resize 1280x720 --pipeline-detector fast --detect-every 5 --detect-every 8 --repeat 2 --reframe 9:16
 
 soak: release

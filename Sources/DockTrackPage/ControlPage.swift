@@ -31,7 +31,13 @@ public final class ControlPage: FrameViewer {
         var annotation: FrameAnnotation?
         /// Requests waiting for a newer frame: the loop hands one over only while one waits.
         var waiting = 0
+        /// When the next picture may be served (monotonic seconds): pages together get at most
+        /// ``ControlPage/maximumPictureRate`` a second, however fast they ask.
+        var nextSlot = -Double.infinity
     }
+    /// Pictures a second served to all pages together, at most: a file tracked at full speed
+    /// yields hundreds of frames a second, and encoding them all would take a core from tracking.
+    public static let maximumPictureRate = 60.0
     private let frames = Monitor(Frames())
     private let task: Mutex<Task<Void, any Error>?> = Mutex(nil)
     /// The address the page is served on, as bound (`host:port`).
@@ -68,6 +74,15 @@ public final class ControlPage: FrameViewer {
                 }
             }
             guard var image, index > after else { return Response(status: .noContent) }
+            let now = MonotonicClock.now()
+            let slot = frames.withLock { frames in
+                frames.nextSlot = max(now, frames.nextSlot + 1 / Self.maximumPictureRate)
+                return frames.nextSlot
+            }
+            if slot > now {
+                try await Task.sleep(for: .milliseconds(Int(((slot - now) * 1000).rounded(.up))))
+                (index, image, annotation) = frames.withLock { ($0.index, $0.image!, $0.annotation) }  // the newest by then
+            }
             if let annotation {
                 // Drawn here, off the frame loop, once: a second page asking for it gets it drawn.
                 let canvas = try Canvas(copying: image)

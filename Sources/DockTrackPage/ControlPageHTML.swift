@@ -130,9 +130,13 @@ function connect() {
     show();
   };
 }
-// The picture: the next frame once the last is shown (newest wins, never a queue).
-let frames = 0, since = performance.now();
+// The picture: the next frame once the last is shown (newest wins, never a queue), at most 30
+// a second (a file tracked at full speed makes hundreds).
+let frames = 0, since = performance.now(), lastAsked = 0;
 async function nextFrame() {
+  const wait = lastAsked + 33 - performance.now();
+  if (wait > 0) { setTimeout(nextFrame, wait); return; }
+  lastAsked = performance.now();
   try {
     const reply = await fetch(withToken("/frame.jpg?after=" + lastFrame), { cache: "no-store" });
     if (reply.status === 200) {
