@@ -5,7 +5,9 @@
 # the page open in a headless chromium (which fetches every picture it can and holds the
 # WebSocket), alternately, ROUNDS times each. Prints each run's capture-to-output latency p50 and
 # p99 and frames (track's own summary), then the same over a file at full speed (no camera, no
-# dock: frames a second with and without the page).
+# dock: frames a second with and without the page), once sharing both cores with the browser, and
+# once with the tracker on core 0 and the browser on core 1 (taskset): what the page costs the
+# tracker itself (serving, drawing and encoding the pictures) apart from the browser's own work.
 #
 #   tools/page-cost.sh [DOCKTRACK] [SECONDS] [ROUNDS]
 #
@@ -29,16 +31,18 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# Opens the page that `track` printed in ERR in a headless chromium; its pid in $browser.
+# Opens the page that `track` printed in ERR in a headless chromium (a fresh profile each time:
+# a killed browser leaves its profile locked); its pid in $browser. CORES: taskset's list, or "".
 open_page() {
-  local err="$1" url=""
+  local err="$1" cores="${2:-}" url=""
   for _ in $(seq 1 100); do
     url="$(grep -o 'http://127.0.0.1:[0-9]*/' "$err" | head -1 || true)"
     [ -n "$url" ] && break
     sleep 0.1
   done
   [ -n "$url" ] || { echo "page-cost: track printed no page address" >&2; cat "$err" >&2; exit 1; }
-  "$chromium" --headless=new --no-sandbox --disable-gpu --no-first-run --user-data-dir="$session/profile" \
+  rm -rf "$session/profile"
+  ${cores:+taskset -c "$cores"} "$chromium" --headless=new --no-sandbox --disable-gpu --no-first-run --user-data-dir="$session/profile" \
     --remote-debugging-port=0 --window-size=1200,800 "$url" >/dev/null 2>&1 &
   browser=$!
   pids+=("$browser")
@@ -64,16 +68,22 @@ for round in $(seq 1 "$rounds"); do
   done
 done
 
-# A file at full speed: frames a second with no page and with one reading every picture.
-for round in $(seq 1 "$rounds"); do
-  for page in none chromium; do
-    err="$session/file-$round-$page.err"
-    "$tool" track "$here/samples/vtest.avi" --loop --end 1500 --http 127.0.0.1:0 --summary >/dev/null 2>"$err" &
-    track=$!
-    browser=""
-    [ "$page" = chromium ] && open_page "$err"
-    wait "$track" || { echo "page-cost: track failed" >&2; cat "$err" >&2; exit 1; }
-    [ -n "$browser" ] && { kill "$browser" 2>/dev/null || true; wait "$browser" 2>/dev/null || true; }
-    echo "file, page $page (round $round): $(grep -E '^docktrack: [0-9]+ frames' "$err" | tail -1)"
+# A file at full speed: frames a second with no page and with one reading every picture it may.
+file_runs() {
+  local tracker_cores="$1" browser_cores="$2" label="$3"
+  for round in $(seq 1 "$rounds"); do
+    for page in none chromium; do
+      err="$session/file-$round-$page.err"
+      ${tracker_cores:+taskset -c "$tracker_cores"} "$tool" track "$here/samples/vtest.avi" --loop --end 1500 --http 127.0.0.1:0 \
+        --summary >/dev/null 2>"$err" &
+      track=$!
+      browser=""
+      [ "$page" = chromium ] && open_page "$err" "$browser_cores"
+      wait "$track" || { echo "page-cost: track failed" >&2; cat "$err" >&2; exit 1; }
+      [ -n "$browser" ] && { kill "$browser" 2>/dev/null || true; wait "$browser" 2>/dev/null || true; }
+      echo "file, $label, page $page (round $round): $(grep -E '^docktrack: [0-9]+ frames' "$err" | tail -1)"
+    done
   done
-done
+}
+file_runs "" "" "both cores shared"
+command -v taskset >/dev/null && file_runs 0 1 "tracker on core 0, browser on core 1"

@@ -113,7 +113,9 @@ public final class ControlPage: FrameViewer {
                 defer { ended() }
                 var nextMotion = 0.0, nextSpeed = 0.0
                 while !Task.isCancelled {
-                    var lines = session.pending()
+                    // Of the tracking states since the last turn only the newest: a page shows one at a
+                    // time, and a file tracked at full speed makes hundreds a second.
+                    var lines = Self.newestTrackingStateOnly(session.pending())
                     let now = MonotonicClock.now()
                     if now >= nextMotion {
                         lines.append(control.motionStateLine)
@@ -166,6 +168,13 @@ public final class ControlPage: FrameViewer {
             running.cancel()
             throw ControlPageError("--http \(host):\(port): the server did not start within 10 s")
         }
+    }
+
+    /// `lines` with every tracking state but the last left out (answers and news all kept, in order).
+    static func newestTrackingStateOnly(_ lines: [String]) -> [String] {
+        let prefix = #"{"type":"trackingState""#
+        guard let newest = lines.lastIndex(where: { $0.hasPrefix(prefix) }) else { return lines }
+        return lines.indices.filter { $0 == newest || !lines[$0].hasPrefix(prefix) }.map { lines[$0] }
     }
 
     /// The header that gives a frame's number.

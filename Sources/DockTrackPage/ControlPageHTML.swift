@@ -83,6 +83,9 @@ function axis(name, a) {
   const range = a.minimum !== undefined ? `${degrees(a.minimum)}…${degrees(a.maximum)}` : "unlimited";
   return `${name} ${range} up to ${degrees(a.maximumSpeed)}/s`;
 }
+// The status box is redrawn at most once a screen refresh, however many messages come.
+let showing = false;
+function scheduleShow() { if (!showing) { showing = true; requestAnimationFrame(() => { showing = false; show(); }); } }
 function show() {
   const pose = state.pose ? `pan ${degrees(state.pose.y)} tilt ${degrees(state.pose.x)}` : "pose ?";
   const run = state.run ? `tracking ${state.run.framesPerSecond.toFixed(1)} frames/s, latency p50 ${(state.run.latencyP50 * 1000).toFixed(0)} ms, p99 ${(state.run.latencyP99 * 1000).toFixed(0)} ms` : "";
@@ -127,7 +130,7 @@ function connect() {
       case "accessoryEvent": log("dock: " + (m.event || JSON.stringify(m))); break;
       case "audioRouteChange": log("audio route: " + m.reason); break;
     }
-    show();
+    scheduleShow();
   };
 }
 // The picture: the next frame once the last is shown (newest wins, never a queue), at most 30
