@@ -85,5 +85,6 @@ file_runs() {
     done
   done
 }
+"$camera" stop "$session/camera" >/dev/null 2>&1 || true   # the emulated camera's pipeline took CPU from the file runs
 file_runs "" "" "both cores shared"
 command -v taskset >/dev/null && file_runs 0 1 "tracker on core 0, browser on core 1"
