@@ -42,7 +42,7 @@ open_page() {
   done
   [ -n "$url" ] || { echo "page-cost: track printed no page address" >&2; cat "$err" >&2; exit 1; }
   rm -rf "$session/profile"
-  ${cores:+taskset -c "$cores"} "$chromium" --headless=new --no-sandbox --disable-gpu --no-first-run --user-data-dir="$session/profile" \
+  ${cores:+taskset -c "$cores"} "$chromium" --headless=new --no-sandbox --disable-gpu --disable-dev-shm-usage --no-first-run --user-data-dir="$session/profile" \
     --remote-debugging-port=0 --window-size=1200,800 "$url" >/dev/null 2>&1 &
   browser=$!
   pids+=("$browser")

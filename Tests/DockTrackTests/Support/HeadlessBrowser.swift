@@ -32,8 +32,9 @@ final class HeadlessBrowser {
             close(errFD)
             close(nullFD)
         }
-        // --no-sandbox: the tests may run as root, where chromium's sandbox refuses to start.
-        pid = try ToolRun.spawn(executable, ["--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-extensions",
+        // --no-sandbox: the tests may run as root, where chromium's sandbox refuses to start;
+        // --disable-dev-shm-usage: a container's /dev/shm may be too small for its pages.
+        pid = try ToolRun.spawn(executable, ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run", "--disable-extensions",
                                              "--user-data-dir=\(profile.path)", "--remote-debugging-address=127.0.0.1",
                                              "--remote-debugging-port=0", "--window-size=\(width),\(height)", "about:blank"],
                                 environment: ["HOME": profile.path], stdout: nullFD, stderr: errFD).get()
