@@ -40,6 +40,7 @@ public final class ControlPage: FrameViewer {
     public static let maximumPictureRate = 60.0
     private let frames = Monitor(Frames())
     private let task: Mutex<Task<Void, any Error>?> = Mutex(nil)
+    private let encoder = PictureEncoder()
     /// The address the page is served on, as bound (`host:port`).
     public let address: String
     /// What a request must carry (`?token=`), when the page is bound beyond loopback.
@@ -52,6 +53,7 @@ public final class ControlPage: FrameViewer {
         self.token = token
         let router = Router(context: BasicWebSocketRequestContext.self)
         let frames = frames
+        let encoder = encoder
         let token = token
         router.add(middleware: TokenCheck(token: token))
         router.get("/") { _, _ -> Response in
@@ -83,14 +85,10 @@ public final class ControlPage: FrameViewer {
                 try await Task.sleep(for: .milliseconds(Int(((slot - now) * 1000).rounded(.up))))
                 (index, image, annotation) = frames.withLock { ($0.index, $0.image!, $0.annotation) }  // the newest by then
             }
-            if let annotation {
-                // Drawn here, off the frame loop, once: a second page asking for it gets it drawn.
-                let canvas = try Canvas(copying: image)
-                annotation.draw(on: canvas)
-                image = canvas.image
-                frames.withLock { if $0.index == index { ($0.image, $0.annotation) = (canvas.image, nil) } }
-            }
-            let jpeg = try image.jpeg(quality: 75)
+            // Drawn (once: a second page asking for it gets it drawn) and encoded off the frame
+            // loop, below its priority.
+            let (drawn, jpeg) = try await encoder.encode(image, annotation: annotation, quality: 75)
+            if annotation != nil { frames.withLock { if $0.index == index { ($0.image, $0.annotation) = (drawn, nil) } } }
             var headers: HTTPFields = [.contentType: "image/jpeg", .cacheControl: "no-store"]
             headers[Self.frameNumber] = "\(index)"
             return Response(status: .ok, headers: headers,
@@ -195,6 +193,7 @@ public final class ControlPage: FrameViewer {
     /// Ends the server (its pages are closed).
     public func stop() {
         task.withLock { $0?.cancel() }
+        encoder.stop()
     }
 
     deinit { stop() }
