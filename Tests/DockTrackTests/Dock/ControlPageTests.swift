@@ -375,6 +375,9 @@ final class RawHTTPClient {
                 "a finger up on the joystick tilts the dock up: \(String(describing: try? browser.evaluate("JSON.stringify(dockState.velocity)")))")
         try browser.touch("touchEnd")
         #expect(browser.waitUntil("Math.abs(dockState.velocity.x) < 0.01 && Math.abs(dockState.velocity.y) < 0.01", within: 30), "the finger lifted: the dock stops")
+        let shot = try Fixtures.temporaryFolder().appendingPathComponent("control-page-phone.jpg")
+        try browser.screenshot().write(to: shot)
+        print("control page on a phone: \(shot.path)")
     }
 
     /// Bound beyond this machine's loopback (127.0.0.2 stands in for a network address): no
