@@ -147,8 +147,6 @@ public final class Image: @unchecked Sendable {
         return out
     }
 
-    /// Writes the image to a file in place; the extension picks the format. A path that is an
-    /// input of the run is refused (``OutputFile/refuseInput(_:)``).
     /// The image as JPEG bytes (`quality` 1...100).
     public func jpeg(quality: Int = 80) throws(OpenCVError) -> [UInt8] {
         // A JPEG of an 8-bit picture is rarely above its raw size; asked again at the size needed.
@@ -166,6 +164,8 @@ public final class Image: @unchecked Sendable {
         }
     }
 
+    /// Writes the image to a file in place; the extension picks the format. A path that is an
+    /// input of the run is refused (``OutputFile/refuseInput(_:)``).
     public func write(to path: String) throws(OpenCVError) {
         do {
             try OutputFile.refuseInput(path)

@@ -158,12 +158,10 @@ final class RawHTTPClient {
     }
 
     @Test func thePageShowsThePictureFollowsATapReframesAndSteers() throws {
-        let docksim = try DocksimProcess()
-        defer { withExtendedLifetime(docksim) {} }
-        let track = try TrackProcess([Fixtures.sample("vtest.avi"), "--loop", "-d", "fast", "--no-face-cues", "--mode", "center",
-                                      "--dock", "unix:\(docksim.socket)", "--http", "127.0.0.1:0"])
-        defer { withExtendedLifetime(track) {} }
-        let (host, port, token) = try Self.address(track)
+        let run = try PageRun(["--mode", "center"])
+        defer { withExtendedLifetime(run) {} }
+        let track = run.track
+        let (host, port, token) = (run.host, run.port, run.token)
         #expect(host == "127.0.0.1" && token == nil, "loopback needs no token")
         // The page, and the picture: an annotated JPEG of the clip's size, newer each time.
         let page = try RawHTTPClient(host: host, port: port).request("/")
@@ -225,12 +223,10 @@ final class RawHTTPClient {
     /// with tracking off the joystick held turns the dock, released stops it; a tab closed
     /// mid-joystick stops it too. The screenshot is kept for docs/.
     @Test func aRealBrowserShowsThePictureFollowsAClickReframesAndSteers() throws {
-        let docksim = try DocksimProcess()
-        defer { withExtendedLifetime(docksim) {} }
-        let track = try TrackProcess([Fixtures.sample("vtest.avi"), "--loop", "-d", "fast", "--no-face-cues", "--mode", "center",
-                                      "--dock", "unix:\(docksim.socket)", "--http", "127.0.0.1:0"])
-        defer { withExtendedLifetime(track) {} }
-        let (host, port, _) = try Self.address(track)
+        let run = try PageRun(["--mode", "center"])
+        defer { withExtendedLifetime(run) {} }
+        let track = run.track
+        let (host, port) = (run.host, run.port)
         let browser = try HeadlessBrowser(width: 1200, height: 800)
         try browser.load("http://\(host):\(port)/")
         // The picture updates, the states arrive.
@@ -336,12 +332,9 @@ final class RawHTTPClient {
     /// a finger's tap on a person follows them, and with tracking off a finger on the joystick
     /// turns the dock until it lifts.
     @Test func onAPhoneATapFollowsAndAFingerSteers() throws {
-        let docksim = try DocksimProcess()
-        defer { withExtendedLifetime(docksim) {} }
-        let track = try TrackProcess([Fixtures.sample("vtest.avi"), "--loop", "-d", "fast", "--no-face-cues",
-                                      "--dock", "unix:\(docksim.socket)", "--http", "127.0.0.1:0"])
-        defer { withExtendedLifetime(track) {} }
-        let (host, port, _) = try Self.address(track)
+        let run = try PageRun()
+        defer { withExtendedLifetime(run) {} }
+        let (host, port) = (run.host, run.port)
         let browser = try HeadlessBrowser()
         try browser.emulatePhone()
         try browser.load("http://\(host):\(port)/")
@@ -397,5 +390,23 @@ final class RawHTTPClient {
         #expect(try RawHTTPClient(host: host, port: port).upgrade("/ws?token=\(key)", host: "\(host):\(port)", origin: "http://evil.example") != 101)
         #expect(try RawHTTPClient(host: host, port: port).request("/?token=\(key)").status == 200)
         #expect(try RawHTTPClient(host: host, port: port).upgrade("/ws?token=\(key)", host: "\(host):\(port)", origin: "http://\(host):\(port)") == 101)
+    }
+}
+
+/// `track` over the looped clip (`fast`, no face cues, `extra`) in front of docksim in another
+/// process, serving the control page on loopback: what the page tests drive. Both are stopped
+/// when the value goes.
+struct PageRun {
+    let docksim: DocksimProcess
+    let track: TrackProcess
+    let host: String
+    let port: Int
+    let token: String?
+
+    init(_ extra: [String] = []) throws {
+        docksim = try DocksimProcess()
+        track = try TrackProcess([Fixtures.sample("vtest.avi"), "--loop", "-d", "fast", "--no-face-cues"] + extra
+                                 + ["--dock", "unix:\(docksim.socket)", "--http", "127.0.0.1:0"])
+        (host, port, token) = try ControlPageTests.address(track)
     }
 }
