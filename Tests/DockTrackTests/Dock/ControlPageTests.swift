@@ -8,7 +8,7 @@ import Glibc
 /// A plain HTTP and WebSocket client over TCP, with deadlines, on the test's own thread: what
 /// a browser sends, including what a hostile page would (another Origin, no token).
 final class RawHTTPClient {
-    let fd: Int32
+    private(set) var fd: Int32
     private var buffer: [UInt8] = []
 
     init(host: String, port: Int) throws {
@@ -26,7 +26,15 @@ final class RawHTTPClient {
         }
     }
 
-    deinit { close(fd) }
+    /// Closes the connection at once, as a page that goes does (unread data: a reset). Only
+    /// once: a descriptor closed twice may by then be another thread's (a test's pipe).
+    func hangUp() {
+        guard fd >= 0 else { return }
+        close(fd)
+        fd = -1
+    }
+
+    deinit { hangUp() }
 
     func send(_ bytes: [UInt8]) throws { try Syscall.writeAll(bytes, to: fd, socketFlags: Int32(MSG_NOSIGNAL)) }
 
@@ -211,7 +219,7 @@ final class RawHTTPClient {
             }
         }
         #expect(abs(turning - 0.4) < 0.02, "the joystick turns the dock: \(turning) rad/s")
-        close(ws.fd)  // the page closes without releasing the joystick
+        ws.hangUp()  // the page closes without releasing the joystick
         let closed = Date()
         while Date().timeIntervalSince(closed) < 20, !track.stderr.contains("page: session closed") { Thread.sleep(forTimeInterval: 0.1) }
         #expect(track.stderr.contains("page: session closed; system tracking back on"), "\(track.stderr)")
