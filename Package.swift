@@ -97,6 +97,7 @@ let package = Package(
         // The control page: a page any browser opens, served by a running track (--http).
         .target(name: "DockTrackPage",
                 dependencies: ["DockTrackRuntime", "DockTrackMedia", .product(name: "Hummingbird", package: "hummingbird"),
+                               .product(name: "HummingbirdCore", package: "hummingbird"),
                                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                                .product(name: "NIOCore", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
                                .product(name: "HTTPTypes", package: "swift-http-types")]),
@@ -123,7 +124,7 @@ let package = Package(
         ),
         .testTarget(
             name: "DockTrackTests",
-            dependencies: ["DockTrack", "DockTrackTestKit", "DockTrackFuzzing"]
+            dependencies: ["DockTrack", "DockTrackTestKit", "DockTrackFuzzing", "DockTrackPage"]
         ),
     ],
     swiftLanguageModes: [.v6],

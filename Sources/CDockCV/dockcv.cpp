@@ -94,24 +94,41 @@ void quiet_libraries() {
     });
 }
 
-// The most pixels a picture's header declares: JPEG (every start-of-frame marker anywhere in
-// the bytes: libjpeg skips bytes that are not a marker and takes the next frame header it finds,
-// so a walk over the segments alone was passed by one hidden after garbage), PNG (IHDR) and BMP
-// (the info header); 0 when none of these headers is there. Entropy-coded JPEG data cannot hold
-// such a marker (a 0xFF there is followed by 0x00), so only headers, a thumbnail's included, count.
+// The most pixels a picture's header declares: JPEG (the frame header libjpeg itself would use,
+// found as its marker reader finds it), PNG (IHDR) and BMP (the info header); 0 when none of
+// these headers is there.
+//
+// JPEG: after SOI, libjpeg's next_marker() skips any bytes that are not 0xFF (garbage between
+// segments) and the 0xFF fill bytes, reads a marker, and skips a segment it does not need by the
+// length the segment gives (APPn, COM, DQT, DHT...): so a frame header hidden after garbage is
+// found, and bytes that look like one inside an EXIF or other APP segment (a camera's thumbnail,
+// an editor's metadata) are not read as one. The first SOFn is the one decoded (a second is an
+// error to libjpeg); SOS or EOI before any means there is none to check.
 double declared_pixels(const uchar *bytes, size_t count) {
     if (count >= 4 && bytes[0] == 0xFF && bytes[1] == 0xD8) {
-        double most = 0;
-        for (size_t i = 2; i + 9 <= count; ++i) {
-            if (bytes[i] != 0xFF) continue;
-            uchar marker = bytes[i + 1];
-            bool frame = marker >= 0xC0 && marker <= 0xCF && marker != 0xC4 && marker != 0xC8 && marker != 0xCC;
-            if (!frame) continue;
-            double height = (bytes[i + 5] << 8) | bytes[i + 6];
-            double width = (bytes[i + 7] << 8) | bytes[i + 8];
-            most = std::max(most, width * height);
+        size_t i = 2;
+        while (i < count) {
+            while (i < count && bytes[i] != 0xFF) ++i;        // garbage
+            while (i < count && bytes[i] == 0xFF) ++i;        // fill bytes
+            if (i >= count) break;
+            const uchar marker = bytes[i++];
+            if (marker == 0x00) continue;                     // a stuffed 0xFF: not a marker
+            const bool standalone = marker == 0x01 || marker == 0xD8 || (marker >= 0xD0 && marker <= 0xD7);
+            if (standalone) continue;
+            if (marker == 0xD9 || marker == 0xDA) return 0;    // EOI, SOS: no frame header first
+            if (i + 2 > count) break;
+            const size_t length = (size_t(bytes[i]) << 8) | bytes[i + 1];
+            const bool frame = marker >= 0xC0 && marker <= 0xCF && marker != 0xC4 && marker != 0xC8 && marker != 0xCC;
+            if (frame) {
+                if (i + 7 > count) break;
+                const double height = (bytes[i + 3] << 8) | bytes[i + 4];
+                const double width = (bytes[i + 5] << 8) | bytes[i + 6];
+                return width * height;
+            }
+            if (length < 2) return 0;                          // libjpeg stops on such a length
+            i += length;
         }
-        return most;
+        return 0;
     }
     auto big_endian = [&](size_t at) { return double((uint32_t(bytes[at]) << 24) | (uint32_t(bytes[at + 1]) << 16) | (uint32_t(bytes[at + 2]) << 8) | bytes[at + 3]); };
     static const uchar png[8] = {0x89, 'P', 'N', 'G', 0x0D, 0x0A, 0x1A, 0x0A};
@@ -468,6 +485,19 @@ int dcv_match_template(const float *search, int sw, int sh, const float *templ, 
 
 // ---- video input --------------------------------------------------------------------------
 
+namespace {
+// Whether a video's frames are within DCV_MAX_PICTURE_PIXELS, as its stream declares them (a
+// small file of huge Motion JPEG frames would otherwise be decoded at gigabytes a frame).
+bool frame_size_allowed(dcv_capture &capture) {
+    const double width = capture.capture.get(cv::CAP_PROP_FRAME_WIDTH), height = capture.capture.get(cv::CAP_PROP_FRAME_HEIGHT);
+    return width * height <= double(DCV_MAX_PICTURE_PIXELS);
+}
+
+std::string frame_size_refusal() {
+    return "its frames are larger than " + std::to_string(DCV_MAX_PICTURE_PIXELS / 1048576) + " megapixels";
+}
+}  // namespace
+
 dcv_capture *dcv_capture_open(const char *path, dcv_status *status) {
     quiet_libraries();
     return guarded<dcv_capture *>(status, nullptr, [&]() -> dcv_capture * {
@@ -476,6 +506,11 @@ dcv_capture *dcv_capture_open(const char *path, dcv_status *status) {
             capture->capture.get(cv::CAP_PROP_FRAME_WIDTH) <= 0) {
             delete capture;
             set_status(status, DCV_ERR_OPEN, "not a video FFmpeg can decode");
+            return nullptr;
+        }
+        if (!frame_size_allowed(*capture)) {
+            delete capture;
+            set_status(status, DCV_ERR_OPEN, frame_size_refusal());
             return nullptr;
         }
         return capture;
@@ -492,6 +527,11 @@ dcv_capture *dcv_capture_open_stream(const char *url, int open_timeout_ms, int r
             delete capture;
             set_status(status, DCV_ERR_OPEN,
                        "no stream FFmpeg can decode answered (waited up to " + std::to_string(open_timeout_ms) + " ms)");
+            return nullptr;
+        }
+        if (!frame_size_allowed(*capture)) {
+            delete capture;
+            set_status(status, DCV_ERR_OPEN, frame_size_refusal());
             return nullptr;
         }
         // The codec's tag, or (FFmpeg's MJPEG over HTTP, which has none) its name's first letters.
@@ -558,6 +598,11 @@ int dcv_capture_read(dcv_capture *capture, dcv_image *into, double *position_ms,
             return -1;
         }
         if (!capture->capture.read(into->mat) || into->mat.empty()) return 0;
+        if (double(into->mat.cols) * into->mat.rows > double(DCV_MAX_PICTURE_PIXELS)) {
+            into->mat.release();
+            set_status(status, DCV_ERR_READ, frame_size_refusal());
+            return -1;
+        }
         if (position_ms) *position_ms = capture->capture.get(cv::CAP_PROP_POS_MSEC);
         return 1;
     });

@@ -5,6 +5,7 @@ import DockTrackRuntime
 import DockTrackSystem
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import HTTPTypes
 import HummingbirdWebSocket
 import Logging
@@ -45,16 +46,25 @@ public final class ControlPage: FrameViewer {
     public let address: String
     /// What a request must carry (`?token=`), when the page is bound beyond loopback.
     public let token: String?
+    private let registry: ConnectionRegistry
+    /// Connections open now.
+    public var connections: Int { registry.count }
+    /// Connections allowed at once.
+    public var connectionCapacity: Int { registry.capacity }
 
     /// Binds `host:port` (port 0: any free one) and serves the page for `control` until
     /// ``stop()``. Throws when the address cannot be bound.
     public init(host: String, port: Int, control: TrackControl, identity: AccessoryIdentity, token: String?,
-                log: @escaping @Sendable (String) -> Void) throws {
+                limits: PageLimits = PageLimits(), log: @escaping @Sendable (String) -> Void) throws {
         self.token = token
         let router = Router(context: BasicWebSocketRequestContext.self)
         let frames = frames
         let encoder = encoder
         let token = token
+        // On loopback, only a loopback name: a page of any site whose name was made to point
+        // at 127.0.0.1 (DNS rebinding) sends its own name as the Host.
+        let loopback = Self.isLoopback(host)
+        router.add(middleware: HostCheck(loopbackOnly: loopback))
         router.add(middleware: TokenCheck(token: token))
         router.get("/") { _, _ -> Response in
             Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],
@@ -95,6 +105,7 @@ public final class ControlPage: FrameViewer {
                             body: ResponseBody(byteBuffer: ByteBuffer(bytes: jpeg)))
         }
         let wsRouter = Router(context: BasicWebSocketRequestContext.self)
+        wsRouter.add(middleware: HostCheck(loopbackOnly: loopback))
         wsRouter.add(middleware: TokenCheck(token: token))
         wsRouter.ws("/ws") { request, _ in
             // A page of another origin (a site the browser also has open) may not steer the dock.
@@ -141,7 +152,19 @@ public final class ControlPage: FrameViewer {
         var logger = Logger(label: "docktrack-page")
         logger.logLevel = .critical
         let bound = Monitor<Result<String, any Error>?>(nil)
-        let app = Application(router: router, server: .http1WebSocketUpgrade(webSocketRouter: wsRouter),
+        // Every connection passes a guard first (PageLimits): how many at once, how large and
+        // slow a request's head, how long silent.
+        let registry = ConnectionRegistry(limits: limits, capacity: limits.connections(withDescriptors: ProcessResources.descriptorLimit))
+        self.registry = registry
+        let webSocketResponder = wsRouter.buildResponder()
+        let webSocketConfiguration = WebSocketServerConfiguration(maxFrameSize: 1 << 16,
+                                                                  autoPing: .enabled(timePeriod: .milliseconds(Int64(limits.pingSeconds * 1000))))
+        let server = HTTPServerBuilder { responder in
+            GuardedChannel(inner: HTTP1WebSocketUpgradeChannel(responder: responder, webSocketResponder: webSocketResponder,
+                                                               configuration: .init(ws: webSocketConfiguration)),
+                           registry: registry)
+        }
+        let app = Application(router: router, server: server,
                               configuration: .init(address: .hostname(host, port: port), serverName: "docktrack"),
                               onServerRunning: { channel in
                                   let port = channel.localAddress?.port ?? port
@@ -198,9 +221,11 @@ public final class ControlPage: FrameViewer {
 
     deinit { stop() }
 
-    /// Whether a WebSocket's `Origin` (`http://host:port`) names the host it was sent to.
+    /// Whether a WebSocket's `Origin` (`http://host:port`) names the host it was sent to, by
+    /// the page's own scheme (the page is served over plain HTTP: an `https://` origin is
+    /// another site).
     static func sameHost(origin: String, host: String) -> Bool {
-        guard let url = URL(string: origin), let originHost = url.host else { return false }
+        guard let url = URL(string: origin), url.scheme?.lowercased() == "http", let originHost = url.host else { return false }
         let originAuthority = url.port.map { "\(originHost):\($0)" } ?? originHost
         return originAuthority.lowercased() == host.lowercased()
     }
@@ -218,17 +243,54 @@ public struct ControlPageError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// Refuses every request without the token (when there is one): 401, nothing else said.
+/// Refuses every request without the token (when there is one): 401, nothing else said. The
+/// token is compared byte by byte (its UTF-8, no Unicode equivalence: another spelling of it
+/// is another token), in a time that does not depend on where they differ.
 struct TokenCheck<Context: RequestContext>: RouterMiddleware {
     let token: String?
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard let token else { return try await next(request, context) }
-        guard request.uri.queryParameters.get("token") == token else {
+        guard Self.matches(request.uri.queryParameters.get("token"), token) else {
             return Response(status: .unauthorized, headers: [.contentType: "text/plain"],
                             body: ResponseBody(byteBuffer: ByteBuffer(string: "a token is needed: open the address docktrack printed\n")))
         }
         return try await next(request, context)
+    }
+
+    /// Whether `given` is `token`, byte for byte, compared in a time that depends only on the
+    /// token's length.
+    static func matches(_ given: String?, _ token: String) -> Bool {
+        guard let given else { return false }
+        let a = Array(given.utf8), b = Array(token.utf8)
+        var difference: UInt8 = a.count == b.count ? 0 : 1
+        for i in b.indices { difference |= b[i] ^ (i < a.count ? a[i] : 0) }
+        return difference == 0
+    }
+}
+
+/// On a loopback address, refuses a request whose `Host` is not a loopback name (421): a
+/// site the user visits can point its own name at 127.0.0.1 and send requests there, but
+/// they carry its name.
+struct HostCheck<Context: RequestContext>: RouterMiddleware {
+    let loopbackOnly: Bool
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard loopbackOnly, !Self.isLoopbackName(request.head.authority) else { return try await next(request, context) }
+        return Response(status: .misdirectedRequest, headers: [.contentType: "text/plain"],
+                        body: ResponseBody(byteBuffer: ByteBuffer(string: "open the page as http://127.0.0.1:PORT/ or http://localhost:PORT/\n")))
+    }
+
+    /// `localhost`, `127.0.0.1` or `[::1]`, with or without a port.
+    static func isLoopbackName(_ authority: String?) -> Bool {
+        guard var host = authority?.lowercased() else { return false }
+        if host.hasPrefix("[") {
+            guard let end = host.firstIndex(of: "]") else { return false }
+            host = String(host[host.index(after: host.startIndex)..<end])
+        } else if let colon = host.lastIndex(of: ":") {
+            host = String(host[..<colon])
+        }
+        return ControlPage.isLoopback(host)
     }
 }
 

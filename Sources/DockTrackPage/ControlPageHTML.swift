@@ -14,6 +14,9 @@ enum ControlPageHTML {
   #view { position: relative; flex: 1 1 480px; max-width: 960px; align-self: flex-start; }
   #picture { width: 100%; display: block; background: #222; touch-action: none; cursor: crosshair; user-select: none; -webkit-user-drag: none; }
   #draft { position: absolute; border: 2px dashed #fc3; pointer-events: none; display: none; }
+  #view.gone #picture { filter: grayscale(1) brightness(0.45); }
+  #gone { position: absolute; left: 0; right: 0; top: 40%; text-align: center; font-size: 20px; color: #fc3; display: none; }
+  #view.gone #gone { display: block; }
   aside { flex: 0 1 320px; display: flex; flex-direction: column; gap: 10px; }
   button { font: inherit; padding: 8px 12px; border-radius: 6px; border: 1px solid #555; background: #2a2a2a; color: #eee; }
   button.on { background: #2d6a3e; border-color: #3c9; }
@@ -30,7 +33,7 @@ enum ControlPageHTML {
 </head>
 <body>
 <main>
-  <div id="view"><img id="picture" alt="the picture the dock sees" draggable="false"><div id="draft"></div></div>
+  <div id="view"><img id="picture" alt="the picture the dock sees" draggable="false"><div id="draft"></div><div id="gone">not connected: the tracker has stopped or cannot be reached</div></div>
   <aside>
     <div class="row">
       <button id="tracking" class="on">tracking on</button>
@@ -100,12 +103,13 @@ function show() {
 function connect() {
   ws = new WebSocket(withToken((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ws"));
   ws.onopen = () => {
-    state.connected = true;
+    state.connected = true; $("view").classList.remove("gone");
     ws.send(JSON.stringify({ type: "hello", protocols: ["org.docktrack.dock/1"] }));
     for (const command of ["getFramingMode", "getSystemTracking", "getLimits", "getBattery", "getRegionOfInterest"]) send({ command: command });
     show();
   };
-  ws.onclose = () => { state.connected = false; show(); setTimeout(connect, 1000); };
+  // The tracker gone (or out of reach): the last picture is no longer what the dock sees.
+  ws.onclose = () => { state.connected = false; $("view").classList.add("gone"); show(); setTimeout(connect, 1000); };
   ws.onmessage = (event) => {
     const m = JSON.parse(event.data);
     if (m.id !== undefined && pending[m.id]) { const answer = pending[m.id]; delete pending[m.id]; answer(m); }
@@ -254,9 +258,16 @@ function drawPresets() {
   loadPresets().forEach((p, i) => {
     const b = document.createElement("button");
     b.className = "go"; b.textContent = String(i + 1); b.title = `pan ${degrees(p.y)} tilt ${degrees(p.x)} (double-click forgets it)`;
-    b.addEventListener("click", () => send({ command: "setOrientation", orientation: { x: p.x, y: p.y, z: 0 }, duration: 1.5, relative: false },
-      (a) => { if (a.type !== "error") log("preset " + (i + 1)); }));
-    b.addEventListener("dblclick", () => { const all = loadPresets(); all.splice(i, 1); localStorage.setItem("docktrack.presets", JSON.stringify(all)); drawPresets(); });
+    // A click goes there once it is clear no second click follows (a double click forgets the
+    // preset without moving the dock first).
+    let going = null;
+    b.addEventListener("click", (e) => {
+      clearTimeout(going);
+      if (e.detail > 1) return;
+      going = setTimeout(() => send({ command: "setOrientation", orientation: { x: p.x, y: p.y, z: 0 }, duration: 1.5, relative: false },
+        (a) => { if (a.type !== "error") log("preset " + (i + 1)); }), 300);
+    });
+    b.addEventListener("dblclick", () => { clearTimeout(going); const all = loadPresets(); all.splice(i, 1); localStorage.setItem("docktrack.presets", JSON.stringify(all)); drawPresets(); });
     presetsBox.appendChild(b);
   });
   markTracking();

@@ -65,6 +65,9 @@ public final class TrackControl: Sendable {
         var trackerCamera: CameraModel?
         /// The run's speed and latency, for a page.
         var meter = RunMeter()
+        /// When a client's velocity (not a stop) was last given, on ``TrackControl/clock``:
+        /// it lapses ``TrackControl/velocityRenewal`` seconds later unless given again.
+        var velocityGivenAt: Double?
 
         /// `line` for every client.
         mutating func broadcast(_ line: String) {
@@ -73,6 +76,14 @@ public final class TrackControl: Sendable {
     }
     /// Custom subjects are reported and framed while they are this fresh (seconds).
     static let customFreshness = 0.5
+    /// A client's velocity not renewed within this long (seconds) is stopped, as the dock
+    /// protocol says and docksim does: a client gone quiet mid-joystick (a frozen page, a stuck
+    /// program, a connection left open) would otherwise turn the dock for as long as the run
+    /// lasts, since the frame loop's own queries keep the dock behind it from ever falling silent.
+    public static let velocityRenewal = 1.0
+    /// The clock velocities are renewed on (a client's time, not the frames': a file read at
+    /// full speed runs many frames a second of real time).
+    private let clock: @Sendable () -> Double
 
     /// What the dock behind the tracker said of itself (a dock in another process: docksim, a
     /// bridge), for the hello and the getters; a dock that says nothing is docked, its tracking
@@ -97,8 +108,10 @@ public final class TrackControl: Sendable {
     /// Before the first frame: the dock at rest at `home` with `limits`, framing in `mode`
     /// within `regionOfInterest` (the controller's: origin at the lower-left).
     public init(limits: DockLimits, home: DockOrientation, mode: FramingMode = .automatic,
-                regionOfInterest: UnitRect = UnitRect(x: 0, y: 0, width: 1, height: 1)) {
+                regionOfInterest: UnitRect = UnitRect(x: 0, y: 0, width: 1, height: 1),
+                clock: @escaping @Sendable () -> Double = MonotonicClock.now) {
         startingLimits = limits
+        self.clock = clock
         state = Mutex(State(motion: MotionState(time: 0, position: home, velocity: .zero), limits: limits,
                             framingMode: mode, regionOfInterest: regionOfInterest.upperLeftOrigin))
     }
@@ -111,10 +124,17 @@ public final class TrackControl: Sendable {
             // The getters answer what was last set, as DockKit's properties do.
             switch change {
             case .systemTracking(let on):
+                // Every client hears of it (two pages show the same), the asker too.
+                if state.systemTracking != on { state.broadcast(TrackerSetting.systemTracking(on).jsonLine) }
                 state.systemTracking = on
                 state.trackingOffBy = on ? nil : client
             case .tracking(.setFramingMode(let mode)): state.framingMode = mode
             case .tracking(.setRegionOfInterest(let upperLeft)): state.regionOfInterest = upperLeft
+            default: break
+            }
+            switch change {
+            case .command(.setAngularVelocity(let velocity)): state.velocityGivenAt = velocity == .zero ? nil : clock()
+            case .command(.setOrientation), .command(.animate), .systemTracking: state.velocityGivenAt = nil
             default: break
             }
         }
@@ -147,6 +167,7 @@ public final class TrackControl: Sendable {
             guard state.trackingOffBy == client, !state.systemTracking else { return false }
             state.systemTracking = true
             state.trackingOffBy = nil
+            state.broadcast(TrackerSetting.systemTracking(true).jsonLine)
             state.waiting.append(Waiting(change: .systemTracking(true), id: nil, line: 0, client: nil))
             return true
         }
@@ -209,6 +230,14 @@ public final class TrackControl: Sendable {
             }
             answer(answers.map { line in request.id.map { $0.tagging(line) } ?? line }, to: request.client)
         }
+        // A client's velocity that was not renewed in time stops (once).
+        let now = clock()
+        let lapsed = state.withLock { state in
+            guard let given = state.velocityGivenAt, now - given > Self.velocityRenewal else { return false }
+            state.velocityGivenAt = nil
+            return true
+        }
+        if lapsed && !loop.systemTracking { try? loop.dock.perform(.setAngularVelocity(.zero), at: time) }
     }
 
     private func carryOut(_ change: Change, loop: inout FrameLoop<FramingController, AnyDock>, pipeline: TrackingPipeline,

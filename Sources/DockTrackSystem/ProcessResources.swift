@@ -12,6 +12,14 @@ public enum ProcessResources {
         return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
     }
 
+    /// How many descriptors this process may have open (RLIMIT_NOFILE's soft limit; 1024
+    /// when it cannot be read, Int.max when unlimited).
+    public static var descriptorLimit: Int {
+        var limit = rlimit()
+        guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 1024 }
+        return limit.rlim_cur >= rlim_t(Int.max) ? Int.max : Int(limit.rlim_cur)
+    }
+
     /// Resident memory in MB: `VmHWM` (the peak) or `VmRSS` (now) of /proc/self/status.
     public static func residentMegabytes(_ field: String = "VmHWM") -> Double {
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),

@@ -18,6 +18,10 @@ struct DockTrackCommand: ParsableCommand {
 
     static func main() {
         OpenCVRuntime.keepFreedBlocks()
+        // A reader that goes away (`--states - | head`, a FIFO whose reader exits) is a write
+        // error the run ends on, as on any other: the outputs finished and the dock told to stop.
+        // SIGPIPE's default would end the process there with the dock still turning.
+        signal(SIGPIPE, SIG_IGN)
         main(nil)
     }
 }

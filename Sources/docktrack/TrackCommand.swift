@@ -184,19 +184,47 @@ struct TrackCommand: ParsableCommand {
         guard let (host, port) = output.httpAddress, let control = session.control else { return nil }
         var token: String?
         if let file = output.httpTokenFile {
-            guard let text = try? String(contentsOfFile: file, encoding: .utf8),
-                  let line = text.split(separator: "\n").first.map({ $0.trimmingCharacters(in: .whitespaces) }), line.count >= 16 else {
-                throw ValidationError("--http-token-file \(file): no token of 16 characters or more on its first line")
-            }
-            token = line
+            token = try Self.readToken(file)
         } else if !ControlPage.isLoopback(host) {
             token = (0..<4).map { _ in String(UInt64.random(in: 0...UInt64.max), radix: 16) }.joined()
         }
         let page = try ControlPage(host: host, port: port, control: control, identity: .tracker, token: token, log: notes)
         session.viewer = page
-        let query = token.map { "?token=\($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? $0)" } ?? ""
-        notes("control page: http://\(page.address)/\(query)")
+        // A token of the run's own is printed (it is the only way to it); one from a file is not
+        // (a service's log would keep it).
+        let query = output.httpTokenFile == nil ? token.map { "?token=\($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? $0)" } ?? "" : ""
+        let hint = output.httpTokenFile.map { " (the token: the first line of \($0))" } ?? ""
+        notes("control page: http://\(Self.addressToOpen(page.address))/\(query)\(hint)")
         return page
+    }
+
+    /// The token in `file`: its first line without the spaces and line ending around it (CRLF
+    /// too), at least 16 characters.
+    static func readToken(_ file: String) throws -> String {
+        let text: String
+        do {
+            text = try String(contentsOfFile: file, encoding: .utf8)
+        } catch {
+            let reason = FileManager.default.fileExists(atPath: file) ? "cannot be read as text (\(error.localizedDescription))" : "no such file"
+            throw ValidationError("--http-token-file \(file): \(reason)")
+        }
+        let line = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).first
+            .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) } ?? ""
+        guard line.count >= 16 else {
+            throw ValidationError("--http-token-file \(file): its first line holds no token of 16 characters or more")
+        }
+        return line
+    }
+
+    /// The address a browser opens for a page bound at `bound` (`host:port`): a wildcard
+    /// (0.0.0.0, ::) is every address of this machine, so its name is given instead.
+    static func addressToOpen(_ bound: String) -> String {
+        guard let colon = bound.lastIndex(of: ":") else { return bound }
+        let host = String(bound[..<colon]), port = bound[bound.index(after: colon)...]
+        if host == "0.0.0.0" || host == "::" || host == "[::]" {
+            return "\(ProcessInfo.processInfo.hostName):\(port)"
+        }
+        return host.contains(":") && !host.hasPrefix("[") ? "[\(host)]:\(port)" : bound
     }
 
     /// --summary: frames and rate, a live run's latencies, the dock's latency, the detection thread.

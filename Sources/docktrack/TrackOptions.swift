@@ -76,8 +76,11 @@ struct TrackOutputOptions: ParsableArguments {
     var httpAddress: (host: String, port: Int)? {
         guard let http else { return nil }
         let parts = http.split(separator: ":", omittingEmptySubsequences: false)
-        let host = parts.count > 1 ? parts.dropLast().joined(separator: ":") : "127.0.0.1"
-        guard let port = parts.last.flatMap({ Int($0) }), (0...65535).contains(port), !host.isEmpty else { return nil }
+        var host = parts.count > 1 ? parts.dropLast().joined(separator: ":") : "127.0.0.1"
+        // An IPv6 address in brackets ([::]:8080, [::1]:8080): the address inside.
+        if host.hasPrefix("[") && host.hasSuffix("]") && host.count > 2 { host = String(host.dropFirst().dropLast()) }
+        guard let port = parts.last.flatMap({ Int($0) }), (0...65535).contains(port), !host.isEmpty,
+              !host.contains("[") && !host.contains("]") else { return nil }
         return (host, port)
     }
 

@@ -53,7 +53,7 @@ final class RawHTTPClient {
 
     /// A request's head and the reply's head (status line and headers) and body.
     func request(_ path: String, headers: [String: String] = [:], within seconds: Double = 10) throws -> (status: Int, headers: [String: String], body: [UInt8]) {
-        var head = "GET \(path) HTTP/1.1\r\nHost: \(headers["Host"] ?? "page")\r\n"
+        var head = "GET \(path) HTTP/1.1\r\nHost: \(headers["Host"] ?? "localhost")\r\n"
         for (key, value) in headers where key != "Host" { head += "\(key): \(value)\r\n" }
         try send(Array((head + "\r\n").utf8))
         let (status, fields) = readHead(within: seconds)

@@ -1,5 +1,6 @@
 import DockTrack
 import Foundation
+import Synchronization
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -20,11 +21,12 @@ import Glibc
         var time = 0.0
 
         /// `limits`: the run's (the simulated dock's are the standard ones).
-        init(mode: FramingMode = .center, limits: DockLimits = .standard) throws {
+        init(mode: FramingMode = .center, limits: DockLimits = .standard,
+             clock: @escaping @Sendable () -> Double = MonotonicClock.now) throws {
             var params = FramingController.Params()
             params.mode = mode
             params.limits = limits
-            control = TrackControl(limits: limits, home: .zero, mode: mode)
+            control = TrackControl(limits: limits, home: .zero, mode: mode, clock: clock)
             loop = try FrameLoop(controller: FramingController(params: params), dock: AnyDock(SimulatedDock()), cameraOnDock: false)
             session = TrackControlSession(control: control,
                                           identity: AccessoryIdentity(name: "t", identifier: UUID(), firmwareVersion: "1", hardwareModel: "t"))
@@ -48,6 +50,37 @@ import Glibc
     static let right = Observation(type: .humanFace, rect: UnitRect(x: 0.75, y: 0.5, width: 0.1, height: 0.15), confidence: 0.9)
 
     static func object(_ line: String) -> [String: Any] { RequestIDTests.object(line) }
+
+    /// A client's velocity lasts a second unless given again (the dock protocol's rule): a
+    /// client that goes quiet mid-joystick stops the dock within a frame of that second; one
+    /// that renews it keeps it turning; a stop, an orientation or tracking back on end it too.
+    @Test func aVelocityNotRenewedWithinASecondStops() throws {
+        let clock = Mutex(0.0)
+        var rig = try Rig(clock: { clock.withLock { $0 } })
+        func wait(_ seconds: Double) { clock.withLock { $0 += seconds } }
+        _ = rig.send(#"{"type":"hello","protocols":["org.docktrack.dock/1"]}"#)
+        _ = rig.send(#"{"command":"setSystemTracking","enabled":false}"#)
+        _ = try rig.frame([])
+        _ = rig.send(#"{"command":"setAngularVelocity","velocity":{"x":0,"y":0.5,"z":0}}"#)
+        var commanded: [Double] = []
+        // Renewed every 0.6 s for 3 s: it keeps turning.
+        for tick in 0..<30 {
+            wait(0.1)
+            if tick % 6 == 5 { _ = rig.send(#"{"command":"setAngularVelocity","velocity":{"x":0,"y":0.5,"z":0}}"#) }
+            _ = try rig.frame([])
+            commanded.append(((rig.loop.dock.base as? SimulatedDock)?.velocity.y ?? .nan) * 100)
+        }
+        #expect(commanded.suffix(20).allSatisfy { abs($0 - 50) < 1 }, "renewed, it turns (centirad/s): \(commanded)")
+        // Then silence: at most a second and a frame later it is told to stop.
+        var stoppedAfter: Double?
+        for tick in 1...30 {
+            wait(0.1)
+            _ = try rig.frame([])
+            if stoppedAfter == nil, abs((rig.loop.dock.base as? SimulatedDock)?.velocity.y ?? 1) < 0.01 { stoppedAfter = Double(tick) * 0.1 }
+        }
+        let after = try #require(stoppedAfter, "a velocity nobody renewed is stopped")
+        #expect(after > 0.95 && after < 1.25, "stopped \(after) s after the last renewal")
+    }
 
     /// DockKit's getters: what the run's options set, then what a client set, answered at once
     /// (with the request's id); a dock alone is not capable of them.

@@ -57,6 +57,52 @@ import Testing
         #expect(try parts("regression-dicom-part").allSatisfy { decoded($0) == nil || $0.starts(with: [0xFF, 0xD8, 0xFF]) })
     }
 
+    /// A photo whose metadata holds bytes that look like a frame header (an EXIF or ICC block
+    /// with FF C0 and a large size in it, as editors and cameras write) is read: the size checked
+    /// is the frame header libjpeg decodes, found segment by segment. The real header still
+    /// counts when it claims too much, and one after garbage bytes too.
+    @Test func aPhotoWithMetadataThatLooksLikeAFrameHeaderIsRead() throws {
+        let photo = Array(try Data(contentsOf: URL(fileURLWithPath: Fixtures.sample("messi5.jpg"))))
+        #expect(photo[0] == 0xFF && photo[1] == 0xD8)
+        // APP1 "Exif\0\0" whose payload holds FF C0 00 11 08 7D00 7D00 (32000x32000), and an APP2.
+        let fake: [UInt8] = [0xFF, 0xC0, 0x00, 0x11, 0x08, 0x7D, 0x00, 0x7D, 0x00, 0x03]
+        func segment(_ marker: UInt8, _ payload: [UInt8]) -> [UInt8] {
+            [0xFF, marker, UInt8((payload.count + 2) >> 8), UInt8((payload.count + 2) & 0xFF)] + payload
+        }
+        let exif = segment(0xE1, Array("Exif".utf8) + [0, 0] + Array(repeating: 0x20, count: 40) + fake + Array(repeating: 0x20, count: 40))
+        let icc = segment(0xE2, Array("ICC_PROFILE".utf8) + [0, 1, 1] + fake + fake)
+        let folder = try Fixtures.temporaryFolder()
+        let edited = folder.appendingPathComponent("edited.jpg")
+        try Data(Array(photo[0..<2]) + exif + icc + Array(photo[2...])).write(to: edited)
+        #expect(try ImageFileSource(path: edited.path).info.size == ImageSize(width: 548, height: 342))
+        let run = try ToolRun.docktrack(["detect", edited.path])
+        #expect(run.status == 0 && run.stdout.contains("humanFace"), "\(run.stderr)")
+        // The frame header itself claiming 32000x32000 (after the metadata): refused.
+        let sof = try #require((2..<photo.count - 1).first { photo[$0] == 0xFF && (0xC0...0xC2).contains(photo[$0 + 1]) })
+        var claiming = photo
+        claiming[sof + 5] = 0x7D; claiming[sof + 6] = 0x00; claiming[sof + 7] = 0x7D; claiming[sof + 8] = 0x00
+        let bomb = folder.appendingPathComponent("claiming.jpg")
+        try Data(Array(claiming[0..<2]) + exif + Array(claiming[2...])).write(to: bomb)
+        #expect(throws: FrameSourceError.self) { _ = try ImageFileSource(path: bomb.path) }
+    }
+
+    /// A video of frames past the picture limit (Motion JPEG AVI, 8000x7000: a small file, 56
+    /// megapixels a frame) is refused when opened, as a picture is, before any frame is tracked.
+    @Test func aVideoOfHugeFramesIsRefused() throws {
+        let folder = try Fixtures.temporaryFolder()
+        let path = folder.appendingPathComponent("huge.avi").path
+        let size = ImageSize(width: 8000, height: 7000)
+        do {
+            let out = try AnnotatedOutput(path: path, size: size, framesPerSecond: 10)
+            let small = try Image(contentsOf: Fixtures.sample("messi5.jpg"))
+            let frame = try Image.composed(size: size, placing: [(small, PixelPoint(x: 100, y: 100))])
+            for _ in 0..<2 { try out.write(frame) }
+            out.close()
+        }
+        let run = try ToolRun.docktrack(["track", path, "--states", "/dev/null"])
+        #expect(run.status == 1 && run.stderr.contains("larger than 50 megapixels"), "\(run.status) \(run.stderr)")
+    }
+
     /// An image file is checked as a stream's picture is: a 543-byte JPEG claiming 32000x32000
     /// is refused at once (imread took 4.2 GB and 11 s to decode it); a PNG's and a BMP's
     /// declared sizes are read too.

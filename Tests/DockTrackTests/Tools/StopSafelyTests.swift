@@ -206,6 +206,33 @@ import Glibc
         #expect(Self.moves(camera).last == Self.viscaStop, "the last move after Ctrl-C: \(Self.moves(camera).last ?? [])")
     }
 
+    /// `track FILE --dock visca-udp:CAM --states - | head -n 40`: when the reader goes the run
+    /// ends on the write error (one line, exit 1, no SIGPIPE death) and the camera's last packet is a stop.
+    @Test func aReaderThatGoesAwayEndsTheRunWithTheDockStopped() throws {
+        let camera = try FakeVISCACamera()
+        defer { camera.stop() }
+        var out: [Int32] = [0, 0]
+        #expect(pipe(&out) == 0)
+        let err = try Fixtures.temporaryFolder().appendingPathComponent("err").path
+        let errFD = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        let pid = try ToolRun.spawn(Fixtures.tool, ["track", Fixtures.sample("vtest.avi"), "-d", "hog-body-fast",
+                                                    "--dock", "visca-udp:127.0.0.1:\(camera.port)", "--states", "-"],
+                                    stdout: out[1], stderr: errFD, closing: [out[0]]).get()
+        close(out[1])
+        close(errFD)
+        // head -n 40: forty lines read, then the reader is gone.
+        var newlines = 0
+        var byte: UInt8 = 0
+        while newlines < 40, read(out[0], &byte, 1) == 1 { if byte == 10 { newlines += 1 } }
+        #expect(newlines == 40)
+        #expect(Self.moves(camera).contains { $0 != Self.viscaStop }, "the camera was moved")
+        close(out[0])
+        let status = ToolRun.wait(for: pid)
+        let said = (try? String(contentsOfFile: err, encoding: .utf8)) ?? ""
+        #expect(status == 1, "exit \(status) (141: killed by SIGPIPE): \(said)")
+        #expect(Self.moves(camera).last == Self.viscaStop, "the last move: \(Self.moves(camera).last ?? [])")
+    }
+
     /// A frame loop that falls silent (a camera or stream outage) while the camera turns: a
     /// stop goes out; the next command moves it again.
     @Test func aVISCACameraLeftTurningIsStoppedWhenTheLoopFallsSilent() throws {

@@ -1,0 +1,262 @@
+import DockTrackCore
+import Hummingbird
+import HummingbirdCore
+import Logging
+import NIOCore
+import Synchronization
+
+/// What the control page's server allows a connection, and how many at once: past these a
+/// peer is answered (where HTTP has an answer) and closed, so that no peer, however slow,
+/// silent or large, holds the tracker's memory or descriptors. docs/reliability.md lists them.
+public struct PageLimits: Sendable {
+    /// Connections open at once. Past it a connection that has sent no complete request for
+    /// ``headSeconds`` is closed to make room (an idle or slow peer gives way to a new one);
+    /// with none such, the new connection is closed.
+    public var maximumConnections = 64
+    /// Bytes of a request's head (request line and headers together); past it: 431 and closed.
+    public var maximumHeadBytes = 16 * 1024
+    /// Seconds a request's head may take from its first byte; past it: 408 and closed (a peer
+    /// that sends a byte now and then).
+    public var headSeconds = 10.0
+    /// Seconds a connection may stay silent between requests, or a WebSocket without a byte
+    /// from its peer (a live page answers the server's pings, every ``pingSeconds``).
+    public var idleSeconds = 30.0
+    /// The WebSocket ping period.
+    public var pingSeconds = 10.0
+
+    public init() {}
+
+    /// The connections allowed with `descriptors` the process may open: at most
+    /// ``maximumConnections``, and no more than a quarter of the descriptors left over once the
+    /// run's own (camera, files, models, dock, threads: 64 set aside) are counted.
+    public func connections(withDescriptors descriptors: Int) -> Int {
+        max(4, min(maximumConnections, (descriptors - 64) / 4))
+    }
+}
+
+/// The page server's connections, shared by their guards: how many are open, and which may
+/// give way to a new one.
+final class ConnectionRegistry: Sendable {
+    private struct Entry {
+        let channel: any Channel
+        let opened: Double
+        /// When a complete request head was last read (nil: never).
+        var lastRequest: Double?
+        /// A WebSocket (a page's session): never closed to make room.
+        var webSocket = false
+    }
+    private let entries = Mutex<[ObjectIdentifier: Entry]>([:])
+    let limits: PageLimits
+    let capacity: Int
+    private let clock: @Sendable () -> Double
+
+    init(limits: PageLimits, capacity: Int, clock: @escaping @Sendable () -> Double = MonotonicClock.now) {
+        self.limits = limits
+        self.capacity = capacity
+        self.clock = clock
+    }
+
+    var count: Int { entries.withLock { $0.count } }
+
+    /// A new connection: `true` when it may stay. At capacity the longest-waiting connection
+    /// that has not sent a request within ``PageLimits/headSeconds`` is closed for it.
+    func admit(_ channel: any Channel) -> Bool {
+        let now = clock()
+        let (admitted, evicted) = entries.withLock { entries -> (Bool, (any Channel)?) in
+            var evicted: (any Channel)?
+            if entries.count >= capacity {
+                let idle = entries.filter { !$0.value.webSocket && now - ($0.value.lastRequest ?? $0.value.opened) >= limits.headSeconds }
+                guard let oldest = idle.min(by: { ($0.value.lastRequest ?? $0.value.opened) < ($1.value.lastRequest ?? $1.value.opened) })
+                else { return (false, nil) }
+                evicted = entries.removeValue(forKey: oldest.key)?.channel
+            }
+            entries[ObjectIdentifier(channel)] = Entry(channel: channel, opened: now, lastRequest: nil)
+            return (true, evicted)
+        }
+        evicted?.close(promise: nil)
+        return admitted
+    }
+
+    /// A complete request head came on `channel` (`webSocket`: one asking for an upgrade).
+    func requested(_ channel: any Channel, webSocket: Bool) {
+        let now = clock()
+        entries.withLock {
+            $0[ObjectIdentifier(channel)]?.lastRequest = now
+            if webSocket { $0[ObjectIdentifier(channel)]?.webSocket = true }
+        }
+    }
+
+    func remove(_ channel: any Channel) {
+        _ = entries.withLock { $0.removeValue(forKey: ObjectIdentifier(channel)) }
+    }
+}
+
+/// The first handler of every page connection, on the raw bytes: admits it (or not), bounds
+/// each request's head in size and time, and closes a connection left silent. After a
+/// WebSocket upgrade it only watches for silence.
+final class ConnectionGuard: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    private enum Phase {
+        /// Between requests, since then.
+        case idle(since: Double)
+        /// Reading a head: its first byte's time, its bytes so far.
+        case head(started: Double, bytes: [UInt8])
+        /// A WebSocket: the last byte's time.
+        case webSocket(lastByte: Double)
+        case closed
+    }
+    private var phase: Phase
+    private let registry: ConnectionRegistry
+    private let clock: @Sendable () -> Double
+    private var timer: RepeatedTask?
+    private var admitted = false
+
+    init(registry: ConnectionRegistry, clock: @escaping @Sendable () -> Double = MonotonicClock.now) {
+        self.registry = registry
+        self.clock = clock
+        phase = .idle(since: clock())
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        if context.channel.isActive { start(context) }
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        start(context)
+        context.fireChannelActive()
+    }
+
+    private func start(_ context: ChannelHandlerContext) {
+        guard !admitted, case .idle = phase else { return }
+        admitted = true
+        guard registry.admit(context.channel) else {
+            phase = .closed
+            context.close(promise: nil)
+            return
+        }
+        let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
+        let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
+        timer = context.eventLoop.scheduleRepeatedTask(initialDelay: .milliseconds(500), delay: .milliseconds(500)) { _ in
+            handler.value.check(loopBound.value)
+        }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        finish(context)
+        context.fireChannelInactive()
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        finish(context)
+    }
+
+    private func finish(_ context: ChannelHandlerContext) {
+        timer?.cancel()
+        timer = nil
+        phase = .closed
+        registry.remove(context.channel)
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let buffer = unwrapInboundIn(data)
+        let now = clock()
+        switch phase {
+        case .closed:
+            return
+        case .webSocket:
+            phase = .webSocket(lastByte: now)
+        case .idle, .head:
+            if !read(buffer.readableBytesView, at: now, context: context) { return }
+        }
+        context.fireChannelRead(data)
+    }
+
+    /// Follows the heads in `bytes`; `false` when the connection was refused.
+    private func read(_ bytes: ByteBufferView, at now: Double, context: ChannelHandlerContext) -> Bool {
+        var started: Double, head: [UInt8]
+        switch phase {
+        case .head(let s, let b): (started, head) = (s, b)
+        default: (started, head) = (now, [])
+        }
+        for byte in bytes {
+            if case .webSocket = phase { break }  // the rest is the WebSocket's
+            head.append(byte)
+            if head.count > registry.limits.maximumHeadBytes {
+                refuse(context, status: "431 Request Header Fields Too Large")
+                return false
+            }
+            if head.count >= 4 && head.suffix(4).elementsEqual([13, 10, 13, 10]) {
+                let webSocket = Self.asksForWebSocket(head)
+                registry.requested(context.channel, webSocket: webSocket)
+                if webSocket {
+                    phase = .webSocket(lastByte: now)
+                } else {
+                    phase = .idle(since: now)
+                }
+                (started, head) = (now, [])
+            } else if head.count == 2 && head == [13, 10] {
+                head = []  // a blank line between requests
+            }
+        }
+        if case .webSocket = phase { return true }
+        phase = head.isEmpty ? .idle(since: now) : .head(started: started, bytes: head)
+        return true
+    }
+
+    /// Whether a head asks for an upgrade (a WebSocket): after it the bytes are frames.
+    static func asksForWebSocket(_ head: [UInt8]) -> Bool {
+        String(decoding: head, as: UTF8.self).lowercased().contains("\nupgrade:")
+    }
+
+    private func check(_ context: ChannelHandlerContext) {
+        let now = clock()
+        let limits = registry.limits
+        switch phase {
+        case .idle(let since) where now - since > limits.idleSeconds:
+            close(context)
+        case .head(let started, _) where now - started > limits.headSeconds:
+            refuse(context, status: "408 Request Timeout")
+        case .webSocket(let last) where now - last > limits.idleSeconds:
+            close(context)
+        default:
+            break
+        }
+    }
+
+    /// A short answer written straight to the socket, then closed.
+    private func refuse(_ context: ChannelHandlerContext, status: String) {
+        let text = "HTTP/1.1 \(status)\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+        phase = .closed
+        context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(string: text))).whenComplete { _ in
+            context.close(promise: nil)
+        }
+    }
+
+    private func close(_ context: ChannelHandlerContext) {
+        phase = .closed
+        context.close(promise: nil)
+    }
+}
+
+/// A server child channel with a ``ConnectionGuard`` in front of `inner`'s handlers.
+struct GuardedChannel<Inner: ServerChildChannel>: ServerChildChannel {
+    typealias Value = Inner.Value
+    let inner: Inner
+    let registry: ConnectionRegistry
+
+    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+        do {
+            try channel.pipeline.syncOperations.addHandler(ConnectionGuard(registry: registry), position: .first)
+        } catch {
+            return channel.eventLoop.makeFailedFuture(error)
+        }
+        return inner.setup(channel: channel, logger: logger)
+    }
+
+    func handle(value: Value, logger: Logger) async {
+        await inner.handle(value: value, logger: logger)
+    }
+}
