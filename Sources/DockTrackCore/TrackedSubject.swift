@@ -60,9 +60,20 @@ public struct IdentifierSource: Sendable {
 
     public mutating func next() -> UUID {
         counter += 1
-        guard sequential else { return UUID() }
+        guard sequential else { return Self.randomUUID() }
         let hex = String(counter, radix: 16)
         let padded = String(repeating: "0", count: 12 - hex.count) + hex
         return UUID(uuidString: "00000000-0000-0000-0000-\(padded)")!
+    }
+
+    /// A version-4 UUID from the system's generator (getrandom, no file to open): Foundation's
+    /// UUID() gave the same identifier twice once the process had run out of descriptors.
+    static func randomUUID() -> UUID {
+        var generator = SystemRandomNumberGenerator()
+        var bytes = (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        bytes[6] = bytes[6] & 0x0F | 0x40  // version 4
+        bytes[8] = bytes[8] & 0x3F | 0x80  // RFC 4122 variant
+        return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                           bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
     }
 }

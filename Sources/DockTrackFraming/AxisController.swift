@@ -97,10 +97,16 @@ public struct AxisController: Sendable, Equatable {
         return limit(0, dt: dt, limits: limits, position: position)
     }
 
+    /// The time the first command after a start (or a restart across a jump in time) is taken
+    /// to span from the velocity before: observations come at least 10 times a second, so a
+    /// command moves no faster from rest than the acceleration allows in a tenth of a second
+    /// (after a 1000 s gap the first command was 2.41 rad/s, 24 rad/s^2 against 8).
+    public static let startingSpan = 0.1
+
     private mutating func limit(_ wanted: Double, dt: Double, limits: AxisLimits, position: Double) -> Double {
         var velocity = wanted
-        if dt > 0, limits.maximumAcceleration > 0 {
-            let step = limits.maximumAcceleration * dt
+        if limits.maximumAcceleration > 0 {
+            let step = limits.maximumAcceleration * (dt > 0 ? dt : Self.startingSpan)
             velocity = min(max(velocity, output - step), output + step)
         }
         if position >= limits.range.upperBound && velocity > 0 { velocity = 0 }

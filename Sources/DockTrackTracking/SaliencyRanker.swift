@@ -65,7 +65,9 @@ public struct SaliencyRanker: SubjectRanker, Sendable {
 
     /// Sets `saliencyRank` of every subject.
     public mutating func rank(_ subjects: inout [TrackedSubject]) {
-        let scores = Dictionary(uniqueKeysWithValues: subjects.map { ($0.id, score($0)) })
+        // Identifiers are unique by construction (IdentifierSource); should two ever collide
+        // (a caller's own custom-tracking identifiers), the better score counts, never a trap.
+        let scores = Dictionary(subjects.map { ($0.id, score($0)) }, uniquingKeysWith: max)
         // Start from the previous order (subjects still in view), newcomers placed by score.
         var ranked = order.filter { scores[$0] != nil }
         for id in subjects.map(\.id) where !ranked.contains(id) {

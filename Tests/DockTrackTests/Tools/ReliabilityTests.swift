@@ -457,4 +457,38 @@ import Glibc
         #expect(run.lines.last?.contains(#""velocity":{"x":0.0,"y":0.0,"z":0.0}"#) == true, "\(run.lines.last ?? "")")
         #expect(run.stderr.contains("observations line 1: longer than 1048576 bytes; skipped"))
     }
+
+    /// Observations with a gap of 1000 s in their times (a caller paused, a clock that
+    /// jumped): the first command after it moves no faster than the dock's acceleration allows
+    /// from rest (it was 2.41 rad/s, 24 rad/s^2 against 8), nor does any other.
+    @Test func aGapInTheObservationsTimesDoesNotJerkTheDock() throws {
+        let folder = try Fixtures.temporaryFolder()
+        // The face on the left, then, after the gap, on the right: the dock has far to turn.
+        let left = Observation(type: .humanFace, rect: UnitRect(x: 0.1, y: 0.55, width: 0.1, height: 0.13), confidence: 0.9)
+        let right = Observation(type: .humanFace, rect: UnitRect(x: 0.8, y: 0.55, width: 0.1, height: 0.13), confidence: 0.9)
+        let times = (0..<30).map { Double($0) / 10 } + (0..<30).map { 1003 + Double($0) / 10 }
+        let lines = times.enumerated().map { i, t in
+            DetectionRecord(frame: i, time: t, size: ImageSize(width: 640, height: 480), observations: [t < 1000 ? left : right]).jsonLine
+        }
+        let input = folder.appendingPathComponent("gap.jsonl")
+        try lines.joined(separator: "\n").write(to: input, atomically: true, encoding: .utf8)
+        let run = try ToolRun.docktrack(["track", "--observations", input.path])
+        #expect(run.status == 0, "\(run.stderr)")
+        let commands = run.lines.compactMap { line -> (time: Double, yaw: Double)? in
+            let object = RequestIDTests.object(line)
+            guard let time = object["time"] as? Double, let velocity = object["velocity"] as? [String: Any], let yaw = velocity["y"] as? Double else { return nil }
+            return (time, yaw)
+        }
+        #expect(commands.count > 50)
+        let acceleration = DockLimits.standard.yaw.maximumAcceleration
+        var previous = (time: -Double.infinity, yaw: 0.0)
+        for command in commands {
+            let span = min(max(command.time - previous.time, 0), AxisController.startingSpan)
+            let allowed = acceleration * (span > 0 ? span : AxisController.startingSpan) + 1e-6
+            // A stop is the dock's to ramp down; a move is checked.
+            #expect(command.yaw == 0 || abs(command.yaw - previous.yaw) <= allowed, "at \(command.time): \(previous.yaw) -> \(command.yaw) rad/s")
+            previous = command
+        }
+        #expect(commands.contains { $0.time > 1003 && abs($0.yaw) > 0.05 }, "it still frames after the gap")
+    }
 }
