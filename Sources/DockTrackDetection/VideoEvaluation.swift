@@ -112,13 +112,18 @@ public struct PeopleScore: Sendable, Equatable {
 
     public var falsePeoplePerFrame: Double { Double(falsePeople) / Double(max(frames, 1)) }
     public var subjectsPerFrame: Double { Double(subjects) / Double(max(frames, 1)) }
-    public var recall: Double { labelledPeople == 0 ? 1 : Double(foundPeople) / Double(labelledPeople) }
-    public var recallOfTallPeople: Double { tallPeople == 0 ? 1 : Double(tallPeopleFound) / Double(tallPeople) }
-    public var rankOneOnPerson: Double { framesWithRankOne == 0 ? 1 : Double(rankOneOnPeople) / Double(framesWithRankOne) }
+    /// Of the labelled people, those found; nil (`null`) when nobody is labelled (a clip of no
+    /// one scores false people only: a recall of 1 there said nothing).
+    public var recall: Double? { labelledPeople == 0 ? nil : Double(foundPeople) / Double(labelledPeople) }
+    public var recallOfTallPeople: Double? { tallPeople == 0 ? nil : Double(tallPeopleFound) / Double(tallPeople) }
+    /// Of the frames with a subject ranked 1, those where it is on a person; nil without any.
+    public var rankOneOnPerson: Double? { framesWithRankOne == 0 ? nil : Double(rankOneOnPeople) / Double(framesWithRankOne) }
 
     /// The totals as one JSON object.
     public var jsonLine: String {
-        String(format: "{\"frames\":%d,\"labelledPeople\":%d,\"found\":%d,\"recall\":%.3f,\"peopleFrom50px\":%d,\"recallFrom50px\":%.3f,\"falsePeople\":%d,\"falsePeoplePerFrame\":%.3f,\"subjectsPerFrame\":%.3f,\"framesWithRankOne\":%d,\"rankOneOnPerson\":%.3f}",
-               frames, labelledPeople, foundPeople, recall, tallPeople, recallOfTallPeople, falsePeople, falsePeoplePerFrame, subjectsPerFrame, framesWithRankOne, rankOneOnPerson)
+        func ratio(_ value: Double?) -> String { value.map { String(format: "%.3f", $0) } ?? "null" }
+        return String(format: "{\"frames\":%d,\"labelledPeople\":%d,\"found\":%d,\"recall\":%@,\"peopleFrom50px\":%d,\"recallFrom50px\":%@,\"falsePeople\":%d,\"falsePeoplePerFrame\":%.3f,\"subjectsPerFrame\":%.3f,\"framesWithRankOne\":%d,\"rankOneOnPerson\":%@}",
+                      frames, labelledPeople, foundPeople, ratio(recall), tallPeople, ratio(recallOfTallPeople), falsePeople,
+                      falsePeoplePerFrame, subjectsPerFrame, framesWithRankOne, ratio(rankOneOnPerson))
     }
 }

@@ -25,6 +25,13 @@ public protocol DockEndpoint {
     mutating func sessionEnded(at time: Double) -> String
     /// One line of the server's --trace, if it keeps one.
     func writeTrace(to trace: OutputFile?) throws(OutputFile.CannotWrite)
+    /// After the session ended at `time`: the trace of the motors coming to rest, so that a
+    /// trace ends with the dock still (a tracker in front of a dock keeps none).
+    mutating func traceComingToRest(after time: Double, to trace: OutputFile?) throws(OutputFile.CannotWrite)
+}
+
+extension DockEndpoint {
+    public mutating func traceComingToRest(after time: Double, to trace: OutputFile?) throws(OutputFile.CannotWrite) {}
 }
 
 extension DockEndpoint {
@@ -47,5 +54,16 @@ extension DockSession: DockEndpoint {
         _ = handle(.success(DockRequest(kind: .command(.setAngularVelocity(.zero)))), at: time)
         closeSession()
         return "session closed; dock stopped"
+    }
+
+    /// Lines every 50 ms of the dock's time until it is still (at most 3 s).
+    public mutating func traceComingToRest(after time: Double, to trace: OutputFile?) throws(OutputFile.CannotWrite) {
+        guard trace != nil else { return }
+        var t = time
+        while dock.velocity != .zero && t < time + 3 {
+            t += 0.05
+            _ = advance(to: t)
+            try writeTrace(to: trace)
+        }
     }
 }

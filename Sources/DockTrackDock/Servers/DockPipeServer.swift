@@ -56,6 +56,9 @@ public struct DockPipeServer {
         }
         // End of input (or a stop): the dock (and a device behind it) is left still.
         _ = session.sessionEnded(at: time)
+        if traceError == nil {
+            do { try session.traceComingToRest(after: time, to: trace) } catch { traceError = error }
+        }
         if output { _ = write([session.motionStateLine()] + session.batteryLines) }
         return Summary(requests: requests, errors: session.errorCount, outputClosed: !output, traceError: traceError)
     }

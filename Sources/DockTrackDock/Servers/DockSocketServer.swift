@@ -29,6 +29,10 @@ public struct DockSocketServer<Endpoint: DockEndpoint> {
     /// A connection that has sent no whole line this many seconds after connecting is closed:
     /// idle peers cannot hold the connection slots (64 silent ones locked every client out).
     public var silenceAllowed = 5.0
+    /// With every slot taken, a new connection takes the place of the one that has been silent
+    /// longest, once it has been silent this many seconds (a real client says hello at once):
+    /// 64 silent peers that reconnected as soon as they were closed kept every client out.
+    public var silenceBeforeMakingRoom = 1.0
     /// A client without the session that sends this many lines that are not requests is closed
     /// (each is answered with an error first; the session's owner is only answered).
     public var malformedAllowed = 8
@@ -207,6 +211,14 @@ public struct DockSocketServer<Endpoint: DockEndpoint> {
                     connections += 1
                     let client = Client(fd: fd, number: connections, connectedAt: clock(), lineBudget: 2 * linesPerSecondAllowed)
                     if start == nil { start = clock() }
+                    let acceptedAt = clock()
+                    if clients.count >= maximumClients,
+                       let silent = clients.filter({ !$0.heardFrom && !$0.closing && !$0.gone && owner !== $0
+                                                     && acceptedAt - $0.connectedAt >= silenceBeforeMakingRoom })
+                                           .min(by: { $0.connectedAt < $1.connectedAt }) {
+                        drop(silent, nil)
+                        clients.removeAll { $0.gone }
+                    }
                     if clients.count >= maximumClients {
                         client.closing = true
                         enqueue(#"{"type":"error","code":"invalidRequest","message":"too many connections (\#(maximumClients))"}"#, to: client)
@@ -271,7 +283,9 @@ public struct DockSocketServer<Endpoint: DockEndpoint> {
             clients.removeAll { $0.gone }
         }
         // The dock (and a device behind it) is left still however the server ends.
-        log(session.sessionEnded(at: now()))
+        let ended = now()
+        log(session.sessionEnded(at: ended))
+        do { try session.traceComingToRest(after: ended, to: trace) } catch { log("--trace: \(error)") }
         for client in clients {
             flush(client)
             // A flush that ends a closing client has closed it already: a second close would

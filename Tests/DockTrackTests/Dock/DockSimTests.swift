@@ -32,6 +32,19 @@ import Glibc
         return (replies, String(decoding: err, as: UTF8.self))
     }
 
+    /// The motor trace ends with the dock still: its last line after the input ends shows the
+    /// stop (it ended at full speed, the stop unseen).
+    @Test func theTraceEndsWithTheDockStill() throws {
+        let trace = try Fixtures.temporaryFolder().appendingPathComponent("dock.tsv")
+        _ = try pipe([#"{"time":0,"command":"setAngularVelocity","velocity":{"x":0.2,"y":1,"z":0}}"#,
+                      #"{"time":0.5,"command":"setAngularVelocity","velocity":{"x":0.2,"y":1,"z":0}}"#],
+                     arguments: ["--trace", trace.path])
+        let rows = try String(contentsOf: trace, encoding: .utf8).split(separator: "\n").map { $0.split(separator: "\t") }
+        let speeds = rows.compactMap { row in row.count >= 5 ? (Double(row[3]), Double(row[4])) : nil }
+        #expect(speeds.contains { ($0.0 ?? 0) > 0.9 }, "it turned: \(rows)")
+        #expect(speeds.last.map { $0.0 == 0 && $0.1 == 0 } == true, "the last line: \(rows.last ?? [])")
+    }
+
     @Test func helloCommandsQueriesAndErrorsOverAPipe() throws {
         let (replies, stderr) = try pipe([
             #"{"type":"hello","protocols":["org.docktrack.dock/1"]}"#,
@@ -136,6 +149,14 @@ final class LineSocket {
     }
 
     deinit { close(fd) }
+
+    /// Whether the server has closed the connection (read now, without waiting or consuming).
+    var isClosedByPeer: Bool {
+        var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        guard poll(&pfd, 1, 0) > 0 else { return false }
+        var byte: UInt8 = 0
+        return recv(fd, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) <= 0
+    }
 
     /// Sends a line (never a SIGPIPE when the server has closed the connection).
     func send(_ line: String, newline: Bool = true) {

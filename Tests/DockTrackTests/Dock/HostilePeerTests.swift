@@ -1,5 +1,6 @@
 import DockTrack
 import Foundation
+import Synchronization
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -406,5 +407,37 @@ final class HostileHTTPServer: @unchecked Sendable {
         print(String(format: "after 64 silent connections a new client was served in %.1f s", waited))
         #expect(served && waited < 10, "\(waited) s")
         withExtendedLifetime(silent) {}
+    }
+
+    /// 64 silent peers that reconnect as soon as they are closed: a real client that says
+    /// hello is still served at once (a silent peer makes room for it).
+    @Test func silentPeersThatReconnectCannotLockClientsOut() throws {
+        let (process, socketPath) = try startSocketDocksim(script: "")
+        defer { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
+        let crowd = Mutex<[LineSocket]>(try (0..<64).map { _ in try LineSocket(connectingTo: socketPath) })
+        let stop = Atomic<Bool>(false)
+        let reconnecting = Thread {
+            while !stop.load(ordering: .relaxed) {
+                crowd.withLock { sockets in
+                    for i in sockets.indices where sockets[i].isClosedByPeer {
+                        if let again = try? LineSocket(connectingTo: socketPath) { sockets[i] = again }
+                    }
+                }
+                usleep(10_000)
+            }
+        }
+        reconnecting.start()
+        defer { stop.store(true, ordering: .relaxed) }
+        usleep(1_500_000)
+        let started = Date()
+        var served = false
+        while !served && Date().timeIntervalSince(started) < 30 {
+            let client = try LineSocket(connectingTo: socketPath)
+            client.send(#"{"type":"hello","protocols":["org.docktrack.dock/1"]}"#)
+            served = try client.next(matching: #""type":"hello""#, within: 2) != nil
+        }
+        let waited = Date().timeIntervalSince(started)
+        print(String(format: "with 64 silent peers reconnecting a new client was served in %.1f s", waited))
+        #expect(served && waited < 3, "\(waited) s")
     }
 }
