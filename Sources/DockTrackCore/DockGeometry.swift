@@ -173,6 +173,15 @@ public struct DockLimits: Sendable, Equatable, Codable {
     }
 
     /// `orientation` with every axis clamped into its range.
+    /// `motion` as a dock of these limits can be: positions within range, speeds within the
+    /// maximum (a prediction past the dock's last report may overshoot both).
+    public func bounding(_ motion: MotionState) -> MotionState {
+        var bounded = motion
+        bounded.position = clamp(motion.position)
+        for axis in DockAxis.allCases { bounded.velocity[axis] = self[axis].clampSpeed(motion.velocity[axis]) }
+        return bounded
+    }
+
     public func clamp(_ orientation: DockOrientation) -> DockOrientation {
         DockOrientation(x: pitch.clamp(orientation.x), y: yaw.clamp(orientation.y), z: roll.clamp(orientation.z))
     }

@@ -172,6 +172,12 @@ public struct FramingController: Sendable {
     /// velocity from the axis controllers, or an orientation when one is due.
     private mutating func move(toward wanted: DockOrientation, from pose: DockOrientation, dt: Double, now: Double,
                                speed: Double? = nil) -> DockCommand? {
+        var wanted = wanted
+        if params.limits.yaw.range.lowerBound == -.infinity && params.limits.yaw.range.upperBound == .infinity {
+            // A dock that pans without end: the same direction the short way round (after a
+            // client turned it 880 degrees, tracking unwound every turn to get back to 34).
+            wanted.y = pose.y + remainder(wanted.y - pose.y, 2 * .pi)
+        }
         switch params.commands {
         case .velocity:
             var limits = params.limits

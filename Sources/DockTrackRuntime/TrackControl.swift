@@ -355,7 +355,9 @@ public final class TrackControl: Sendable {
     public func publish(_ record: SubjectStatesRecord, motion: MotionState) {
         let maximumPending = self.maximumPending
         state.withLock { state in
-            state.motion = motion
+            // What the client reads is what a dock within its limits can do (the loop's motion is
+            // a prediction past the dock's last report).
+            state.motion = state.limits.bounding(motion)
             guard !state.outboxes.isEmpty else { return }
             var record = record
             if let custom = state.custom, state.appliedAt - custom.time <= Self.customFreshness { record.subjects = custom.subjects }

@@ -82,6 +82,21 @@ import Glibc
         #expect(after > 0.95 && after < 1.25, "stopped \(after) s after the last renewal")
     }
 
+    /// The motion states a client reads stay within the dock's limits, whatever the loop
+    /// predicted (a prediction past the last report overshot both range and speed).
+    @Test func motionStatesStayWithinTheDocksLimits() throws {
+        let limits = DockLimits(pitch: AxisLimits(range: -0.3...0.3, maximumSpeed: 1, maximumAcceleration: 6),
+                                yaw: AxisLimits(range: -1...1, maximumSpeed: 2, maximumAcceleration: 8),
+                                roll: AxisLimits(range: 0...0, maximumSpeed: 0, maximumAcceleration: 0))
+        var rig = try Rig(limits: limits)
+        _ = rig.send(#"{"type":"hello","protocols":["org.docktrack.dock/1"]}"#)
+        rig.control.publish(SubjectStatesRecord(frame: 1, time: 1, subjects: []),
+                            motion: MotionState(time: 1, position: DockOrientation(x: 0.5, y: 1.4, z: 0), velocity: AngularVelocity(x: -3, y: 5, z: 0)))
+        let line = rig.send(#"{"command":"getMotionState"}"#).first ?? ""
+        guard case .motionState(let state)? = DockMessage(line: line) else { Issue.record("\(line)"); return }
+        #expect(state.position.x == 0.3 && state.position.y == 1 && state.velocity.x == -1 && state.velocity.y == 2, "\(line)")
+    }
+
     /// DockKit's getters: what the run's options set, then what a client set, answered at once
     /// (with the request's id); a dock alone is not capable of them.
     @Test func gettersAnswerWhatWasLastSet() throws {

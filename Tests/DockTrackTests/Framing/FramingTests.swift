@@ -93,6 +93,31 @@ import Testing
         #expect(abs(samples.last!.pose.y - 0.3) < 0.01 && abs(samples.last!.pose.x + 0.2) < 0.01, "waits at the ends: \(samples.last!.pose)")
     }
 
+    /// A dock that pans without end, turned three and a half turns by hand: going home takes
+    /// the short way round (160 degrees on), not back through every turn.
+    @Test func aDockTurnedManyTimesGoesHomeTheShortWay() {
+        var params = FramingController.Params()
+        params.homeAfter = 0
+        #expect(params.limits.yaw.range.upperBound == .infinity)
+        var controller = FramingController(params: params)
+        let turned = DockOrientation(x: 0, y: (3 * 360 + 200) * Double.pi / 180, z: 0)
+        var dock = SimulatedDock(limits: params.limits, position: turned)
+        var t = 0.0
+        var commands: [Double] = []
+        for _ in 0..<200 {
+            t += 0.05
+            let pose = dock.motionState.position
+            if let command = controller.update(subjects: [], captureTime: t, poseAtCapture: pose, pose: pose, now: t) {
+                _ = try? dock.apply(command, at: t)
+                if let v = command.velocity { commands.append(v.y) }
+            }
+            dock.advance(to: t)
+        }
+        #expect(commands.contains { $0 > 0.1 } && !commands.contains { $0 < -0.1 }, "forward 160 degrees: \(commands.prefix(10))")
+        let end = dock.motionState.position.y * 180 / .pi
+        #expect(abs(end - 4 * 360) < 2, "at home, four turns on: \(end) degrees")
+    }
+
     @Test func aLostSubjectLeadsToHoldThenHome() {
         var params = FramingController.Params()
         params.homeAfter = 3
