@@ -93,7 +93,8 @@ let package = Package(
         .target(name: "DockTrackTestKit",
                 dependencies: ["DockTrackCore", "DockTrackMedia", "DockTrackDetection", "DockTrackAudio", "DockTrackDock", "CV4L2"]),
         // What the libFuzzer targets run on each input (Fuzz/, tools/fuzz.sh), type-checked by every build.
-        .target(name: "DockTrackFuzzing", dependencies: ["DockTrackCore", "DockTrackDock", "DockTrackFraming", "DockTrackMedia"]),
+        .target(name: "DockTrackFuzzing", dependencies: ["DockTrackCore", "DockTrackSystem", "DockTrackDock", "DockTrackFraming", "DockTrackMedia",
+                                                         "DockTrackTracking", "DockTrackRuntime", "DockTrackCommandLine"]),
         // The control page: a page any browser opens, served by a running track (--http).
         .target(name: "DockTrackPage",
                 dependencies: ["DockTrackRuntime", "DockTrackMedia", .product(name: "Hummingbird", package: "hummingbird"),

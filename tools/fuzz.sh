@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds and runs DockTrack's libFuzzer targets (Fuzz/*.swift) for a bounded time each.
-#   tools/fuzz.sh [SECONDS] [TARGET...]      targets: dock-protocol observations http-reply mjpeg-parts (default: all)
+#   tools/fuzz.sh [SECONDS] [TARGET...]      targets: dock-protocol observations http-reply mjpeg-parts
+#                                            serve-requests config-file page-requests (default: all)
 # The checks each target makes are in the package (Sources/DockTrackFuzzing, type-checked by
 # every build; the tests replay Fuzz/corpus through them). Here SwiftPM builds that module and
 # the modules it imports with -sanitize=fuzzer,address into .build-fuzz, and each target is its
@@ -13,7 +14,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-60}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(dock-protocol observations http-reply mjpeg-parts)
+[ ${#targets[@]} -eq 0 ] && targets=(dock-protocol observations http-reply mjpeg-parts serve-requests config-file page-requests)
 build=.build-fuzz
 mkdir -p "$build"
 echo "building the package's modules for fuzzing (-sanitize=fuzzer,address)"
@@ -23,17 +24,20 @@ swift build --build-path "$build" --target DockTrackFuzzing -c release \
 products=$build/release
 # Every object of every module built (the fuzzing module and what it imports), and the C
 # libraries those modules link.
-objects=$(find "$products/" -path '*.build/*.o' | grep -v -E '/(docktrack|docksim|dock_client_example|DockTrackTests|DockTrackTestKit|DockTrackRuntime|DockTrackTracking|DockTrackDetection|DockTrackAudio|DockTrackCommandLine|DockTrack|ArgumentParser[A-Za-z]*)\.build/')
+objects=$(find "$products/" -path '*.build/*.o' | grep -v -E '/(docktrack|docksim|dock_client_example|dockkit_samples|DockTrackTests|DockTrackTestKit|DockTrackPage|ArgumentParserToolInfo|generate-manual|generate-docc-reference)\.build/')
 # The C modules' maps SwiftPM wrote, for the Swift modules that import them.
 module_maps=$(find "$products/" -maxdepth 2 -name module.modulemap | sed 's/^/-Xcc -fmodule-map-file=/')
-libraries="$(pkg-config --libs opencv4 libavformat libavcodec libswscale libswresample libavutil libv4l2 libv4lconvert) -lstdc++"
+libraries="$(pkg-config --libs opencv4 libavformat libavcodec libswscale libswresample libavutil libv4l2 libv4lconvert alsa) -lstdc++"
 for target in "${targets[@]}"; do
   case $target in
     dock-protocol) harness=Fuzz/DockProtocolFuzz.swift ;;
     observations) harness=Fuzz/ObservationsFuzz.swift ;;
     http-reply) harness=Fuzz/HTTPReplyFuzz.swift ;;
     mjpeg-parts) harness=Fuzz/MJPEGPartsFuzz.swift ;;
-    *) echo "fuzz.sh: unknown target '$target' (dock-protocol, observations, http-reply, mjpeg-parts)" >&2; exit 2 ;;
+    serve-requests) harness=Fuzz/ServeRequestsFuzz.swift ;;
+    config-file) harness=Fuzz/ConfigFileFuzz.swift ;;
+    page-requests) harness=Fuzz/PageRequestsFuzz.swift ;;
+    *) echo "fuzz.sh: unknown target '$target' (dock-protocol, observations, http-reply, mjpeg-parts, serve-requests, config-file, page-requests)" >&2; exit 2 ;;
   esac
   binary=$build/$target-fuzz
   echo "linking $binary"

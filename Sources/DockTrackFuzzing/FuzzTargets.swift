@@ -1,7 +1,11 @@
+import DockTrackCommandLine
 import DockTrackCore
 import DockTrackDock
 import DockTrackFraming
 import DockTrackMedia
+import DockTrackRuntime
+import Synchronization
+import DockTrackTracking
 import DockTrackSystem
 import Foundation
 
@@ -130,5 +134,109 @@ public enum FuzzTargets {
             }
         }
         decode(start..<bytes.count)
+    }
+
+    /// Lines a `track --serve` client or a control page sends (chunked as a socket delivers
+    /// them: the first byte picks the size), answered by ``TrackControlSession`` in front of a
+    /// frame loop on a simulated dock, a frame every third line with a face in view: every
+    /// answer and every line the client is sent is one JSON object on one line, an answer to a
+    /// request with an id carries that id, and the dock's numbers stay finite and within its
+    /// limits.
+    public static func serveRequests(_ bytes: UnsafeBufferPointer<UInt8>) {
+        let now = Mutex(0.0)
+        let control = TrackControl(limits: .standard, home: .zero, clock: { now.withLock { $0 } })
+        guard var loop = try? FrameLoop(controller: FramingController(params: FramingController.Params()), dock: AnyDock(SimulatedDock()),
+                                        cameraOnDock: true) else { return }
+        let pipeline = TrackingPipeline(detector: nil, cues: nil, identifiers: .sequential)
+        let custom = TrackingPipeline(detector: nil, cues: nil, identifiers: .sequential)
+        var session = TrackControlSession(control: control,
+                                          identity: AccessoryIdentity(name: "fuzz", identifier: UUID(), firmwareVersion: "1", hardwareModel: "fuzz"))
+        let face = Observation(type: .humanFace, rect: UnitRect(x: 0.6, y: 0.5, width: 0.1, height: 0.15), confidence: 0.9)
+        var framer = LineFramer(maximumLineLength: 4096)
+        var lines = 0
+        func check(_ line: String) {
+            precondition(!line.contains("\n"), "a line of more than one line")
+            precondition((try? JSONSerialization.jsonObject(with: Data(line.utf8))) is [String: Any], "not a JSON object: \(line)")
+        }
+        func frame() {
+            let time = now.withLock { $0 += 0.05; return $0 }
+            control.apply(to: &loop, pipeline: pipeline, customTracking: custom, at: time)
+            guard let step = try? loop.step(capturedAt: time, perceive: { _ in try pipeline.process(observations: [face], at: time) }) else { return }
+            control.publish(SubjectStatesRecord(frame: Int(time * 20), time: time, subjects: step.subjects), motion: step.atCommand)
+            for line in session.pendingLines() { check(line) }
+            let p = step.atCommand.position, v = step.atCommand.velocity
+            precondition([p.x, p.y, p.z, v.x, v.y, v.z].allSatisfy(\.isFinite), "the dock left the finite numbers")
+            precondition(abs(v.y) <= DockLimits.standard.yaw.maximumSpeed + 1e-9, "a speed past the limit: \(v)")
+        }
+        func answer(_ item: LineFramer.Item) {
+            let parsed = DockRequest.parse(item)
+            let time = now.withLock { $0 }
+            for reply in session.handle(parsed, at: time) {
+                check(reply)
+                if case .success(let request)? = parsed, let id = request.id {
+                    precondition(reply.hasPrefix(id.tagging("{").dropLast()), "an answer without its request's id: \(reply)")
+                }
+            }
+            lines += 1
+            if lines % 3 == 0 { frame() }
+        }
+        let chunk = bytes.isEmpty ? 1 : Int(bytes[0] % 64) + 1
+        var offset = 0
+        while offset < bytes.count {
+            framer.append(bytes[offset..<min(bytes.count, offset + chunk)])
+            offset += chunk
+            while let item = framer.next() { answer(item) }
+        }
+        if let last = framer.finish() { answer(last) }
+        frame()
+        _ = session.sessionEnded(at: now.withLock { $0 })
+        frame()
+    }
+
+    /// A `track --config` file: read as TOML and turned into track's options, or refused with
+    /// one line that names the file; what it gives is options (`--name`) and their values, none
+    /// with a line break.
+    public static func configFile(_ bytes: UnsafeBufferPointer<UInt8>) {
+        let text = String(decoding: bytes, as: UTF8.self)
+        do {
+            let file = try ConfigFile(toml: text, path: "fuzz.toml")
+            let arguments = file.arguments(leavingOut: [], commandLineInput: .none)
+            precondition(arguments.first.map { $0.hasPrefix("--") } ?? true, "options first: \(arguments.prefix(3))")
+            for argument in arguments { precondition(!argument.contains("\0"), "a NUL in an argument") }
+            _ = file.arguments(leavingOut: Set(file.options.map(\.key)), commandLineInput: .live)
+        } catch {
+            precondition(error.description.hasPrefix("--config fuzz.toml: ") && !error.description.contains("\n"),
+                         "not one line naming the file: \(error.description)")
+        }
+    }
+
+    /// Bytes a peer sends the control page (chunked: the first byte picks the size, 1...64),
+    /// read as its connection guard reads them: no unfinished head held past the budget, every
+    /// head found ends with its blank line and is within the budget, the bytes after an
+    /// upgrade are not read as HTTP; each head's Host is judged without a trap, and its token
+    /// compared in constant time agrees with a comparison of the bytes.
+    public static func pageRequests(_ bytes: UnsafeBufferPointer<UInt8>) {
+        let budget = 1024
+        var heads = HTTPRequestHeads(maximumBytes: budget)
+        let chunk = bytes.isEmpty ? 1 : Int(bytes[0] % 64) + 1
+        var offset = 0
+        while offset < bytes.count {
+            for event in heads.append(bytes[offset..<min(bytes.count, offset + chunk)]) {
+                guard case .head(let head) = event else { continue }
+                precondition(head.count <= budget && head.suffix(4).elementsEqual([13, 10, 13, 10]), "a head of \(head.count) bytes")
+                let text = String(decoding: head, as: UTF8.self)
+                let fields = text.components(separatedBy: "\r\n")
+                let host = fields.first { $0.lowercased().hasPrefix("host:") }.map { String($0.dropFirst(5)).trimmingCharacters(in: .whitespaces) }
+                _ = HTTPRequestHeads.isLoopbackAuthority(host)
+                let target = fields.first?.split(separator: " ").dropFirst().first.map(String.init) ?? ""
+                let token = URLComponents(string: target)?.queryItems?.first { $0.name == "token" }?.value
+                let expected = "0123456789abcdef0123"
+                precondition(ConstantTime.equal(token, expected) == (token.map { Array($0.utf8) == Array(expected.utf8) } ?? false),
+                             "the constant-time comparison disagrees on \(token ?? "nil")")
+            }
+            precondition(heads.pending.count <= budget, "\(heads.pending.count) bytes of a head held")
+            if heads.refused { break }
+            offset += chunk
+        }
     }
 }

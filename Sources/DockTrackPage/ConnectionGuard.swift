@@ -1,4 +1,5 @@
 import DockTrackCore
+import DockTrackSystem
 import Hummingbird
 import HummingbirdCore
 import Logging
@@ -100,15 +101,14 @@ final class ConnectionGuard: ChannelInboundHandler, RemovableChannelHandler {
     typealias OutboundOut = ByteBuffer
 
     private enum Phase {
-        /// Between requests, since then.
-        case idle(since: Double)
-        /// Reading a head: its first byte's time, its bytes so far.
-        case head(started: Double, bytes: [UInt8])
+        /// HTTP: between requests (since then), or in a head (since its first byte).
+        case http(since: Double)
         /// A WebSocket: the last byte's time.
         case webSocket(lastByte: Double)
         case closed
     }
     private var phase: Phase
+    private var heads: HTTPRequestHeads
     private let registry: ConnectionRegistry
     private let clock: @Sendable () -> Double
     private var timer: RepeatedTask?
@@ -117,7 +117,8 @@ final class ConnectionGuard: ChannelInboundHandler, RemovableChannelHandler {
     init(registry: ConnectionRegistry, clock: @escaping @Sendable () -> Double = MonotonicClock.now) {
         self.registry = registry
         self.clock = clock
-        phase = .idle(since: clock())
+        heads = HTTPRequestHeads(maximumBytes: registry.limits.maximumHeadBytes)
+        phase = .http(since: clock())
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -130,7 +131,7 @@ final class ConnectionGuard: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     private func start(_ context: ChannelHandlerContext) {
-        guard !admitted, case .idle = phase else { return }
+        guard !admitted, case .http = phase else { return }
         admitted = true
         guard registry.admit(context.channel) else {
             phase = .closed
@@ -168,57 +169,37 @@ final class ConnectionGuard: ChannelInboundHandler, RemovableChannelHandler {
             return
         case .webSocket:
             phase = .webSocket(lastByte: now)
-        case .idle, .head:
-            if !read(buffer.readableBytesView, at: now, context: context) { return }
+        case .http(let since):
+            let wasInHead = heads.isInHead
+            for event in heads.append(buffer.readableBytesView) {
+                switch event {
+                case .tooLarge:
+                    refuse(context, status: "431 Request Header Fields Too Large")
+                    return
+                case .head(let head):
+                    registry.requested(context.channel, webSocket: HTTPRequestHeads.asksForUpgrade(head))
+                }
+            }
+            if heads.upgraded {
+                phase = .webSocket(lastByte: now)
+            } else if heads.isInHead {
+                // A head's time runs from its first byte.
+                phase = .http(since: wasInHead ? since : now)
+            } else {
+                phase = .http(since: now)
+            }
         }
         context.fireChannelRead(data)
-    }
-
-    /// Follows the heads in `bytes`; `false` when the connection was refused.
-    private func read(_ bytes: ByteBufferView, at now: Double, context: ChannelHandlerContext) -> Bool {
-        var started: Double, head: [UInt8]
-        switch phase {
-        case .head(let s, let b): (started, head) = (s, b)
-        default: (started, head) = (now, [])
-        }
-        for byte in bytes {
-            if case .webSocket = phase { break }  // the rest is the WebSocket's
-            head.append(byte)
-            if head.count > registry.limits.maximumHeadBytes {
-                refuse(context, status: "431 Request Header Fields Too Large")
-                return false
-            }
-            if head.count >= 4 && head.suffix(4).elementsEqual([13, 10, 13, 10]) {
-                let webSocket = Self.asksForWebSocket(head)
-                registry.requested(context.channel, webSocket: webSocket)
-                if webSocket {
-                    phase = .webSocket(lastByte: now)
-                } else {
-                    phase = .idle(since: now)
-                }
-                (started, head) = (now, [])
-            } else if head.count == 2 && head == [13, 10] {
-                head = []  // a blank line between requests
-            }
-        }
-        if case .webSocket = phase { return true }
-        phase = head.isEmpty ? .idle(since: now) : .head(started: started, bytes: head)
-        return true
-    }
-
-    /// Whether a head asks for an upgrade (a WebSocket): after it the bytes are frames.
-    static func asksForWebSocket(_ head: [UInt8]) -> Bool {
-        String(decoding: head, as: UTF8.self).lowercased().contains("\nupgrade:")
     }
 
     private func check(_ context: ChannelHandlerContext) {
         let now = clock()
         let limits = registry.limits
         switch phase {
-        case .idle(let since) where now - since > limits.idleSeconds:
-            close(context)
-        case .head(let started, _) where now - started > limits.headSeconds:
+        case .http(let since) where heads.isInHead && now - since > limits.headSeconds:
             refuse(context, status: "408 Request Timeout")
+        case .http(let since) where !heads.isInHead && now - since > limits.idleSeconds:
+            close(context)
         case .webSocket(let last) where now - last > limits.idleSeconds:
             close(context)
         default:
@@ -230,8 +211,9 @@ final class ConnectionGuard: ChannelInboundHandler, RemovableChannelHandler {
     private func refuse(_ context: ChannelHandlerContext, status: String) {
         let text = "HTTP/1.1 \(status)\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
         phase = .closed
+        let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
         context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(string: text))).whenComplete { _ in
-            context.close(promise: nil)
+            bound.value.close(promise: nil)
         }
     }
 

@@ -232,9 +232,7 @@ public final class ControlPage: FrameViewer {
 
     /// Whether `host` is this machine's own loopback address (no token needed there). Other
     /// 127.x addresses need one too: they are where a test stands in for a network.
-    public static func isLoopback(_ host: String) -> Bool {
-        host == "localhost" || host == "::1" || host == "127.0.0.1"
-    }
+    public static func isLoopback(_ host: String) -> Bool { HTTPRequestHeads.isLoopbackHost(host) }
 }
 
 /// The control page could not be served.
@@ -251,21 +249,11 @@ struct TokenCheck<Context: RequestContext>: RouterMiddleware {
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard let token else { return try await next(request, context) }
-        guard Self.matches(request.uri.queryParameters.get("token"), token) else {
+        guard ConstantTime.equal(request.uri.queryParameters.get("token"), token) else {
             return Response(status: .unauthorized, headers: [.contentType: "text/plain"],
                             body: ResponseBody(byteBuffer: ByteBuffer(string: "a token is needed: open the address docktrack printed\n")))
         }
         return try await next(request, context)
-    }
-
-    /// Whether `given` is `token`, byte for byte, compared in a time that depends only on the
-    /// token's length.
-    static func matches(_ given: String?, _ token: String) -> Bool {
-        guard let given else { return false }
-        let a = Array(given.utf8), b = Array(token.utf8)
-        var difference: UInt8 = a.count == b.count ? 0 : 1
-        for i in b.indices { difference |= b[i] ^ (i < a.count ? a[i] : 0) }
-        return difference == 0
     }
 }
 
@@ -276,21 +264,9 @@ struct HostCheck<Context: RequestContext>: RouterMiddleware {
     let loopbackOnly: Bool
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard loopbackOnly, !Self.isLoopbackName(request.head.authority) else { return try await next(request, context) }
+        guard loopbackOnly, !HTTPRequestHeads.isLoopbackAuthority(request.head.authority) else { return try await next(request, context) }
         return Response(status: .misdirectedRequest, headers: [.contentType: "text/plain"],
                         body: ResponseBody(byteBuffer: ByteBuffer(string: "open the page as http://127.0.0.1:PORT/ or http://localhost:PORT/\n")))
-    }
-
-    /// `localhost`, `127.0.0.1` or `[::1]`, with or without a port.
-    static func isLoopbackName(_ authority: String?) -> Bool {
-        guard var host = authority?.lowercased() else { return false }
-        if host.hasPrefix("[") {
-            guard let end = host.firstIndex(of: "]") else { return false }
-            host = String(host[host.index(after: host.startIndex)..<end])
-        } else if let colon = host.lastIndex(of: ":") {
-            host = String(host[..<colon])
-        }
-        return ControlPage.isLoopback(host)
     }
 }
 

@@ -13,7 +13,7 @@ import Testing
         }
     }
 
-    @Test(arguments: ["dock-protocol", "observations", "http-reply", "mjpeg-parts"])
+    @Test(arguments: ["dock-protocol", "observations", "http-reply", "mjpeg-parts", "serve-requests", "config-file", "page-requests"])
     func theSeedCorpusPassesTheFuzzChecks(target: String) throws {
         let inputs = try Self.corpus(target)
         #expect(inputs.count >= 5, "\(target): \(inputs.count) seeds")
@@ -23,6 +23,9 @@ import Testing
                 case "dock-protocol": FuzzTargets.dockProtocol(bytes)
                 case "http-reply": FuzzTargets.httpReply(bytes)
                 case "mjpeg-parts": FuzzTargets.mjpegParts(bytes)
+                case "serve-requests": FuzzTargets.serveRequests(bytes)
+                case "config-file": FuzzTargets.configFile(bytes)
+                case "page-requests": FuzzTargets.pageRequests(bytes)
                 default: FuzzTargets.observations(bytes)
                 }
             }
