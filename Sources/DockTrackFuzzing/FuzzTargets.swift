@@ -201,8 +201,10 @@ public enum FuzzTargets {
         do {
             let file = try ConfigFile(toml: text, path: "fuzz.toml")
             let arguments = file.arguments(leavingOut: [], commandLineInput: .none)
-            precondition(arguments.first.map { $0.hasPrefix("--") } ?? true, "options first: \(arguments.prefix(3))")
-            for argument in arguments { precondition(!argument.contains("\0"), "a NUL in an argument") }
+            // Options (--name, --name=value), then the input when the file names one.
+            let options = file.input == nil ? arguments[...] : arguments.dropLast()
+            precondition(options.allSatisfy { $0.hasPrefix("--") }, "not an option: \(options.prefix(3))")
+            precondition(file.input == nil || arguments.last == file.input, "the input is not last")
             _ = file.arguments(leavingOut: Set(file.options.map(\.key)), commandLineInput: .live)
         } catch {
             precondition(error.description.hasPrefix("--config fuzz.toml: ") && !error.description.contains("\n"),

@@ -40,9 +40,10 @@ import Testing
         try client.send(#"{"id":2,"command":"getLimits"}"#)
         let limits = client.first(within: 20) { $0.hasPrefix(#"{"id":2,"#) } ?? ""
         #expect(limits.contains(#""yaw":{"maximumSpeed":0.3491"#), "the file's 20 degrees a second: \(limits)")
-        // The page, where the file put it, takes the file's token (encoded in the printed address).
+        // The page, where the file put it, takes the file's token; a token from a file is not
+        // printed (a service's log would keep it).
         let (host, port, printed) = try ControlPageTests.address(track)
-        #expect(host == "127.0.0.2" && printed == token, "\(track.stderr)")
+        #expect(host == "127.0.0.2" && printed == nil && !track.stderr.contains(token), "\(track.stderr)")
         let encoded = token.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
         #expect(try RawHTTPClient(host: host, port: port).request("/?token=\(encoded)").status == 200)
         #expect(try RawHTTPClient(host: host, port: port).request("/").status == 401)
@@ -95,5 +96,18 @@ import Testing
             let run = try ToolRun.docktrack(["track", "--config", path])
             #expect(run.status == 64 && run.stderr.contains(words), "\(path): \(run.status) \(run.stderr)")
         }
+    }
+
+    /// A section header with a character TOML keys do not have unquoted (`[\u{FFFD}ion]`, found by
+    /// the config-file fuzz target) is one line and exit 64, not an abort inside TOMLKit.
+    @Test func aHeaderTOMLKitCannotReadIsRefused() throws {
+        let config = try Fixtures.temporaryFolder().appendingPathComponent("bad.toml")
+        try "x = 1\n[\u{FFFD}ion]\n".write(to: config, atomically: true, encoding: .utf8)
+        let run = try ToolRun.docktrack(["track", "--config", config.path])
+        #expect(run.status == 64 && run.stderr.contains("line 2: a [section] header"), "\(run.status) \(run.stderr)")
+        // The same characters inside a multi-line string, or quoted in a header, are TOML's to read.
+        try "a = \"\"\"\n[\u{E9}]\n\"\"\"\n[\"\u{E9}\"]\nb = 1\n".write(to: config, atomically: true, encoding: .utf8)
+        let quoted = try ToolRun.docktrack(["track", "--config", config.path])
+        #expect(quoted.status == 64 && quoted.stderr.contains("sections are not read") && !quoted.stderr.contains("header with"), "\(quoted.stderr)")
     }
 }
