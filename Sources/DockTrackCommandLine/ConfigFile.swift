@@ -90,29 +90,38 @@ public struct ConfigFile: Sendable {
         self.input = input
     }
 
-    /// The number of the first line that is a table header (`[...]`, outside a multi-line
-    /// string) with a character other than ASCII outside its quotes: toml++ (inside TOMLKit
-    /// 0.6.0) asserts on such a header instead of refusing it (`[\u{FFFD}ion]` aborted
-    /// `track --config`, found by the config-file fuzz target); nil when there is none.
+    /// The number of the first line that is a table header (`[...]` at the top level, outside
+    /// a multi-line string or an array) holding a character a TOML key cannot have unquoted:
+    /// toml++ (inside TOMLKit 0.6.0) asserts on such a header instead of refusing it
+    /// (`[\u{FFFD}ion]` and `[{ection]` aborted `track --config`, found by the config-file fuzz
+    /// target); nil when there is none.
     static func headerTOMLKitCannotRead(_ toml: String) -> Int? {
         var inMultiline: String?
+        var depth = 0  // open brackets of array values, across lines
         for (number, line) in toml.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let starts = inMultiline == nil && line.drop(while: { $0 == " " || $0 == "\t" }).first == "["
-            // Multi-line strings open and close on their delimiters (an odd count toggles).
+            let isHeader = inMultiline == nil && depth == 0 && line.drop(while: { $0 == " " || $0 == "\t" }).first == "["
+            var togglesMultiline = false
             for delimiter in ["\"\"\"", "'''"] where inMultiline == nil || inMultiline == delimiter {
-                if line.components(separatedBy: delimiter).count % 2 == 0 { inMultiline = inMultiline == nil ? delimiter : nil }
+                if line.components(separatedBy: delimiter).count % 2 == 0 {
+                    inMultiline = inMultiline == nil ? delimiter : nil
+                    togglesMultiline = true
+                }
             }
-            guard starts else { continue }
+            if togglesMultiline || (inMultiline != nil && !isHeader) { continue }
             var quote: Character?
             for character in line {
                 if let open = quote {
                     if character == open { quote = nil }
-                } else if character == "\"" || character == "'" {
-                    quote = character
-                } else if character == "#" {
-                    break
-                } else if !character.isASCII {
-                    return number + 1
+                    continue
+                }
+                if character == "#" { break }
+                switch character {
+                case "\"", "'": quote = character
+                case "[" where !isHeader: depth += 1
+                case "]" where !isHeader: depth = max(0, depth - 1)
+                default:
+                    let allowed = character.isASCII && (character.isLetter || character.isNumber || "_-. \t[]\r".contains(character))
+                    if isHeader && !allowed { return number + 1 }
                 }
             }
         }
