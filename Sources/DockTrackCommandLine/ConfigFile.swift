@@ -61,7 +61,7 @@ public struct ConfigFile: Sendable {
     public init(toml: String, path: String) throws(Invalid) {
         self.path = path
         if let line = Self.headerTOMLKitCannotRead(toml) {
-            throw Invalid(path, "line \(line): a [section] header with characters no TOML key has unquoted; sections are not read, write every option at the top level (key = value)")
+            throw Invalid(path, "line \(line): a [section] header that is not TOML (a key is letters, digits, _ and -, or quoted); sections are not read, write every option at the top level (key = value)")
         }
         let table: TOMLTable
         do {
@@ -92,7 +92,7 @@ public struct ConfigFile: Sendable {
 
     /// The number of the first line that is a table header (`[...]` at the top level, outside
     /// a multi-line string or an array) holding a character a TOML key cannot have unquoted:
-    /// toml++ (inside TOMLKit 0.6.0) asserts on such a header instead of refusing it
+    /// toml++ (inside TOMLKit 0.6.0) asserts on a malformed header instead of refusing it
     /// (`[\u{FFFD}ion]` and `[{ection]` aborted `track --config`, found by the config-file fuzz
     /// target); nil when there is none.
     static func headerTOMLKitCannotRead(_ toml: String) -> Int? {
@@ -107,7 +107,11 @@ public struct ConfigFile: Sendable {
                     togglesMultiline = true
                 }
             }
-            if togglesMultiline || (inMultiline != nil && !isHeader) { continue }
+            if isHeader {
+                if !Self.isWellFormedHeader(line) { return number + 1 }
+                continue
+            }
+            if togglesMultiline || inMultiline != nil { continue }
             var quote: Character?
             for character in line {
                 if let open = quote {
@@ -117,15 +121,23 @@ public struct ConfigFile: Sendable {
                 if character == "#" { break }
                 switch character {
                 case "\"", "'": quote = character
-                case "[" where !isHeader: depth += 1
-                case "]" where !isHeader: depth = max(0, depth - 1)
-                default:
-                    let allowed = character.isASCII && (character.isLetter || character.isNumber || "_-. \t[]\r".contains(character))
-                    if isHeader && !allowed { return number + 1 }
+                case "[": depth += 1
+                case "]": depth = max(0, depth - 1)
+                default: break
                 }
             }
         }
         return nil
+    }
+
+    /// A header as TOML writes one: `[a.b]` or `[[a]]`, each key bare (letters, digits, `_`,
+    /// `-`) or quoted, dots between, a comment after.
+    private static let header = try! NSRegularExpression(pattern:
+        #"^[ \t]*\[\[?[ \t]*(?:[A-Za-z0-9_-]+|"[^"\\]*"|'[^']*')(?:[ \t]*\.[ \t]*(?:[A-Za-z0-9_-]+|"[^"\\]*"|'[^']*'))*[ \t]*\]\]?[ \t]*(?:#.*)?\r?$"#)
+
+    static func isWellFormedHeader(_ line: Substring) -> Bool {
+        let text = String(line)
+        return header.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
     }
 
     /// The arguments one key stands for.
