@@ -138,12 +138,13 @@ extension PipeWireRouteTests {
         #expect(client.first(within: 20) { $0.hasPrefix(#"{"type":"hello""#) } != nil)
         // The route is followed once the run has told it (the socket is served a moment before).
         let asked = Date()
-        while Date().timeIntervalSince(asked) < 10, !track.stderr.contains("audio route (PipeWire)") {
+        while Date().timeIntervalSince(asked) < 30, !track.stderr.contains("audio route (PipeWire)") {
             Thread.sleep(forTimeInterval: 0.05)
         }
         print("track: the audio route followed \(String(format: "%.2f", Date().timeIntervalSince(asked))) s after the hello")
+        // Under the full suite on two cores the route is told and relayed seconds later than alone (CI saw none within 10 s).
         try daemon.add("test-microphone", description: "Test microphone", mediaClass: "Audio/Source/Virtual")
-        let plugged = client.first(within: 10) { $0.contains(#""type":"audioRouteChange""#) }
+        let plugged = client.first(within: 30) { $0.contains(#""type":"audioRouteChange""#) }
         guard case .audioRouteChange(let notice)? = plugged.flatMap(DockMessage.init(line:)) else {
             Issue.record("no route change reached the client: \(plugged ?? "nothing"); \track.stderr")
             return
@@ -151,7 +152,7 @@ extension PipeWireRouteTests {
         #expect(notice.reason == "newDeviceAvailable" && notice.current.inputs == ["test-microphone"]
                 && notice.previous.inputs == ["test-speakers"] && notice.current.outputs == ["test-speakers"], "\(notice)")
         try daemon.remove("test-microphone")
-        let unplugged = client.first(within: 10) { $0.contains(#""type":"audioRouteChange""#) }
+        let unplugged = client.first(within: 30) { $0.contains(#""type":"audioRouteChange""#) }
         #expect(unplugged?.contains(#""reason":"oldDeviceUnavailable""#) == true, "\(unplugged ?? "nothing")")
         // The run's own sound stream is a PipeWire node while it runs.
         let nodes = try daemon.run("pw-cli", ["ls", "Node"]).stdout

@@ -147,4 +147,34 @@ import Glibc
         #expect(kill(run.track.pid, 0) == 0 && !run.track.stderr.contains("Fatal error"), "\(run.track.stderr.suffix(400))")
         withExtendedLifetime(held) {}
     }
+
+    /// Two pages open: one switches tracking off, the other hears it (both show the same),
+    /// and hears it back on when the first goes.
+    @Test func twoPagesAgreeOnWhetherTrackingIsOn() throws {
+        let run = try PageRun()
+        defer { withExtendedLifetime(run) {} }
+        func page() throws -> RawHTTPClient {
+            let ws = try RawHTTPClient(host: run.host, port: run.port)
+            #expect(try ws.upgrade("/ws", host: "\(run.host):\(run.port)", origin: "http://\(run.host):\(run.port)") == 101)
+            try ws.sendText(#"{"type":"hello","protocols":["org.docktrack.dock/1"]}"#)
+            #expect(ws.firstText(within: 10) { $0.hasPrefix(#"{"type":"hello""#) } != nil)
+            return ws
+        }
+        let first = try page(), second = try page()
+        try first.sendText(#"{"command":"setSystemTracking","enabled":false}"#)
+        #expect(second.firstText(within: 10) { $0 == #"{"type":"systemTracking","enabled":false}"# } != nil, "the other page hears tracking off")
+        first.hangUp()
+        #expect(second.firstText(within: 20) { $0 == #"{"type":"systemTracking","enabled":true}"# } != nil, "and back on when the first page goes")
+    }
+
+    /// `--http [::]:0` binds every address (it failed with UnknownHost) and prints an address
+    /// a browser can open: the machine's name, not the wildcard.
+    @Test func aWildcardAddressIsBoundAndPrintedAsTheHostsName() throws {
+        let track = try TrackProcess([Fixtures.sample("vtest.avi"), "--loop", "-d", "fast", "--no-face-cues", "--http", "[::]:0"])
+        defer { withExtendedLifetime(track) {} }
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline, !track.stderr.contains("control page: http://") { Thread.sleep(forTimeInterval: 0.1) }
+        let line = track.stderr.split(separator: "\n").first { $0.contains("control page: http://") }.map(String.init) ?? track.stderr
+        #expect(line.contains("http://\(ProcessInfo.processInfo.hostName):") && !line.contains("[::]") && line.contains("?token="), "\(line)")
+    }
 }
