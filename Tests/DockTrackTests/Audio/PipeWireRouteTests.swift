@@ -142,7 +142,7 @@ extension PipeWireRouteTests {
             Thread.sleep(forTimeInterval: 0.05)
         }
         print("track: the audio route followed \(String(format: "%.2f", Date().timeIntervalSince(asked))) s after the hello")
-        // Under the full suite on two cores the route is told and relayed seconds later than alone (CI saw none within 10 s).
+        // Under the full suite on two cores the route is told and relayed seconds later than alone (a full run here saw none within 10 s).
         try daemon.add("test-microphone", description: "Test microphone", mediaClass: "Audio/Source/Virtual")
         let plugged = client.first(within: 30) { $0.contains(#""type":"audioRouteChange""#) }
         guard case .audioRouteChange(let notice)? = plugged.flatMap(DockMessage.init(line:)) else {
