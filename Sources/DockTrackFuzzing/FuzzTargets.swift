@@ -19,6 +19,26 @@ public enum FuzzTargets {
     private static let events = [ScriptedEvent(at: 0.5, event: "button", id: 1, pressed: true),
                                  ScriptedEvent(at: 1.5, event: "undocked"), ScriptedEvent(at: 2.0, event: "docked")]
 
+    /// `bytes` cut into chunks as a socket or a pipe delivers them (the first byte picks the
+    /// size, 1...64), framed by `framer`; each item, the last unfinished line included, to `answer`.
+    private static func framedInChunks(_ bytes: UnsafeBufferPointer<UInt8>, by framer: inout LineFramer,
+                                       _ answer: (LineFramer.Item) -> Void) {
+        let chunk = bytes.isEmpty ? 1 : Int(bytes[0] % 64) + 1
+        var offset = 0
+        while offset < bytes.count {
+            framer.append(bytes[offset..<min(bytes.count, offset + chunk)])
+            offset += chunk
+            while let item = framer.next() { answer(item) }
+        }
+        if let last = framer.finish() { answer(last) }
+    }
+
+    /// Traps unless `line` is one JSON object on one line.
+    private static func checkOneJSONObject(_ line: String) {
+        precondition(!line.contains("\n"), "a reply of more than one line")
+        precondition((try? JSONSerialization.jsonObject(with: Data(line.utf8))) is [String: Any], "not a JSON object: \(line)")
+    }
+
     /// Bytes on a dock protocol connection, cut into chunks the way a socket or a pipe delivers
     /// them (the first byte picks the size, 1...64), framed by LineFramer and answered by
     /// DockSession with scripted events: every malformed line gets an error, every answer is
@@ -29,26 +49,16 @@ public enum FuzzTargets {
         // A small maximum so that the over-long path is reached as often as the others.
         var framer = LineFramer(maximumLineLength: 4096)
         var time = 0.0
-        let chunk = bytes.isEmpty ? 1 : Int(bytes[0] % 64) + 1
         func answer(_ item: LineFramer.Item) {
             let parsed = DockRequest.parse(item)
             if case .success(let request)? = parsed, let t = request.time { time = max(time, t) }
             let replies = session.handle(parsed, at: time)
             if case .failure? = parsed, replies.isEmpty { preconditionFailure("an error without a reply") }
-            for reply in replies {
-                precondition(!reply.contains("\n"), "a reply of more than one line")
-                precondition((try? JSONSerialization.jsonObject(with: Data(reply.utf8))) is [String: Any], "not JSON: \(reply)")
-            }
+            for reply in replies { checkOneJSONObject(reply) }
             let p = session.dock.position, v = session.dock.velocity
             precondition([p.x, p.y, p.z, v.x, v.y, v.z].allSatisfy(\.isFinite), "the dock left the finite numbers")
         }
-        var offset = 0
-        while offset < bytes.count {
-            framer.append(bytes[offset..<min(bytes.count, offset + chunk)])
-            offset += chunk
-            while let item = framer.next() { answer(item) }
-        }
-        if let last = framer.finish() { answer(last) }
+        framedInChunks(bytes, by: &framer, answer)
         _ = session.motionStateLine()
     }
 
@@ -154,16 +164,12 @@ public enum FuzzTargets {
         let face = Observation(type: .humanFace, rect: UnitRect(x: 0.6, y: 0.5, width: 0.1, height: 0.15), confidence: 0.9)
         var framer = LineFramer(maximumLineLength: 4096)
         var lines = 0
-        func check(_ line: String) {
-            precondition(!line.contains("\n"), "a line of more than one line")
-            precondition((try? JSONSerialization.jsonObject(with: Data(line.utf8))) is [String: Any], "not a JSON object: \(line)")
-        }
         func frame() {
             let time = now.withLock { $0 += 0.05; return $0 }
             control.apply(to: &loop, pipeline: pipeline, customTracking: custom, at: time)
             guard let step = try? loop.step(capturedAt: time, perceive: { _ in try pipeline.process(observations: [face], at: time) }) else { return }
             control.publish(SubjectStatesRecord(frame: Int(time * 20), time: time, subjects: step.subjects), motion: step.atCommand)
-            for line in session.pendingLines() { check(line) }
+            for line in session.pendingLines() { checkOneJSONObject(line) }
             let p = step.atCommand.position, v = step.atCommand.velocity
             precondition([p.x, p.y, p.z, v.x, v.y, v.z].allSatisfy(\.isFinite), "the dock left the finite numbers")
             precondition(abs(v.y) <= DockLimits.standard.yaw.maximumSpeed + 1e-9, "a speed past the limit: \(v)")
@@ -172,7 +178,7 @@ public enum FuzzTargets {
             let parsed = DockRequest.parse(item)
             let time = now.withLock { $0 }
             for reply in session.handle(parsed, at: time) {
-                check(reply)
+                checkOneJSONObject(reply)
                 if case .success(let request)? = parsed, let id = request.id {
                     precondition(reply.hasPrefix(id.tagging("{").dropLast()), "an answer without its request's id: \(reply)")
                 }
@@ -180,14 +186,7 @@ public enum FuzzTargets {
             lines += 1
             if lines % 3 == 0 { frame() }
         }
-        let chunk = bytes.isEmpty ? 1 : Int(bytes[0] % 64) + 1
-        var offset = 0
-        while offset < bytes.count {
-            framer.append(bytes[offset..<min(bytes.count, offset + chunk)])
-            offset += chunk
-            while let item = framer.next() { answer(item) }
-        }
-        if let last = framer.finish() { answer(last) }
+        framedInChunks(bytes, by: &framer, answer)
         frame()
         _ = session.sessionEnded(at: now.withLock { $0 })
         frame()

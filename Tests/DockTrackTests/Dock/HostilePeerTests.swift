@@ -391,19 +391,25 @@ final class HostileHTTPServer: @unchecked Sendable {
         #expect(run.status == 0 && run.stdout.contains("unanswered 0"), "\(run.stdout) \(run.stderr)")
     }
 
+    /// New clients say hello at `socketPath`, one after another for up to `seconds`, each waiting
+    /// `within` seconds for the answer: whether one was answered, and after how long.
+    static func helloAnswered(at socketPath: String, trying seconds: Double, eachWithin within: Double) throws -> (Bool, Double) {
+        let started = Date()
+        var served = false
+        while !served && Date().timeIntervalSince(started) < seconds {
+            let client = try LineSocket(connectingTo: socketPath)
+            client.send(#"{"type":"hello","protocols":["org.docktrack.dock/1"]}"#)
+            served = try client.next(matching: #""type":"hello""#, within: within) != nil
+        }
+        return (served, Date().timeIntervalSince(started))
+    }
+
     @Test func silentConnectionsCannotLockClientsOut() throws {
         let (process, socketPath) = try startSocketDocksim(script: "")
         defer { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
         let silent = try (0..<64).map { _ in try LineSocket(connectingTo: socketPath) }
         usleep(200_000)
-        let started = Date()
-        var served = false
-        while !served && Date().timeIntervalSince(started) < 15 {
-            let client = try LineSocket(connectingTo: socketPath)
-            client.send(#"{"type":"hello","protocols":["org.docktrack.dock/1"]}"#)
-            served = try client.next(matching: #""type":"hello""#, within: 1) != nil
-        }
-        let waited = Date().timeIntervalSince(started)
+        let (served, waited) = try Self.helloAnswered(at: socketPath, trying: 15, eachWithin: 1)
         print(String(format: "after 64 silent connections a new client was served in %.1f s", waited))
         #expect(served && waited < 10, "\(waited) s")
         withExtendedLifetime(silent) {}
@@ -429,14 +435,7 @@ final class HostileHTTPServer: @unchecked Sendable {
         reconnecting.start()
         defer { stop.store(true, ordering: .relaxed) }
         usleep(1_500_000)
-        let started = Date()
-        var served = false
-        while !served && Date().timeIntervalSince(started) < 30 {
-            let client = try LineSocket(connectingTo: socketPath)
-            client.send(#"{"type":"hello","protocols":["org.docktrack.dock/1"]}"#)
-            served = try client.next(matching: #""type":"hello""#, within: 2) != nil
-        }
-        let waited = Date().timeIntervalSince(started)
+        let (served, waited) = try Self.helloAnswered(at: socketPath, trying: 30, eachWithin: 2)
         print(String(format: "with 64 silent peers reconnecting a new client was served in %.1f s", waited))
         #expect(served && waited < 3, "\(waited) s")
     }
