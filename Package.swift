@@ -19,8 +19,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
-        // track --config FILE: a saved setup in TOML.
-        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
     ],
     targets: [
         // OpenCV 4.6 from Debian, found through pkg-config. Only supplies include and link flags.
@@ -104,8 +102,7 @@ let package = Package(
                                .product(name: "HTTPTypes", package: "swift-http-types")]),
         // Command-line options both executables take.
         .target(name: "DockTrackCommandLine",
-                dependencies: ["DockTrack", .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                               .product(name: "TOMLKit", package: "TOMLKit")]),
+                dependencies: ["DockTrack", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         .executableTarget(
             name: "docktrack",
             dependencies: [
@@ -125,7 +122,7 @@ let package = Package(
         ),
         .testTarget(
             name: "DockTrackTests",
-            dependencies: ["DockTrack", "DockTrackTestKit", "DockTrackFuzzing", "DockTrackPage"]
+            dependencies: ["DockTrack", "DockTrackTestKit", "DockTrackFuzzing", "DockTrackPage", "DockTrackCommandLine"]
         ),
     ],
     swiftLanguageModes: [.v6],

@@ -14,12 +14,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-60}
 shift || true
 targets=("$@")
-# config-file is run only when named: TOMLKit 0.6.0 builds toml++ with its assertions on, and
-# toml++ asserts (aborts) on malformed values it should refuse (`detector = [}a"`); DockTrack
-# refuses the malformed headers it found before TOMLKit reads a file, but not every such value
-# yet, so the target still finds aborts within a minute. Not a CI gate until the config is read
-# by a parser that refuses instead (docs/reliability.md).
-[ ${#targets[@]} -eq 0 ] && targets=(dock-protocol observations http-reply mjpeg-parts serve-requests page-requests)
+[ ${#targets[@]} -eq 0 ] && targets=(dock-protocol observations http-reply mjpeg-parts serve-requests config-file page-requests)
 build=.build-fuzz
 mkdir -p "$build"
 echo "building the package's modules for fuzzing (-sanitize=fuzzer,address)"
@@ -52,13 +47,8 @@ for target in "${targets[@]}"; do
     "$harness" $objects $libraries -o "$binary" 2> "$build/$target-build.log" \
     || { grep -v "Cannot export local symbol" "$build/$target-build.log" >&2; exit 1; }
   mkdir -p ".build-fuzz/corpus/$target"
-  # TOMLKit 0.6.0's TOMLTable(string:) never frees the error it allocates for a document it
-  # refuses (225 bytes, once per run of track --config): not DockTrack's to fix, and it would
-  # end every run of this target, so leaks are not looked for there.
-  leaks=1
-  [ "$target" = config-file ] && leaks=0
   echo "fuzzing $target for $seconds s"
-  "$binary" -detect_leaks=$leaks -max_total_time="$seconds" -max_len=16384 -timeout=10 -rss_limit_mb=4096 \
+  "$binary" -max_total_time="$seconds" -max_len=16384 -timeout=10 -rss_limit_mb=4096 \
     -artifact_prefix=".build-fuzz/$target-" -print_final_stats=1 \
     ".build-fuzz/corpus/$target" "Fuzz/corpus/$target" 2>&1 | grep -E "^(#[0-9]+ +DONE|Done|stat::number_of_executed_units|==[0-9]+==|SUMMARY|artifact_prefix|Test unit written)" || true
   # (ls of several patterns fails when any one matches nothing: each is looked for alone.)

@@ -1,6 +1,5 @@
 import DockTrackSystem
 import Foundation
-import TOMLKit
 
 /// A saved setup for a command (`docktrack track --config FILE`), in TOML: each key is one of the
 /// command's long options without its dashes, and says what the command line would.
@@ -20,8 +19,9 @@ import TOMLKit
 /// The command line overrides the file: an option given there leaves the file's out (its `no-`
 /// form too), and any input given there (an argument, `--camera`, `--observations`) leaves out
 /// the file's `input`, `camera` and `observations` (and, for a video file, the file's camera
-/// settings: `size`, `fps`, ...). Tables, dates and nested arrays are refused,
-/// as is a key the command does not know (the command's own parser says so).
+/// settings: `size`, `fps`, ...). Sections, dotted keys, inline tables, dates and nested
+/// arrays are refused (see ``FlatTOML``), as is a key the command does not know (the command's
+/// own parser says so).
 public struct ConfigFile: Sendable {
     /// What is wrong with a config file, with the file's path.
     public struct Invalid: Error, CustomStringConvertible {
@@ -36,8 +36,7 @@ public struct ConfigFile: Sendable {
     public static let inputKeys: Set<String> = ["input", "camera", "observations"]
 
     public let path: String
-    /// Each key with the arguments it stands for, in the file's key order (sorted by name: TOML's
-    /// tables have no order), `input` apart.
+    /// Each key with the arguments it stands for, in the file's order, `input` apart.
     public let options: [(key: String, arguments: [String])]
     /// The command's argument (`input = "…"`).
     public let input: String?
@@ -57,123 +56,60 @@ public struct ConfigFile: Sendable {
         try self.init(toml: text, path: path)
     }
 
-    /// Parses `toml` (the text of the file at `path`).
+    /// Parses `toml` (the text of the file at `path`), the part of TOML ``FlatTOML`` reads.
     public init(toml: String, path: String) throws(Invalid) {
         self.path = path
-        if let line = Self.headerTOMLKitCannotRead(toml) {
-            throw Invalid(path, "line \(line): a [section] header that is not TOML (a key is letters, digits, _ and -, or quoted); sections are not read, write every option at the top level (key = value)")
-        }
-        let table: TOMLTable
+        let entries: [FlatTOML.Entry]
         do {
-            table = try TOMLTable(string: toml)
-        } catch let error as TOMLParseError {
-            throw Invalid(path, "line \(error.source.begin.line), column \(error.source.begin.column): \(error.description)")
+            entries = try FlatTOML.entries(toml)
         } catch {
-            throw Invalid(path, "not TOML: \(error)")
+            throw Invalid(path, "line \(error.line), column \(error.column): \(error.message)")
         }
         var options: [(key: String, arguments: [String])] = []
         var input: String?
-        for key in table.keys.sorted() {
-            guard let value = table[key] else { continue }
+        for (key, value, line) in entries.map({ ($0.key, $0.value, $0.line) }) {
             guard !key.isEmpty, key.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" }), !key.hasPrefix("-") else {
-                throw Invalid(path, "'\(key)' is not an option's name (write it as on the command line, without the dashes)")
+                throw Invalid(path, "line \(line): '\(FlatTOML.quoted(key))' is not an option's name (write it as on the command line, without the dashes)")
             }
-            if key == "config" { throw Invalid(path, "a config file cannot name another (config)") }
+            if key == "config" { throw Invalid(path, "line \(line): a config file cannot name another (config)") }
             if key == "input" {
-                guard let text = value.string else { throw Invalid(path, "input: a path in quotes, such as \"/dev/video0\"") }
+                guard case .string(let text) = value else { throw Invalid(path, "line \(line): input: a path in quotes, such as \"/dev/video0\"") }
                 input = text
                 continue
             }
-            options.append((key, try Self.arguments(key, value, path: path)))
+            guard let arguments = Self.arguments(key, value) else {
+                throw Invalid(path, "line \(line): \(key): a list of strings or numbers")
+            }
+            options.append((key, arguments))
         }
         self.options = options
         self.input = input
     }
 
-    /// The number of the first line that is a table header (`[...]` at the top level, outside
-    /// a multi-line string or an array) holding a character a TOML key cannot have unquoted:
-    /// toml++ (inside TOMLKit 0.6.0) asserts on a malformed header instead of refusing it
-    /// (`[\u{FFFD}ion]` and `[{ection]` aborted `track --config`, found by the config-file fuzz
-    /// target); nil when there is none.
-    static func headerTOMLKitCannotRead(_ toml: String) -> Int? {
-        var inMultiline: String?
-        var depth = 0  // open brackets of array values, across lines
-        for (number, line) in toml.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let isHeader = inMultiline == nil && depth == 0 && line.drop(while: { $0 == " " || $0 == "\t" }).first == "["
-            var togglesMultiline = false
-            for delimiter in ["\"\"\"", "'''"] where inMultiline == nil || inMultiline == delimiter {
-                if line.components(separatedBy: delimiter).count % 2 == 0 {
-                    inMultiline = inMultiline == nil ? delimiter : nil
-                    togglesMultiline = true
-                }
-            }
-            if isHeader {
-                if !Self.isWellFormedHeader(line) { return number + 1 }
-                continue
-            }
-            if togglesMultiline || inMultiline != nil { continue }
-            var quote: Character?
-            for character in line {
-                if let open = quote {
-                    if character == open { quote = nil }
-                    continue
-                }
-                if character == "#" { break }
-                switch character {
-                case "\"", "'": quote = character
-                case "[": depth += 1
-                case "]": depth = max(0, depth - 1)
-                default: break
-                }
-            }
-        }
-        return nil
-    }
-
-    /// A header as TOML writes one: `[a.b]` or `[[a]]`, each key bare (letters, digits, `_`,
-    /// `-`) or quoted, dots between, a comment after.
-    private static let header = try! NSRegularExpression(pattern:
-        #"^[ \t]*\[\[?[ \t]*(?:[A-Za-z0-9_-]+|"[^"\\]*"|'[^']*')(?:[ \t]*\.[ \t]*(?:[A-Za-z0-9_-]+|"[^"\\]*"|'[^']*'))*[ \t]*\]\]?[ \t]*(?:#.*)?\r?$"#)
-
-    static func isWellFormedHeader(_ line: Substring) -> Bool {
-        let text = String(line)
-        return header.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
-    }
-
-    /// The arguments one key stands for.
-    private static func arguments(_ key: String, _ value: any TOMLValueConvertible, path: String) throws(Invalid) -> [String] {
-        switch value.type {
-        case .bool:
-            return value.bool == true ? ["--\(key)"] : []
-        case .table:
-            throw Invalid(path, "[\(key)]: sections are not read; write every option at the top level (key = value)")
-        case .array:
-            guard let array = value.array else { return [] }
+    /// The arguments one key stands for; nil for a list that holds anything but strings and numbers.
+    private static func arguments(_ key: String, _ value: FlatTOML.Value) -> [String]? {
+        switch value {
+        case .boolean(let given):
+            return given ? ["--\(key)"] : []
+        case .array(let elements):
             var arguments: [String] = []
-            for element in array {
-                guard let text = try scalar(key, element, path: path) else {
-                    throw Invalid(path, "\(key): a list of strings or numbers")
-                }
+            for element in elements {
+                guard let text = scalar(element) else { return nil }
                 arguments.append("--\(key)=\(text)")
             }
             return arguments
         default:
-            guard let text = try scalar(key, value, path: path) else {
-                throw Invalid(path, "\(key): a \(value.type) is not an option's value (a string, a number, true or false, or a list)")
-            }
-            return ["--\(key)=\(text)"]
+            return scalar(value).map { ["--\(key)=\($0)"] }
         }
     }
 
     /// A string or a number as the command line spells it; nil for anything else.
-    private static func scalar(_ key: String, _ value: any TOMLValueConvertible, path: String) throws(Invalid) -> String? {
-        switch value.type {
-        case .string: return value.string
-        case .int: return value.int.map(String.init)
-        case .double:
-            guard let number = value.double, number.isFinite else { throw Invalid(path, "\(key): not a finite number") }
-            return "\(number)"
-        default: return nil
+    private static func scalar(_ value: FlatTOML.Value) -> String? {
+        switch value {
+        case .string(let text): return text
+        case .integer(let number): return String(number)
+        case .float(let number): return "\(number)"
+        case .boolean, .array: return nil
         }
     }
 
