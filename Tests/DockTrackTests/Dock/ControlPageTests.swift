@@ -336,6 +336,56 @@ final class RawHTTPClient {
         #expect(track.stderr.contains("page: session closed; system tracking back on"), "\(track.stderr)")
     }
 
+    /// In a real browser: a preset double-clicked is forgotten without the dock going there
+    /// first; when the tracker goes, the picture greys and the page says it is not connected.
+    @Test func aDoubleClickForgetsAPresetAndAGoneTrackerGreysThePicture() throws {
+        let run = try PageRun()
+        defer { withExtendedLifetime(run) {} }
+        let browser = try HeadlessBrowser(width: 1200, height: 800)
+        try browser.load("http://\(run.host):\(run.port)/")
+        #expect(browser.waitUntil("dockState.connected && dockState.pictures >= 2 && dockState.pose !== null", within: 60))
+        #expect(try browser.evaluate("document.getElementById('view').classList.contains('gone')") as? Bool == false)
+
+        // Tracking off, this pose kept, the dock steered away and left still.
+        try browser.click("#tracking")
+        #expect(browser.waitUntil("document.getElementById('tracking').textContent === 'tracking off'", within: 20))
+        let presetPan = try #require(browser.number("dockState.pose.y"))
+        try browser.click("#save")
+        #expect(browser.waitUntil("document.querySelectorAll('#presets button.go').length === 1", within: 20))
+        let pad = try browser.centre(of: "#pad")
+        try browser.mouse("mousePressed", x: pad.x + 60, y: pad.y)
+        #expect(browser.waitUntil("Math.abs(dockState.pose.y - (\(presetPan))) > 0.3", within: 30), "steered away from the preset")
+        try browser.mouse("mouseReleased", x: pad.x + 60, y: pad.y)
+        #expect(browser.waitUntil("Math.abs(dockState.velocity.y) < 0.01", within: 30))
+        Thread.sleep(forTimeInterval: 1)
+        let awayPan = try #require(browser.number("dockState.pose.y"))
+
+        // A double click on the preset: gone from the page and from the browser's storage, and
+        // the dock never turned toward it (the most it moved in 2 s).
+        try browser.doubleClick("#presets button.go")
+        #expect(browser.waitUntil("document.querySelectorAll('#presets button.go').length === 0", within: 10), "the preset is forgotten")
+        #expect(try browser.evaluate("JSON.parse(localStorage.getItem('docktrack.presets') || '[]').length") as? Int == 0)
+        var farthest = 0.0, trace: [Double] = []
+        let watched = Date()
+        while Date().timeIntervalSince(watched) < 2 {
+            let pan = browser.number("dockState.pose.y") ?? awayPan
+            trace.append(pan)
+            farthest = max(farthest, abs(pan - awayPan))
+            usleep(50_000)
+        }
+        #expect(farthest < 0.01, "the dock stayed where it was (it moved \(farthest) rad toward the preset \(presetPan) from \(awayPan): \(trace)")
+        #expect((try browser.evaluate("document.getElementById('log').textContent.includes('preset 1')")) as? Bool == false, "no preset was gone to")
+
+        // The tracker stopped: the picture greys and the page says so.
+        kill(run.track.pid, SIGTERM)
+        _ = run.track.wait()
+        #expect(browser.waitUntil("!dockState.connected && document.getElementById('view').classList.contains('gone')", within: 10),
+                "the page knows the tracker is gone")
+        let filter = try browser.evaluate("getComputedStyle(document.getElementById('picture')).filter") as? String ?? ""
+        #expect(filter.contains("grayscale(1)"), "the last picture is greyed: \(filter)")
+        #expect(try browser.evaluate("getComputedStyle(document.getElementById('gone')).display") as? String == "block", "the page says it is not connected")
+    }
+
     /// On a phone (a 390 px wide touch screen, chromium's emulation): the page fits the width,
     /// a finger's tap on a person follows them, and with tracking off a finger on the joystick
     /// turns the dock until it lifts.

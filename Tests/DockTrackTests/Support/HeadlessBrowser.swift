@@ -129,10 +129,11 @@ final class HeadlessBrowser {
         return (box[0], box[1])
     }
 
-    /// A mouse event as the browser's input: `mousePressed`, `mouseMoved`, `mouseReleased`.
-    func mouse(_ type: String, x: Double, y: Double) throws {
+    /// A mouse event as the browser's input: `mousePressed`, `mouseMoved`, `mouseReleased`;
+    /// `clickCount` 2 on the second press and release of a double click.
+    func mouse(_ type: String, x: Double, y: Double, clickCount: Int = 1) throws {
         try call("Input.dispatchMouseEvent", ["type": type, "x": x, "y": y, "button": "left", "buttons": type == "mouseReleased" ? 0 : 1,
-                                              "clickCount": 1])
+                                              "clickCount": clickCount])
     }
 
     /// The window as a phone's: `width` x `height` CSS pixels, a touch screen.
@@ -151,6 +152,15 @@ final class HeadlessBrowser {
     func click(x: Double, y: Double) throws {
         try mouse("mousePressed", x: x, y: y)
         try mouse("mouseReleased", x: x, y: y)
+    }
+
+    /// A double click (two presses and releases, the second counted as such) on an element.
+    func doubleClick(_ selector: String) throws {
+        let (x, y) = try centre(of: selector)
+        for count in 1...2 {
+            try mouse("mousePressed", x: x, y: y, clickCount: count)
+            try mouse("mouseReleased", x: x, y: y, clickCount: count)
+        }
     }
 
     /// A click on the centre of an element.
