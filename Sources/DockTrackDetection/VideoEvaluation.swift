@@ -12,10 +12,13 @@ public struct LabelledVideo: Sendable, Equatable {
     /// The boxes of each frame (index from 0), and the ones that count neither way.
     public var people: [Int: [PixelRect]]
     public var ignored: [Int: [PixelRect]]
+    /// The labelled identifier of each box in `people`, in the same order.
+    public var identities: [Int: [Int]]
 
-    public init(people: [Int: [PixelRect]], ignored: [Int: [PixelRect]] = [:]) {
+    public init(people: [Int: [PixelRect]], ignored: [Int: [PixelRect]] = [:], identities: [Int: [Int]] = [:]) {
         self.people = people
         self.ignored = ignored
+        self.identities = identities
     }
 
     /// The boxes of a MOTChallenge text file.
@@ -31,14 +34,19 @@ public struct LabelledVideo: Sendable, Equatable {
             if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
             let fields = trimmed.split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) }
             guard fields.count >= 6, fields.prefix(6).allSatisfy({ $0?.isFinite ?? false }),
-                  let frame = fields[0], frame >= 1, frame == frame.rounded(), frame < 10_000_000,
+                  let frame = fields[0], frame >= 1, frame == frame.rounded(), frame < 10_000_000, abs(fields[1]!) < 1e9,
                   fields[4]! > 0, fields[5]! > 0 else {
                 throw .unreadable(path: path, reason: "line \(number + 1) is not frame,id,left,top,width,height[,considered,...] with frame >= 1 and a size: '\(trimmed.prefix(80))'")
             }
             let box = PixelRect(x: fields[2]!, y: fields[3]!, width: fields[4]!, height: fields[5]!)
             let considered = fields.count < 7 || (fields[6] ?? 1) != 0
             let index = Int(frame) - 1
-            if considered { labelled.people[index, default: []].append(box) } else { labelled.ignored[index, default: []].append(box) }
+            if considered {
+                labelled.people[index, default: []].append(box)
+                labelled.identities[index, default: []].append(Int(fields[1] ?? -1))
+            } else {
+                labelled.ignored[index, default: []].append(box)
+            }
         }
         return labelled
     }
@@ -63,12 +71,22 @@ public struct PeopleScore: Sendable, Equatable {
     public private(set) var tallPeople = 0
     public private(set) var tallPeopleFound = 0
     public static let tallEnough = 50.0
+    /// Frames where more subjects show a face than there are people (labelled or ignored): a
+    /// ghost still holding a face, or one face reported twice.
+    public private(set) var framesWithExtraFaces = 0
+    /// Frames whose subject ranked 1 covers more than an eighth of the picture and more than
+    /// twice the person it is on (or is on nobody): the dock aimed at a box stretched over the
+    /// clutter beside someone.
+    public private(set) var framesWithOversizedRankOne = 0
+    /// For each labelled identity, how many of the frames it was found in each subject was the one.
+    private var subjectsOfIdentity: [Int: [UUID: Int]] = [:]
 
     public init() {}
 
     /// Adds a frame: the people `reported` (subjects of kind person, ranked) against the boxes
     /// `labelled` and `ignored` (pixels of a frame of `size`).
-    public mutating func add(reported: [TrackedSubject], labelled: [PixelRect], ignored: [PixelRect] = [], size: ImageSize) {
+    /// `identities`, when given, are the labelled identifiers of `labelled`, in order.
+    public mutating func add(reported: [TrackedSubject], labelled: [PixelRect], ignored: [PixelRect] = [], identities: [Int] = [], size: ImageSize) {
         frames += 1
         let people = reported.filter { $0.kind == .person }
         subjects += people.count
@@ -92,7 +110,11 @@ public struct PeopleScore: Sendable, Equatable {
         for pair in pairs where !matchedSubjects.contains(pair.subject) && !matchedPeople.contains(pair.person) {
             matchedSubjects.insert(pair.subject)
             matchedPeople.insert(pair.person)
+            if identities.count == labelled.count {
+                subjectsOfIdentity[identities[pair.person], default: [:]][people[pair.subject].id, default: 0] += 1
+            }
         }
+        if people.filter({ $0.faceRect != nil }).count > labelled.count + ignored.count { framesWithExtraFaces += 1 }
         foundPeople += matchedPeople.count
         for (p, box) in labelled.enumerated() where box.height >= Self.tallEnough {
             tallPeople += 1
@@ -106,7 +128,12 @@ public struct PeopleScore: Sendable, Equatable {
         }
         if let first = people.firstIndex(where: { $0.saliencyRank == 1 }) {
             framesWithRankOne += 1
-            if truth.contains(where: { fit(people[first].rect, $0) > 0 }) { rankOneOnPeople += 1 }
+            let rect = people[first].rect
+            let onPeople = truth.filter { fit(rect, $0) > 0 }
+            if !onPeople.isEmpty { rankOneOnPeople += 1 }
+            if rect.area > 1.0 / 8, !(onPeople + skipped.filter { fit(rect, $0) > 0 }).contains(where: { rect.area <= 2 * $0.area }) {
+                framesWithOversizedRankOne += 1
+            }
         }
     }
 
@@ -119,11 +146,21 @@ public struct PeopleScore: Sendable, Equatable {
     /// Of the frames with a subject ranked 1, those where it is on a person; nil without any.
     public var rankOneOnPerson: Double? { framesWithRankOne == 0 ? nil : Double(rankOneOnPeople) / Double(framesWithRankOne) }
 
+    /// Of the frames each labelled identity was found in, the share where it was found as the
+    /// subject it was found as most often (1: one identifier for each person throughout); nil
+    /// without identities.
+    public var identityKept: Double? {
+        let found = subjectsOfIdentity.values.map { $0.values.reduce(0, +) }.reduce(0, +)
+        guard found > 0 else { return nil }
+        return Double(subjectsOfIdentity.values.map { $0.values.max() ?? 0 }.reduce(0, +)) / Double(found)
+    }
+
     /// The totals as one JSON object.
     public var jsonLine: String {
         func ratio(_ value: Double?) -> String { value.map { String(format: "%.3f", $0) } ?? "null" }
-        return String(format: "{\"frames\":%d,\"labelledPeople\":%d,\"found\":%d,\"recall\":%@,\"peopleFrom50px\":%d,\"recallFrom50px\":%@,\"falsePeople\":%d,\"falsePeoplePerFrame\":%.3f,\"subjectsPerFrame\":%.3f,\"framesWithRankOne\":%d,\"rankOneOnPerson\":%@}",
+        return String(format: "{\"frames\":%d,\"labelledPeople\":%d,\"found\":%d,\"recall\":%@,\"peopleFrom50px\":%d,\"recallFrom50px\":%@,\"falsePeople\":%d,\"falsePeoplePerFrame\":%.3f,\"subjectsPerFrame\":%.3f,\"framesWithRankOne\":%d,\"rankOneOnPerson\":%@,\"framesWithExtraFaces\":%d,\"framesWithOversizedRankOne\":%d,\"identityKept\":%@}",
                       frames, labelledPeople, foundPeople, ratio(recall), tallPeople, ratio(recallOfTallPeople), falsePeople,
-                      falsePeoplePerFrame, subjectsPerFrame, framesWithRankOne, ratio(rankOneOnPerson))
+                      falsePeoplePerFrame, subjectsPerFrame, framesWithRankOne, ratio(rankOneOnPerson), framesWithExtraFaces,
+                      framesWithOversizedRankOne, ratio(identityKept))
     }
 }

@@ -77,7 +77,13 @@ public struct PersonTracker: SubjectTracker {
         public var reportLostFor = 0.6
         /// Seconds a confirmed track is kept for reacquisition after its last detection; after
         /// that the subject is gone.
-        public var dropAfter = 2.0
+        public var dropAfter = 4.0
+        /// Seconds a confirmed track is still reported after the detector last found it. A
+        /// re-detector's sighting (a body found again by its look, a face by O-Net where it was)
+        /// moves a track and keeps it reported within ``reportLostFor``, but is no evidence that
+        /// a person is still there: a template matches the clutter it drifted onto on every
+        /// frame. Past this, the track is kept unreported for reacquisition until ``dropAfter``.
+        public var reportUndetectedFor = 1.0
         /// Seconds after which a lost track stops moving by its last velocity.
         public var coastFor = 0.5
         /// Seconds a face or body part is kept without being seen while the other part is.
@@ -101,7 +107,12 @@ public struct PersonTracker: SubjectTracker {
         var faceSeen: Double = -.infinity
         var bodySeen: Double = -.infinity
         let firstSeen: Double
+        /// When the track was last seen by any means: detected, or found again by a re-detector.
         var lastSeen: Double
+        /// When the detector last found it: a re-detector's sighting moves a track but is not
+        /// this (O-Net, looking for a face where one was, found it in the sky for 1.4 s after the
+        /// cyclist of bikes.mp4 had left the picture).
+        var lastDetected: Double
         var hits = 1
         var isConfirmed = false
         var appearance: Appearance?
@@ -150,8 +161,7 @@ public struct PersonTracker: SubjectTracker {
         }
         let tentativeGrace = stretched(params.tentativeGrace), dropAfter = max(params.dropAfter, stretched(params.reportLostFor))
         tracks.removeAll { track in
-            let silent = now - track.lastSeen
-            return track.isConfirmed ? silent > dropAfter : silent > tentativeGrace
+            track.isConfirmed ? now - track.lastDetected > dropAfter : now - track.lastSeen > tentativeGrace
         }
         return reported(at: now)
     }
@@ -172,6 +182,7 @@ public struct PersonTracker: SubjectTracker {
             let person = PersonObservation(face: sighting.face, body: tracks[i].isConfirmed ? sighting.body : nil)
             guard person.face != nil || person.body != nil else { continue }
             fold(person, into: &tracks[i], at: now, bodySizeMeasured: false)
+            forgetStaleParts(of: &tracks[i], at: now)
         }
         return reported(at: now)
     }
@@ -181,10 +192,12 @@ public struct PersonTracker: SubjectTracker {
         return tracks.filter { !$0.isConfirmed && $0.kind == .person }.map { subject(of: $0, at: now) }
     }
 
-    /// The confirmed tracks seen recently enough to report at `now`.
+    /// The confirmed tracks seen recently enough, and detected recently enough, to report at `now`.
     private func reported(at now: Double) -> [TrackedSubject] {
-        let reportLostFor = stretched(params.reportLostFor)
-        return tracks.filter { $0.isConfirmed && now - $0.lastSeen <= reportLostFor && Self.isInPicture($0.rect) }.map { subject(of: $0, at: now) }
+        let reportLostFor = stretched(params.reportLostFor), reportUndetectedFor = stretched(params.reportUndetectedFor)
+        return tracks.filter {
+            $0.isConfirmed && now - $0.lastSeen <= reportLostFor && now - $0.lastDetected <= reportUndetectedFor && Self.isInPicture($0.rect)
+        }.map { subject(of: $0, at: now) }
     }
 
     /// Whether at least a third of a box is in the picture: a track predicted out of the frame
@@ -223,9 +236,10 @@ public struct PersonTracker: SubjectTracker {
         for (t, p) in pairs {
             matched.insert(p)
             fold(people[p], into: &tracks[t], at: now)
+            tracks[t].lastDetected = now
         }
         for (p, person) in people.enumerated() where !matched.contains(p) {
-            var track = Track(id: identifiers.next(), kind: person.isObject ? .object : .person, firstSeen: now, lastSeen: now)
+            var track = Track(id: identifiers.next(), kind: person.isObject ? .object : .person, firstSeen: now, lastSeen: now, lastDetected: now)
             track.face = person.face.map { BoxFilter($0, params: params.filter) }
             track.body = person.body.map { BoxFilter($0, params: params.filter) }
             if person.face != nil { track.faceSeen = now }
@@ -234,13 +248,17 @@ public struct PersonTracker: SubjectTracker {
             track.isConfirmed = (person.face == nil ? params.bodyHitsToConfirm ?? params.hitsToConfirm : params.hitsToConfirm) <= 1
             tracks.append(track)
         }
-        // A part not seen for a while while the person is seen otherwise is dropped (a face
-        // that turned away keeps the person alive through the body).
+        for i in tracks.indices where tracks[i].lastSeen == now { forgetStaleParts(of: &tracks[i], at: now) }
+    }
+
+    /// A part not seen for a while while the person is seen otherwise is dropped: a face that
+    /// turned away keeps the person alive through the body, and the person shows no face until
+    /// one is found again (a face kept while a body is followed across the picture stretched
+    /// the subject's box from where the face was to where the body went).
+    private func forgetStaleParts(of track: inout Track, at now: Double) {
         let partGrace = stretched(params.partGrace)
-        for i in tracks.indices where tracks[i].lastSeen == now {
-            if now - tracks[i].faceSeen > partGrace { tracks[i].face = nil }
-            if now - tracks[i].bodySeen > partGrace { tracks[i].body = nil }
-        }
+        if now - track.faceSeen > partGrace { track.face = nil }
+        if now - track.bodySeen > partGrace { track.body = nil }
     }
 
     /// Folds `person` into `track`; without `bodySizeMeasured` only the body's centre counts
