@@ -360,6 +360,24 @@ int dcv_image_gray(const dcv_image *src, dcv_image *dst, int equalize, dcv_statu
     });
 }
 
+int dcv_phase_shift(const dcv_image *earlier, const dcv_image *later, double *dx, double *dy,
+                    double *response, dcv_status *status) {
+    return guarded<int>(status, -1, [&]() -> int {
+        if (!usable(earlier, status) || !usable(later, status) || dx == nullptr || dy == nullptr || response == nullptr) return -1;
+        if (earlier->mat.channels() != 1 || later->mat.channels() != 1 || earlier->mat.size() != later->mat.size()) return -1;
+        cv::Mat a, b, window;
+        earlier->mat.convertTo(a, CV_32F);
+        later->mat.convertTo(b, CV_32F);
+        cv::createHanningWindow(window, a.size(), CV_32F);
+        double peak = 0;
+        cv::Point2d shift = cv::phaseCorrelate(a, b, window, &peak);
+        *dx = shift.x;
+        *dy = shift.y;
+        *response = peak;
+        return 0;
+    });
+}
+
 int dcv_image_mirror(const dcv_image *src, dcv_image *dst, dcv_status *status) {
     return guarded<int>(status, -1, [&]() -> int {
         if (!usable(src, status) || dst == nullptr) return -1;

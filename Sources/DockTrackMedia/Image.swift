@@ -140,6 +140,15 @@ public final class Image: @unchecked Sendable {
         return out
     }
 
+    /// The translation that moves `earlier` (one channel, this image's size) onto this image,
+    /// by phase correlation: pixels, x right and y down, and the correlation peak's strength
+    /// (0...1; low when no single shift explains the change).
+    public func phaseShift(from earlier: Image) throws(OpenCVError) -> (x: Double, y: Double, response: Double) {
+        var x = 0.0, y = 0.0, response = 0.0
+        try checkedCount { dcv_phase_shift(earlier.handle, handle, &x, &y, &response, $0) }
+        return (x, y, response)
+    }
+
     /// This image mirrored left to right.
     public func mirrored() throws(OpenCVError) -> Image {
         let out = Image()

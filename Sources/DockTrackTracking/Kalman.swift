@@ -53,6 +53,10 @@ public struct ConstantVelocityFilter: Sendable, Equatable {
     /// Forgets the velocity (a subject lost for long is assumed to stand still).
     public mutating func stop() { velocity = 0 }
 
+    /// Moves the position by `offset` with no change to the velocity or the uncertainty (the
+    /// frame of reference moved, not the subject).
+    public mutating func move(by offset: Double) { position += offset }
+
     /// Keeps the velocity within ±`limit` (a speed no subject of this kind reaches).
     public mutating func limitVelocity(to limit: Double) {
         guard limit.isFinite, limit >= 0 else { return }
@@ -144,5 +148,11 @@ public struct BoxFilter: Sendable, Equatable {
 
     public mutating func stop() {
         centerX.stop(); centerY.stop(); width.stop(); height.stop()
+    }
+
+    /// Moves the box by (`x`, `y`) where the picture moved under it (the camera turned): its
+    /// own velocity and size are unchanged.
+    public mutating func move(x: Double, y: Double) {
+        centerX.move(by: x); centerY.move(by: y)
     }
 }

@@ -21,6 +21,9 @@ public protocol SubjectTracker {
     /// Forgets every subject (a cut in a film: whoever is in the next shot is seen anew); the
     /// identifiers given so far are not given again.
     mutating func forgetSubjects()
+    /// Moves every subject by `shift`, the whole picture's motion since the last frame (the
+    /// camera turned or shook), before the next ``update(time:observations:image:)``.
+    mutating func follow(_ shift: PictureShift)
     /// The people found once and not yet reported (a new track waits for a second sighting),
     /// where they are predicted at the last update: a re-detector may look for their faces and
     /// bodies; a face found again (``refresh(_:)``) counts as that second sighting, a body found
@@ -47,6 +50,7 @@ public struct SubjectSighting: Sendable, Equatable {
 extension SubjectTracker {
     public mutating func refresh(_ sightings: [SubjectSighting]) -> [TrackedSubject]? { nil }
     public mutating func forgetSubjects() {}
+    public mutating func follow(_ shift: PictureShift) {}
     public func candidates() -> [TrackedSubject] { [] }
 
     /// An update without the picture: overlap and motion only.
@@ -139,6 +143,14 @@ public struct PersonTracker: SubjectTracker {
     public mutating func newIdentifier() -> UUID { identifiers.next() }
 
     public mutating func forgetSubjects() { tracks.removeAll() }
+
+    public mutating func follow(_ shift: PictureShift) {
+        guard shift != .none else { return }
+        for i in tracks.indices {
+            tracks[i].face?.move(x: shift.x, y: shift.y)
+            tracks[i].body?.move(x: shift.x, y: shift.y)
+        }
+    }
 
     public init(params: Params = Params(), identifiers: IdentifierSource = .random) {
         self.params = params

@@ -16,6 +16,9 @@ public final class TrackingPipeline {
         public var minimumConfidence = 0.5
         /// Seconds an object may go unfound by its visual tracker before it is dropped.
         public var objectLostAfter = 1.0
+        /// Move the tracked boxes with the whole picture when the camera turns or shakes
+        /// (``CameraShiftEstimator``), before they are predicted and matched.
+        public var followsCameraMotion = true
         /// Adapt the detection interval instead of `detectEvery`: after a detection that left the
         /// tracked subjects as they were (the same identities, all observed), the interval
         /// doubles up to `maximumDetectionInterval`; after any change it is back to every frame.
@@ -79,6 +82,8 @@ public final class TrackingPipeline {
     /// cues take them rather than reading the face again (O-Net once per face and frame, not
     /// twice: Megamind at 1280x720, bench 4.89x -> 5.50x).
     private var landmarksRead: [UUID: FaceLandmarks] = [:]
+    /// The whole picture's motion frame to frame, which the tracker's boxes follow.
+    private var cameraShift = CameraShiftEstimator()
     /// How each tracked body looked on the last frame it was detected in.
     private var bodyTemplates: [UUID: BodyTemplate] = [:]
     public var ranker: any SubjectRanker
@@ -173,6 +178,7 @@ public final class TrackingPipeline {
     /// takes over the identity or the motion of someone from the last one).
     public func process(_ frame: Frame, detected observations: [Observation]?, startsShot: Bool = false) throws(DetectorError) -> [TrackedSubject] {
         if startsShot {
+            cameraShift.reset()
             tracker.forgetSubjects()
             faceReferences = [:]
             bodyTemplates = [:]
@@ -188,6 +194,13 @@ public final class TrackingPipeline {
     /// else by what the re-detectors find again.
     private func tracked(_ frame: Frame, observations: [Observation]?) throws(DetectorError) -> [TrackedSubject] {
         landmarksRead = [:]
+        if params.followsCameraMotion {
+            do {
+                tracker.follow(try cameraShift.shift(to: frame.image))
+            } catch {
+                throw .failed(detector: "camera motion", reason: error.description)
+            }
+        }
         let subjects = tracker.update(time: frame.time, observations: observations, image: frame.image)
         return try observations == nil ? redetected(subjects, in: frame.image) : referenced(subjects, in: frame.image)
     }
@@ -391,9 +404,10 @@ extension TrackingPipeline {
     /// every ``Params/faceRoundIntervalWithRedetection`` rounds), speaking and looking cues read
     /// from the faces.
     public static func overFile(detector: any Detector, models: ModelStore, detectEvery: Int, minimumConfidence: Double,
-                                redetection: Bool = true, asyncDetection: Bool = false,
+                                redetection: Bool = true, asyncDetection: Bool = false, followsCameraMotion: Bool = true,
                                 identifiers: IdentifierSource = .random) throws(DetectorError) -> TrackingPipeline {
         var params = Params()
+        params.followsCameraMotion = followsCameraMotion
         params.faceRoundInterval = redetection ? Params.faceRoundIntervalWithRedetection : 1
         params.detectEvery = max(1, detectEvery)
         params.adaptiveDetection = detectEvery == 0

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Makes samples/vtest-panning.mp4 and samples/labels/vtest-panning.mot.txt: vtest.avi's first 300
 frames seen through a 360x270 window that pans and tilts across the 768x576 street as a dock's
-camera would (a slow sweep with a faster wobble), pixels 1:1, and the people of
+camera would (a sweep with a faster wobble), pixels 1:1, and the people of
 samples/labels/vtest.mot.txt moved with the window. A box less than 2/3 inside the window is
 marked not considered (as vtest.mot.txt marks people half out of the picture); a box not in it at
 all is left out. Run from the repository's top: /usr/bin/python3 tools/moving-camera/make_clip.py
@@ -13,10 +13,11 @@ WIDTH, HEIGHT, FRAMES = 360, 270, 300
 
 
 def window(frame):
-    """The window's top-left corner at frame (from 0): a sweep left to right and back over 30 s
-    (10 fps), a tilt, and a wobble of 2 s."""
+    """The window's top-left corner at frame (from 0): a sweep left to right and back every 6 s
+    (10 fps: up to 21 px, 6% of the window, a frame), a slow tilt, and a wobble of 1.5 s (a dock
+    turning at about 0.3 rad/s with a 60-degree lens, and a hand's shake)."""
     t = frame / 10.0
-    x = (768 - WIDTH) * (0.5 - 0.5 * math.cos(2 * math.pi * t / 30)) + 12 * math.sin(2 * math.pi * t / 2)
+    x = (768 - WIDTH) * (0.5 - 0.5 * math.cos(2 * math.pi * t / 6)) + 25 * math.sin(2 * math.pi * t / 1.5)
     y = (576 - HEIGHT) * (0.35 + 0.25 * math.sin(2 * math.pi * t / 17)) + 6 * math.sin(2 * math.pi * t / 1.3)
     return int(round(min(max(x, 0), 768 - WIDTH))), int(round(min(max(y, 0), 576 - HEIGHT)))
 

@@ -111,6 +111,12 @@ int dcv_image_resize(const dcv_image *src, dcv_image *dst, int width, int height
 int dcv_image_gray(const dcv_image *src, dcv_image *dst, int equalize, dcv_status *status);
 /* cv::flip around the vertical axis (mirror left-right). */
 int dcv_image_mirror(const dcv_image *src, dcv_image *dst, dcv_status *status);
+/* cv::phaseCorrelate of two one-channel images of one size (8-bit, converted to float), with a
+   Hann window: the translation (*dx, *dy, pixels, x right, y down) that moves `earlier` onto
+   `later`, and the peak's strength in *response (0...1; low when no one shift explains the
+   change). Returns -1 for images that are not one channel or not of one size. */
+int dcv_phase_shift(const dcv_image *earlier, const dcv_image *later, double *dx, double *dy,
+                    double *response, dcv_status *status);
 
 /* Drawing, in place, for annotated output. Colours are B, G, R in 0...255. */
 void dcv_image_draw_rect(dcv_image *image, int x, int y, int width, int height,

@@ -27,9 +27,10 @@ import Testing
     }
 
     /// How well the tracked face covers the true one on each frame (0 when none is reported).
-    static func overlaps(every: Int, redetection: Bool, _ sweep: (frames: [Frame], faces: [UnitRect])) throws -> (overlaps: [Double], pipeline: TrackingPipeline) {
+    static func overlaps(every: Int, redetection: Bool, followsCamera: Bool = false, _ sweep: (frames: [Frame], faces: [UnitRect])) throws -> (overlaps: [Double], pipeline: TrackingPipeline) {
         var params = TrackingPipeline.Params()
         params.detectEvery = every
+        params.followsCameraMotion = followsCamera
         let pipeline = TrackingPipeline(detector: try DetectorCatalog.make("default", models: Fixtures.models), cues: nil,
                                         params: params, identifiers: .sequential)
         if redetection { pipeline.redetector = try FaceRedetector(models: Fixtures.models) }
@@ -54,6 +55,14 @@ import Testing
         #expect(pipeline.redetections >= 60, "the face is found again on most frames between detections")
         #expect(redetected.min()! >= 0.5, "the box stays on the face on every frame: \(redetected.map { Int($0 * 100) })")
         #expect(mean(redetected) >= mean(plain) + 0.05, "\(mean(redetected)) vs \(mean(plain)) by the motion model alone")
+        // Following the picture's own motion (as `track` does) does as much without a look at
+        // the face, and both together no worse.
+        let following = try Self.overlaps(every: 8, redetection: false, followsCamera: true, sweep).overlaps[settled]
+        let both = try Self.overlaps(every: 8, redetection: true, followsCamera: true, sweep).overlaps[settled]
+        print(String(format: "sweep, detect every 8, following the camera: face IoU mean %.3f min %.3f, with re-detection %.3f min %.3f",
+                     mean(following), following.min()!, mean(both), both.min()!))
+        #expect(mean(following) >= mean(plain) + 0.05 && mean(both) >= mean(redetected) - 0.03, "\(mean(following)), \(mean(both))")
+        #expect(both.min()! >= 0.5)
     }
 }
 
@@ -94,15 +103,58 @@ import Testing
         let id = try #require(confirmed.first?.id)
         var sizes: [Double] = []
         for k in 1...24 {
-            let predicted = try #require(tracker.update(time: 0.4 + Double(k) * 0.1, observations: nil).first?.bodyRect)
+            // 25 frames a second: the 24 frames are within the second a subject is reported undetected.
+            let predicted = try #require(tracker.update(time: 0.4 + Double(k) * 0.04, observations: nil).first?.bodyRect)
             // Found again where predicted, a little to the right (the person walks); its size as given.
             let found = UnitRect(x: predicted.x + 0.004, y: predicted.y, width: predicted.width, height: predicted.height)
             let refreshed = try #require(tracker.refresh([SubjectSighting(id: id, face: nil, body: found)])?.first)
             sizes.append(try #require(refreshed.bodyRect).height)
         }
         #expect(sizes.allSatisfy { $0 > 0.11 && $0 < 0.16 }, "between the detected heights: \(sizes.map { String(format: "%.3f", $0) })")
-        let last = try #require(tracker.update(time: 3, observations: nil).first?.bodyRect)
+        let last = try #require(tracker.update(time: 1.38, observations: nil).first?.bodyRect)
         #expect(last.midX > 0.31 + 0.024 + 0.05, "the centre follows the sightings: \(last)")
+    }
+
+    /// Tracks end when their evidence ends: a body found again by its look on every frame (a
+    /// template matches the clutter it drifted onto as well as a person) keeps a subject reported
+    /// for 1 s after the detector last found it, not longer; the detector finding it again
+    /// brings it back with its identifier.
+    @Test func aSubjectFollowedOnlyByItsLookIsReportedForASecond() throws {
+        var tracker = PersonTracker(identifiers: .sequential)
+        let body = UnitRect(x: 0.4, y: 0.3, width: 0.06, height: 0.15)
+        let detected = tracker.update(time: 0, observations: [Observation(type: .humanBody, rect: body, confidence: 0.9)])
+        _ = tracker.update(time: 0.4, observations: [Observation(type: .humanBody, rect: body, confidence: 0.9)])
+        let id = try #require(detected.first?.id ?? tracker.update(time: 0.4, observations: nil).first?.id)
+        var lastReported = 0.4
+        for k in 5...30 {
+            let time = Double(k) * 0.1
+            // The detector runs every 0.4 s and finds no one; the look finds the box every frame.
+            _ = tracker.update(time: time, observations: k % 4 == 0 ? [] : nil)
+            let refreshed = tracker.refresh([SubjectSighting(id: id, face: nil, body: body)]) ?? []
+            if refreshed.contains(where: { $0.id == id }) { lastReported = time }
+        }
+        #expect(abs(lastReported - 1.4) < 0.05, "reported until 1 s after the last detection at 0.4 s: \(lastReported)")
+        let back = tracker.update(time: 3.2, observations: [Observation(type: .humanBody, rect: body, confidence: 0.9)])
+        #expect(back.map(\.id) == [id], "found again by the detector within the 4 s kept: the same subject")
+    }
+
+    /// A face not found for the part grace while the body is followed is no longer shown, and
+    /// no longer stretches the subject's box from where it was to where the body went.
+    @Test func aFaceNotSeenAgainIsDroppedWhileTheBodyIsFollowed() throws {
+        var tracker = PersonTracker(identifiers: .sequential)
+        func body(_ x: Double) -> UnitRect { UnitRect(x: x, y: 0.2, width: 0.1, height: 0.4) }
+        let face = UnitRect(x: 0.425, y: 0.52, width: 0.05, height: 0.06)
+        let seen = [Observation(type: .humanFace, rect: face, confidence: 0.9), Observation(type: .humanBody, rect: body(0.4), confidence: 0.9)]
+        _ = tracker.update(time: 0, observations: seen)
+        let id = try #require(tracker.update(time: 0.1, observations: seen).first?.id)
+        var last: TrackedSubject?
+        for k in 2...9 {
+            _ = tracker.update(time: Double(k) * 0.1, observations: nil)
+            last = tracker.refresh([SubjectSighting(id: id, face: nil, body: body(0.4 + 0.03 * Double(k)))])?.first
+        }
+        let subject = try #require(last)
+        #expect(subject.faceRect == nil, "the face was last seen 0.8 s ago: \(subject)")
+        #expect(subject.rect.width < 0.11, "the box is the body's, not the body's and the old face's: \(subject.rect)")
     }
 
     /// A person found once waits for a second sighting before being reported: a face found
@@ -217,9 +269,10 @@ import Testing
     }
 
     /// For each body in view on each frame, how well the tracked body that covers it best does.
-    static func overlaps(every: Int, redetection: Bool, _ sweep: (frames: [Frame], bodies: [[UnitRect]])) throws -> (overlaps: [Double], pipeline: TrackingPipeline) {
+    static func overlaps(every: Int, redetection: Bool, followsCamera: Bool = false, _ sweep: (frames: [Frame], bodies: [[UnitRect]])) throws -> (overlaps: [Double], pipeline: TrackingPipeline) {
         var params = TrackingPipeline.Params()
         params.detectEvery = every
+        params.followsCameraMotion = followsCamera
         let pipeline = TrackingPipeline(detector: try DetectorCatalog.make("hog-body", models: Fixtures.models), cues: nil,
                                         params: params, identifiers: .sequential)
         if redetection { pipeline.bodyRedetector = TemplateBodyRedetector() }
@@ -246,6 +299,13 @@ import Testing
         // count as 0 in both: the share cannot reach 1.
         #expect(share(redetected) >= share(plain) + 0.2, "the boxes stay on the pedestrians: \(redetected.map { Int($0 * 100) })")
         #expect(mean(redetected) >= mean(plain) + 0.1, "\(mean(redetected)) vs \(mean(plain)) by the motion model alone")
+        // Following the picture's own motion (as `track` does), with and without the look.
+        let following = try Self.overlaps(every: 8, redetection: false, followsCamera: true, sweep).overlaps
+        let both = try Self.overlaps(every: 8, redetection: true, followsCamera: true, sweep).overlaps
+        print(String(format: "body sweep, following the camera: IoU mean %.3f, share %.3f; with re-detection mean %.3f, share %.3f",
+                     mean(following), share(following), mean(both), share(both)))
+        #expect(share(following) >= share(plain) + 0.2 && share(both) >= share(redetected) - 0.03, "\(share(following)), \(share(both))")
+        #expect(mean(both) >= mean(redetected) - 0.03, "\(mean(both))")
     }
 
     @Test func aBodyTooSmallOrOffThePictureOrNotFiniteIsNotLookedFor() throws {

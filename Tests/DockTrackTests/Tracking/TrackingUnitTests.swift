@@ -122,11 +122,12 @@ import Testing
             #expect(subjects.first?.isObserved == false)
         }
         #expect(tracker.update(time: 1.4, observations: [body(x: 0.5)]).first?.id == first)
-        // Gone for 3 s: dropped; coming back is a new subject (after confirmation).
-        for step in 15..<45 { _ = tracker.update(time: Double(step) * 0.1, observations: []) }
-        #expect(tracker.update(time: 4.5, observations: []).isEmpty)
-        _ = tracker.update(time: 4.6, observations: [body(x: 0.5)])
-        let back = tracker.update(time: 4.7, observations: [body(x: 0.5)])
+        // Gone for 5 s (past the 4 s a track is kept for reacquisition): dropped; coming back is
+        // a new subject (after confirmation).
+        for step in 15..<65 { _ = tracker.update(time: Double(step) * 0.1, observations: []) }
+        #expect(tracker.update(time: 6.5, observations: []).isEmpty)
+        _ = tracker.update(time: 6.6, observations: [body(x: 0.5)])
+        let back = tracker.update(time: 6.7, observations: [body(x: 0.5)])
         #expect(back.count == 1 && back.first?.id != first)
     }
 
