@@ -19,9 +19,10 @@ public struct PictureShift: Sendable, Equatable {
 }
 
 /// Measures ``PictureShift`` frame to frame by phase correlation of small gray copies of the
-/// frames (``Params/workingWidth`` pixels wide). A shift whose correlation peak is weak (a cut,
-/// a picture with no texture) is taken as none; so is one too small to tell from people walking
-/// over a still background; so is any in a frame smaller than ``smallestSide`` on a side.
+/// frames (``Params/workingWidth`` pixels wide). A shift whose correlation peak is weak (a
+/// picture with no texture) is taken as none; so is one larger than a camera turns in a frame, or
+/// one that jumps from the last frame's more than a camera accelerates (a cut); so is any in a
+/// frame smaller than ``smallestSide`` on a side.
 ///
 /// Measured on samples/vtest-panning.mp4 (vtest.avi through a window that pans and wobbles, so
 /// the true shift is known) and on vtest.avi itself (a still camera, walkers), with Debian's
@@ -37,6 +38,18 @@ public struct CameraShiftEstimator {
         public var workingWidth = 320
         /// The weakest correlation peak taken as the camera's motion.
         public var minimumResponse = 0.1
+        /// The largest shift a frame taken as the camera's motion, as a share of the picture: a
+        /// cut in a film reads as anything up to the whole picture (0.71 at one of Megamind.avi's,
+        /// which sent every box off it), a dock turning at 1 rad/s behind a 60-degree lens moves
+        /// the picture 0.03 a frame at 30 fps, the panning test clip at most 0.09.
+        public var largestShift = 0.15
+        /// The largest change from the last frame's shift taken as the camera's motion (a camera
+        /// turns with bounded acceleration): a cut or a new scene reads as one frame's jump from
+        /// still (0.059 at one in Megamind.avi, between shifts of 0.0002) and is passed over, a
+        /// pan that starts at once is followed from its second frame. A dock accelerating at 8
+        /// rad/s^2 behind a 60-degree lens changes the shift by 0.009 a frame at 30 fps; the
+        /// panning test clip by up to 0.018 at 10 fps.
+        public var largestChange = 0.025
         /// Shifts smaller than this share of the picture are taken as none. 0: a threshold makes
         /// the boxes follow some frames' shifts and not others', and their velocities learn the
         /// difference (at 0.006, vtest-panning's people kept their identifier on 0.58 of their
@@ -48,6 +61,8 @@ public struct CameraShiftEstimator {
     public static let smallestSide = 16
     public let params: Params
     private var previous: Image?
+    /// The shift read on the last frame, taken or not.
+    private var lastMeasured = PictureShift.none
 
     public init(params: Params = Params()) {
         self.params = params
@@ -64,14 +79,23 @@ public struct CameraShiftEstimator {
         var small = try image.resized(to: ImageSize(width: width, height: height))
         if small.channels != 1 { small = try small.gray(equalized: false) }
         defer { previous = small }
-        guard let previous, previous.size == small.size else { return .none }
+        guard let previous, previous.size == small.size else {
+            lastMeasured = .none
+            return .none
+        }
         let measured = try small.phaseShift(from: previous)
         let shift = PictureShift(x: measured.x / Double(width), y: -measured.y / Double(height))
-        guard measured.response >= params.minimumResponse, shift.x.isFinite, shift.y.isFinite,
-              hypot(shift.x, shift.y) >= params.smallestShift else { return .none }
+        let change = hypot(shift.x - lastMeasured.x, shift.y - lastMeasured.y)
+        lastMeasured = measured.response >= params.minimumResponse && shift.x.isFinite && shift.y.isFinite ? shift : .none
+        guard change <= params.largestChange, measured.response >= params.minimumResponse, shift.x.isFinite, shift.y.isFinite,
+              hypot(shift.x, shift.y) >= params.smallestShift, abs(shift.x) <= params.largestShift,
+              abs(shift.y) <= params.largestShift else { return .none }
         return shift
     }
 
     /// Forgets the last frame (a cut: the next frame is not a moved copy of it).
-    public mutating func reset() { previous = nil }
+    public mutating func reset() {
+        previous = nil
+        lastMeasured = .none
+    }
 }

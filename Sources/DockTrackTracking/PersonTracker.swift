@@ -96,6 +96,12 @@ public struct PersonTracker: SubjectTracker {
         public var maximumCost = 1.2
         /// Weight of the clothing colour difference (Hellinger distance, 0...1) in the cost.
         public var appearanceWeight = 1.5
+        /// Two tracks whose bodies overlap this much (intersection over union) are one person,
+        /// followed twice, and are merged; so are two whose faces overlap ``sameFaceOverlap``.
+        public var sameBodyOverlap = 0.6
+        public var sameFaceOverlap = 0.5
+        /// Seconds two tracks must look like one person before they are merged.
+        public var mergeAfter = 1.0
         /// How fast a track's appearance follows new sightings.
         public var appearanceRate = 0.2
         public var filter = BoxFilter.Params()
@@ -121,6 +127,18 @@ public struct PersonTracker: SubjectTracker {
         var isConfirmed = false
         var appearance: Appearance?
 
+        /// Takes `other`'s parts where they were seen more lately, and its sightings (the same
+        /// person, followed twice).
+        mutating func absorb(_ other: Track) {
+            if other.faceSeen > faceSeen || face == nil, let part = other.face { face = part; faceSeen = other.faceSeen }
+            if other.bodySeen > bodySeen || body == nil, let part = other.body { body = part; bodySeen = other.bodySeen }
+            lastSeen = max(lastSeen, other.lastSeen)
+            lastDetected = max(lastDetected, other.lastDetected)
+            hits += other.hits
+            isConfirmed = isConfirmed || other.isConfirmed
+            if appearance == nil { appearance = other.appearance }
+        }
+
         var rect: UnitRect {
             switch (face?.rect, body?.rect) {
             case let (f?, b?): return f.union(b)
@@ -133,6 +151,8 @@ public struct PersonTracker: SubjectTracker {
 
     public let params: Params
     var tracks: [Track] = []
+    /// Pairs of tracks that have looked like one person on every detection since a time.
+    private var together: [TrackPair: Double] = [:]
     var identifiers: IdentifierSource
     private var time: Double?
     /// When detections last ran, and the time between the last two (detection every Nth frame,
@@ -142,7 +162,10 @@ public struct PersonTracker: SubjectTracker {
 
     public mutating func newIdentifier() -> UUID { identifiers.next() }
 
-    public mutating func forgetSubjects() { tracks.removeAll() }
+    public mutating func forgetSubjects() {
+        tracks.removeAll()
+        together = [:]
+    }
 
     public mutating func follow(_ shift: PictureShift) {
         guard shift != .none else { return }
@@ -250,7 +273,11 @@ public struct PersonTracker: SubjectTracker {
             fold(people[p], into: &tracks[t], at: now)
             tracks[t].lastDetected = now
         }
+        let matchedTracks = pairs.map { tracks[$0.row] }
         for (p, person) in people.enumerated() where !matched.contains(p) {
+            // A second box on someone followed already (a detector's box and a larger one over
+            // it, a face beside the face it has) starts no subject of its own.
+            if !person.isObject, matchedTracks.contains(where: { $0.isConfirmed && isOnePerson($0, person) }) { continue }
             var track = Track(id: identifiers.next(), kind: person.isObject ? .object : .person, firstSeen: now, lastSeen: now, lastDetected: now)
             track.face = person.face.map { BoxFilter($0, params: params.filter) }
             track.body = person.body.map { BoxFilter($0, params: params.filter) }
@@ -261,6 +288,53 @@ public struct PersonTracker: SubjectTracker {
             tracks.append(track)
         }
         for i in tracks.indices where tracks[i].lastSeen == now { forgetStaleParts(of: &tracks[i], at: now) }
+        mergeDuplicates(at: now)
+    }
+
+    /// Two subjects on one person become one: the one seen first keeps its identifier and takes
+    /// the other's fresher parts. Two tracks are one person when, on every detection for
+    /// ``Params/mergeAfter`` seconds, their bodies overlapped by ``Params/sameBodyOverlap``,
+    /// their faces by ``Params/sameFaceOverlap``, or one was a face alone where the other's body
+    /// has its head (and that body shows no other face). Two people who cross overlap as much,
+    /// but not for as long.
+    private mutating func mergeDuplicates(at now: Double) {
+        var stillTogether: [TrackPair: Double] = [:]
+        var merged = false
+        for i in tracks.indices where tracks[i].kind == .person {
+            for j in tracks.indices where j > i && tracks[j].kind == .person && isSamePerson(tracks[i], tracks[j]) {
+                let pair = TrackPair(tracks[i].id, tracks[j].id)
+                stillTogether[pair] = together[pair] ?? now
+            }
+        }
+        together = stillTogether
+        let mergeAfter = stretched(params.mergeAfter)
+        for (pair, since) in together where now - since >= mergeAfter {
+            guard let a = tracks.firstIndex(where: { $0.id == pair.first }), let b = tracks.firstIndex(where: { $0.id == pair.second }) else { continue }
+            let (keep, drop) = tracks[a].firstSeen <= tracks[b].firstSeen ? (a, b) : (b, a)
+            tracks[keep].absorb(tracks[drop])
+            tracks.remove(at: drop)
+            merged = true
+        }
+        if merged { together = together.filter { pair, _ in tracks.contains { $0.id == pair.first } && tracks.contains { $0.id == pair.second } } }
+    }
+
+    /// Whether `person`, seen beside `track` in one frame, is that track's person seen twice.
+    func isOnePerson(_ track: Track, _ person: PersonObservation) -> Bool {
+        guard track.kind == .person else { return false }
+        var alone = Track(id: track.id, firstSeen: 0, lastSeen: 0, lastDetected: 0)
+        alone.face = person.face.map { BoxFilter($0, params: params.filter) }
+        alone.body = person.body.map { BoxFilter($0, params: params.filter) }
+        return isSamePerson(track, alone)
+    }
+
+    func isSamePerson(_ a: Track, _ b: Track) -> Bool {
+        if let x = a.body?.rect, let y = b.body?.rect, x.intersectionOverUnion(y) >= params.sameBodyOverlap { return true }
+        if let x = a.face?.rect, let y = b.face?.rect, x.intersectionOverUnion(y) >= params.sameFaceOverlap { return true }
+        func faceOnBody(_ face: Track, _ body: Track) -> Bool {
+            guard face.body == nil, body.face == nil, let f = face.face?.rect, let b = body.body?.rect else { return false }
+            return PersonObservation.headFits(f, in: b)
+        }
+        return faceOnBody(a, b) || faceOnBody(b, a)
     }
 
     /// A part not seen for a while while the person is seen otherwise is dropped: a face that
@@ -322,6 +396,16 @@ public struct PersonTracker: SubjectTracker {
         guard best <= params.maximumCost else { return .infinity }
         if let a = track.appearance, let b = person.appearance { best += params.appearanceWeight * a.distance(to: b) }
         return best
+    }
+}
+
+/// Two tracks' identifiers, in a fixed order.
+struct TrackPair: Hashable {
+    let first: UUID
+    let second: UUID
+
+    init(_ a: UUID, _ b: UUID) {
+        (first, second) = a.uuidString < b.uuidString ? (a, b) : (b, a)
     }
 }
 

@@ -115,6 +115,7 @@ import Testing
         }
         #expect((zooms.last ?? 0) > 1.3, "the window zoomed in to \(zooms.last ?? 0)")
         let judgement = try Self.judge(states: states, input: scene, size: ImageSize(width: 1280, height: 720), framesPerSecond: 24)
+        print("corner speaker reframed: \(judgement)")
         #expect(judgement.insideShare >= 0.95, "\(judgement)")
         #expect(judgement.middleShare >= 0.8, "\(judgement)")
         #expect(judgement.worstJump <= 1.01, "\(judgement)")

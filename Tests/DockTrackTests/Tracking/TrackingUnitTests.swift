@@ -131,6 +131,27 @@ import Testing
         #expect(back.count == 1 && back.first?.id != first)
     }
 
+    /// Two subjects on one person are merged once they have looked like one for a second: a
+    /// detector that boxes one walker twice (a box and a slightly larger one over it) gives one
+    /// subject, under the identifier seen first. Two people crossing overlap as much, briefly,
+    /// and keep theirs (``twoPeopleCrossingKeepTheirIdentities``).
+    @Test func twoSubjectsOnOnePersonAreMerged() {
+        var tracker = PersonTracker(identifiers: .sequential)
+        let box = UnitRect(x: 0.4, y: 0.3, width: 0.06, height: 0.2)
+        let larger = UnitRect(x: 0.395, y: 0.29, width: 0.07, height: 0.22)
+        _ = tracker.update(time: 0, observations: [Observation(type: .humanBody, rect: box, confidence: 0.9)])
+        _ = tracker.update(time: 0.1, observations: [Observation(type: .humanBody, rect: box, confidence: 0.9)])
+        var counts: [Int] = []
+        var last: [TrackedSubject] = []
+        for step in 2...20 {
+            last = tracker.update(time: Double(step) * 0.1, observations: [Observation(type: .humanBody, rect: box, confidence: 0.9),
+                                                                           Observation(type: .humanBody, rect: larger, confidence: 0.8)])
+            counts.append(last.count)
+        }
+        #expect(counts.suffix(8).allSatisfy { $0 == 1 }, "one subject once they have been together a second: \(counts)")
+        #expect(last.first?.id == UUID(uuidString: "00000000-0000-0000-0000-000000000001"), "\(last)")
+    }
+
     @Test func aOneFrameFalseHitIsNeverReported() {
         var tracker = PersonTracker(identifiers: .sequential)
         var reported = 0
