@@ -360,17 +360,35 @@ int dcv_image_gray(const dcv_image *src, dcv_image *dst, int equalize, dcv_statu
     });
 }
 
-int dcv_phase_shift(const dcv_image *earlier, const dcv_image *later, double *dx, double *dy,
+int dcv_image_small_float_gray(const dcv_image *src, dcv_image *dst, int width, int height, dcv_status *status) {
+    return guarded<int>(status, -1, [&]() -> int {
+        if (!usable(src, status) || dst == nullptr || width < 1 || height < 1) return -1;
+        cv::Mat small, gray;
+        cv::resize(src->mat, small, cv::Size(width, height), 0, 0, cv::INTER_LINEAR);
+        if (small.channels() == 3) cv::cvtColor(small, gray, cv::COLOR_BGR2GRAY);
+        else gray = small;
+        gray.convertTo(dst->mat, CV_32F);
+        return 0;
+    });
+}
+
+int dcv_hann_window(dcv_image *dst, int width, int height, dcv_status *status) {
+    return guarded<int>(status, -1, [&]() -> int {
+        if (dst == nullptr || width < 2 || height < 2) return -1;
+        cv::createHanningWindow(dst->mat, cv::Size(width, height), CV_32F);
+        return 0;
+    });
+}
+
+int dcv_phase_shift(const dcv_image *earlier, const dcv_image *later, const dcv_image *window, double *dx, double *dy,
                     double *response, dcv_status *status) {
     return guarded<int>(status, -1, [&]() -> int {
-        if (!usable(earlier, status) || !usable(later, status) || dx == nullptr || dy == nullptr || response == nullptr) return -1;
-        if (earlier->mat.channels() != 1 || later->mat.channels() != 1 || earlier->mat.size() != later->mat.size()) return -1;
-        cv::Mat a, b, window;
-        earlier->mat.convertTo(a, CV_32F);
-        later->mat.convertTo(b, CV_32F);
-        cv::createHanningWindow(window, a.size(), CV_32F);
+        if (!usable(earlier, status) || !usable(later, status) || !usable(window, status) || dx == nullptr || dy == nullptr
+            || response == nullptr) return -1;
+        const cv::Mat &a = earlier->mat, &b = later->mat, &w = window->mat;
+        if (a.type() != CV_32FC1 || b.type() != CV_32FC1 || w.type() != CV_32FC1 || a.size() != b.size() || a.size() != w.size()) return -1;
         double peak = 0;
-        cv::Point2d shift = cv::phaseCorrelate(a, b, window, &peak);
+        cv::Point2d shift = cv::phaseCorrelate(a, b, w, &peak);
         *dx = shift.x;
         *dy = shift.y;
         *response = peak;

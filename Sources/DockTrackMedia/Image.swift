@@ -140,12 +140,26 @@ public final class Image: @unchecked Sendable {
         return out
     }
 
-    /// The translation that moves `earlier` (one channel, this image's size) onto this image,
-    /// by phase correlation: pixels, x right and y down, and the correlation peak's strength
-    /// (0...1; low when no single shift explains the change).
-    public func phaseShift(from earlier: Image) throws(OpenCVError) -> (x: Double, y: Double, response: Double) {
+    /// A `size` copy of this image in gray, one float channel: what ``phaseShift(from:window:)`` reads.
+    public func smallFloatGray(_ size: ImageSize) throws(OpenCVError) -> Image {
+        let out = Image()
+        try checkedCount { dcv_image_small_float_gray(handle, out.handle, Int32(size.width), Int32(size.height), $0) }
+        return out
+    }
+
+    /// A Hann window of `size` (one float channel), for ``phaseShift(from:window:)``.
+    public static func hannWindow(_ size: ImageSize) throws(OpenCVError) -> Image {
+        let out = Image()
+        try checkedCount { dcv_hann_window(out.handle, Int32(size.width), Int32(size.height), $0) }
+        return out
+    }
+
+    /// The translation that moves `earlier` onto this image (both from ``smallFloatGray(_:)``,
+    /// `window`'s size), by phase correlation: pixels, x right and y down, and the correlation
+    /// peak's strength (0...1; low when no single shift explains the change).
+    public func phaseShift(from earlier: Image, window: Image) throws(OpenCVError) -> (x: Double, y: Double, response: Double) {
         var x = 0.0, y = 0.0, response = 0.0
-        try checkedCount { dcv_phase_shift(earlier.handle, handle, &x, &y, &response, $0) }
+        try checkedCount { dcv_phase_shift(earlier.handle, handle, window.handle, &x, &y, &response, $0) }
         return (x, y, response)
     }
 

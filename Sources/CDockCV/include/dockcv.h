@@ -111,11 +111,16 @@ int dcv_image_resize(const dcv_image *src, dcv_image *dst, int width, int height
 int dcv_image_gray(const dcv_image *src, dcv_image *dst, int equalize, dcv_status *status);
 /* cv::flip around the vertical axis (mirror left-right). */
 int dcv_image_mirror(const dcv_image *src, dcv_image *dst, dcv_status *status);
-/* cv::phaseCorrelate of two one-channel images of one size (8-bit, converted to float), with a
-   Hann window: the translation (*dx, *dy, pixels, x right, y down) that moves `earlier` onto
-   `later`, and the peak's strength in *response (0...1; low when no one shift explains the
-   change). Returns -1 for images that are not one channel or not of one size. */
-int dcv_phase_shift(const dcv_image *earlier, const dcv_image *later, double *dx, double *dy,
+/* The picture's motion frame to frame (CameraShiftEstimator). dcv_image_small_float_gray: a
+   width x height copy of src for it (cv::resize with INTER_LINEAR, then gray, then CV_32F);
+   dcv_hann_window: cv::createHanningWindow of that size, made once; dcv_phase_shift:
+   cv::phaseCorrelate(earlier, later, window), the translation (*dx, *dy, pixels, x right, y down)
+   that moves `earlier` onto `later` and the peak's strength in *response (0...1; low when no one
+   shift explains the change). dcv_phase_shift returns -1 for images that are not one float
+   channel of the window's size. */
+int dcv_image_small_float_gray(const dcv_image *src, dcv_image *dst, int width, int height, dcv_status *status);
+int dcv_hann_window(dcv_image *dst, int width, int height, dcv_status *status);
+int dcv_phase_shift(const dcv_image *earlier, const dcv_image *later, const dcv_image *window, double *dx, double *dy,
                     double *response, dcv_status *status);
 
 /* Drawing, in place, for annotated output. Colours are B, G, R in 0...255. */
