@@ -13,6 +13,16 @@ public enum MonotonicClock {
     }
 }
 
+/// CLOCK_THREAD_CPUTIME_ID in seconds: the CPU time of the calling thread alone, for timing a
+/// stage that shares its core with other threads (the bench's profile on one core).
+public enum ThreadCPUClock {
+    public static func now() -> Double {
+        var spec = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &spec)
+        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
+    }
+}
+
 /// A clock that can also wait: what pacing takes, so that a test's manual clock (which moves
 /// when slept on) serves as well as the real one.
 public struct SleepingClock: Sendable {

@@ -71,6 +71,10 @@ public final class IdlePartSchedule: Detector {
     /// Runs of each part, and rounds, so far (for the bench and tests).
     public private(set) var runs: [Int]
     public private(set) var rounds = 0
+    /// CPU seconds each part spent looking so far (its thread's), and its name (for the bench's
+    /// profile).
+    public private(set) var partSeconds: [Double]
+    public private(set) var partNames: [String]
 
     public var name: String { detector.name }
 
@@ -84,6 +88,8 @@ public final class IdlePartSchedule: Detector {
         intervals = Array(repeating: 1, count: count)
         waited = Array(repeating: 0, count: count)
         runs = Array(repeating: 0, count: count)
+        partSeconds = Array(repeating: 0, count: count)
+        partNames = (detector as? CombinedDetector)?.parts.map(\.name) ?? [detector.name]
         smallestFound = Array(repeating: nil, count: count)
         sinceFullSearch = Array(repeating: 0, count: count)
         fullSearches = Array(repeating: 0, count: count)
@@ -152,6 +158,8 @@ public final class IdlePartSchedule: Detector {
     /// full search is not due; then, when it can, only where the picture moved and around what
     /// it found.
     private func run(_ detector: any Detector, part: Int, in image: Image, minimumConfidence: Double) throws(DetectorError) -> [Observation] {
+        let started = ThreadCPUClock.now()
+        defer { partSeconds[part] += ThreadCPUClock.now() - started }
         let found: [Observation]
         // The motion since this part's last run, for a part that can use it.
         var moving: [UnitRect]?

@@ -100,6 +100,23 @@ public final class TrackingPipeline {
     public private(set) var lastObservations: [Observation]?
     /// The subjects reported for the last frame.
     public private(set) var subjects: [TrackedSubject] = []
+    /// CPU seconds spent so far in each stage the pipeline runs itself (the tracking thread's;
+    /// detection is timed by its ``schedule``, on whichever thread runs it): for the bench's
+    /// profile. OpenCV's own worker threads, when it has more than one, are not counted.
+    public private(set) var stageSeconds = StageSeconds()
+
+    /// Where a pipeline's own time went.
+    public struct StageSeconds: Sendable, Equatable {
+        /// Measuring the camera's shift.
+        public var cameraShift = 0.0
+        /// The tracker's update (association, prediction).
+        public var tracking = 0.0
+        /// Looking again for each tracked face and body between detections, and taking the
+        /// references for it on detection frames.
+        public var redetection = 0.0
+        /// Objects, face cues (landmarks, looking, speaking) and ranking.
+        public var cuesAndRanking = 0.0
+    }
 
     /// The pipeline with DockTrack's own tracker and ranker. Behind a detector that checks what
     /// it finds (``Detector/checksWhatItFinds``: the default's person network and MTCNN) a new
@@ -194,14 +211,23 @@ public final class TrackingPipeline {
     /// else by what the re-detectors find again.
     private func tracked(_ frame: Frame, observations: [Observation]?) throws(DetectorError) -> [TrackedSubject] {
         landmarksRead = [:]
+        var mark = ThreadCPUClock.now()
+        func lap(_ stage: WritableKeyPath<StageSeconds, Double>) {
+            let now = ThreadCPUClock.now()
+            stageSeconds[keyPath: stage] += now - mark
+            mark = now
+        }
         if params.followsCameraMotion {
             do {
                 tracker.follow(try cameraShift.shift(to: frame.image))
             } catch {
                 throw .failed(detector: "camera motion", reason: error.description)
             }
+            lap(\.cameraShift)
         }
         let subjects = tracker.update(time: frame.time, observations: observations, image: frame.image)
+        lap(\.tracking)
+        defer { lap(\.redetection) }
         return try observations == nil ? redetected(subjects, in: frame.image) : referenced(subjects, in: frame.image)
     }
 
@@ -336,6 +362,8 @@ public final class TrackingPipeline {
     /// Objects, face cues, sound and ranking on the tracked people of the frame at `time`
     /// (`image`: its picture, `nil` for custom tracking).
     private func finish(_ time: Double, image: Image?, subjects people: [TrackedSubject]) throws(DetectorError) -> [TrackedSubject] {
+        let started = ThreadCPUClock.now()
+        defer { stageSeconds.cuesAndRanking += ThreadCPUClock.now() - started }
         var subjects = people
         if let image {
             for object in objects {

@@ -99,6 +99,8 @@ struct BenchCommand: ParsableCommand {
         var latencies: [Double]
         var cpuPerFrame: Double
         var peakMemory: Double
+        /// Where the time went, ms a frame per stage, in the order run.
+        var profile: [(stage: String, milliseconds: Double)] = []
     }
 
     func run() throws {
@@ -154,6 +156,9 @@ struct BenchCommand: ParsableCommand {
                       + String(format: "%9.1f fps   p50 %6.1f ms   p99 %6.1f ms   cpu %5.1f ms/frame   peak %4.0f MB",
                                result.framesPerSecond, Statistics.percentile(result.latencies, 0.5) * 1000, Statistics.percentile(result.latencies, 0.99) * 1000,
                                result.cpuPerFrame * 1000, result.peakMemory) + ratio + repeated)
+                if !result.profile.isEmpty {
+                    print(Self.padded("  where the time goes, ms a frame") + result.profile.map { String(format: "%@ %.2f", $0.stage, $0.milliseconds) }.joined(separator: ", "))
+                }
             }
             if let live { try measureLive(input: input, framesPerSecond: live, store: store, limit: limit) }
             if let reframe { try measureReframe(input: input, aspect: reframe, limit: limit) }
@@ -263,11 +268,21 @@ struct BenchCommand: ParsableCommand {
             }
         }
         let wall = ProgressLine.seconds(ContinuousClock.now - started)
+        detecting?.stop()
+        let frames = Double(max(1, latencies.count))
+        var profile: [(stage: String, milliseconds: Double)] = []
+        if let schedule = pipeline.schedule {
+            for (name, seconds) in zip(schedule.partNames, schedule.partSeconds) { profile.append(("detect \(name)", seconds * 1000 / frames)) }
+        }
+        let stages = pipeline.stageSeconds
+        profile += [("camera shift", stages.cameraShift), ("tracking", stages.tracking), ("re-detection", stages.redetection),
+                    ("cues and ranking", stages.cuesAndRanking)].map { ($0.0, $0.1 * 1000 / frames) }
         let label = detectEvery == 0 ? String(format: "pipeline, adaptive (%.0f%% detected)", 100 * Double(pipeline.detections) / Double(max(1, latencies.count)))
                                      : "pipeline, detect every \(detectEvery)\(ahead ? "" : ", serial")"
         return PipelineResult(label: pipelineDetector == "default" ? label : "\(label) (\(pipelineDetector))",
                               framesPerSecond: Double(latencies.count) / wall, latencies: latencies,
-                              cpuPerFrame: (ProcessResources.cpuSeconds() - cpu) / Double(max(1, latencies.count)), peakMemory: ProcessResources.residentMegabytes())
+                              cpuPerFrame: (ProcessResources.cpuSeconds() - cpu) / Double(max(1, latencies.count)), peakMemory: ProcessResources.residentMegabytes(),
+                              profile: profile)
     }
 
     /// The pipeline over the input looped for `minutes` of 30 fps frames, detecting ahead as

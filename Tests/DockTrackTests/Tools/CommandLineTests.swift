@@ -136,6 +136,18 @@ import Testing
             #expect((Self.value(line, before: "fps") ?? 0) > 0, "\(line)")
             #expect((Self.value(line, before: "MB") ?? 0) > 50, "\(line)")
         }
+        // Where the time goes: each detector part and each stage the pipeline runs, in ms a
+        // frame; detection is most of it.
+        let profile = try #require(run.lines.first { $0.hasPrefix("  where the time goes, ms a frame") }, "\(run.stdout)")
+        var stages: [String: Double] = [:]
+        for item in profile.dropFirst("  where the time goes, ms a frame".count).split(separator: ",") {
+            let words = item.split(separator: " ")
+            if let value = words.last.flatMap({ Double($0) }) { stages[words.dropLast().joined(separator: " ")] = value }
+        }
+        #expect(Set(stages.keys).isSuperset(of: ["camera shift", "tracking", "re-detection", "cues and ranking"]), "\(profile)")
+        let detection = stages.filter { $0.key.hasPrefix("detect ") }.values.reduce(0, +)
+        #expect(stages.keys.filter { $0.hasPrefix("detect ") }.count == 2 && detection > 0, "\(profile)")
+        #expect(detection > stages["tracking"]! && stages.values.allSatisfy { $0 >= 0 && $0.isFinite }, "\(profile)")
         let recall = try #require(run.lines.first { $0.hasPrefix("face recall, fast") }, "\(run.stdout)")
         #expect(recall.contains("portraits 3/3") && recall.contains("frames 120/120"), "\(recall)")
 
