@@ -320,18 +320,20 @@ public struct PersonTracker: SubjectTracker {
 
     /// Whether `person`, seen beside `track` in one frame, is that track's person seen twice.
     func isOnePerson(_ track: Track, _ person: PersonObservation) -> Bool {
-        guard track.kind == .person else { return false }
-        var alone = Track(id: track.id, firstSeen: 0, lastSeen: 0, lastDetected: 0)
-        alone.face = person.face.map { BoxFilter($0, params: params.filter) }
-        alone.body = person.body.map { BoxFilter($0, params: params.filter) }
-        return isSamePerson(track, alone)
+        track.kind == .person && isSamePerson((track.face?.rect, track.body?.rect), (person.face, person.body))
     }
 
     func isSamePerson(_ a: Track, _ b: Track) -> Bool {
-        if let x = a.body?.rect, let y = b.body?.rect, x.intersectionOverUnion(y) >= params.sameBodyOverlap { return true }
-        if let x = a.face?.rect, let y = b.face?.rect, x.intersectionOverUnion(y) >= params.sameFaceOverlap { return true }
-        func faceOnBody(_ face: Track, _ body: Track) -> Bool {
-            guard face.body == nil, body.face == nil, let f = face.face?.rect, let b = body.body?.rect else { return false }
+        isSamePerson((a.face?.rect, a.body?.rect), (b.face?.rect, b.body?.rect))
+    }
+
+    /// Whether two people's parts (face, body) are one person's: bodies or faces that overlap
+    /// enough, or a face alone where a body without a face has its head.
+    private func isSamePerson(_ a: (face: UnitRect?, body: UnitRect?), _ b: (face: UnitRect?, body: UnitRect?)) -> Bool {
+        if let x = a.body, let y = b.body, x.intersectionOverUnion(y) >= params.sameBodyOverlap { return true }
+        if let x = a.face, let y = b.face, x.intersectionOverUnion(y) >= params.sameFaceOverlap { return true }
+        func faceOnBody(_ face: (face: UnitRect?, body: UnitRect?), _ body: (face: UnitRect?, body: UnitRect?)) -> Bool {
+            guard face.body == nil, body.face == nil, let f = face.face, let b = body.body else { return false }
             return PersonObservation.headFits(f, in: b)
         }
         return faceOnBody(a, b) || faceOnBody(b, a)
