@@ -12,6 +12,12 @@ public protocol Dock {
     /// Takes `command`, issued at `time`. A ``DockError`` is the dock refusing the command (out
     /// of its rate, not capable); any other error means the dock can no longer be reached.
     mutating func perform(_ command: DockCommand, at time: Double) throws
+    /// Takes a client's `command`, issued at `time`, and calls `answered` once the dock has
+    /// answered that command itself: `nil` when it took it, its refusal otherwise. A dock that
+    /// answers as it takes a command (a model, a device driven here) calls it before returning;
+    /// a dock in another process calls it when its answer to this very request arrives (matched
+    /// by the request's id, never by order). Throws only when the dock can no longer be reached.
+    mutating func perform(_ command: DockCommand, at time: Double, answered: @escaping @Sendable (DockError?) -> Void) throws
     /// Seconds from a command to the motors answering it, as far as the dock knows (measured
     /// from its motion states for a device or a dock in another process; 0 for a model).
     var commandLatency: Double { get }
@@ -28,6 +34,15 @@ public protocol Dock {
 }
 
 extension Dock {
+    public mutating func perform(_ command: DockCommand, at time: Double, answered: @escaping @Sendable (DockError?) -> Void) throws {
+        do {
+            try perform(command, at: time)
+        } catch let refusal as DockError {
+            answered(refusal)
+            return
+        }
+        answered(nil)
+    }
     public var commandLatency: Double { 0 }
     public mutating func settle(timeout: Double) {}
     public var zooming: (any ZoomingDock)? { nil }

@@ -218,17 +218,23 @@ public final class TrackControl: Sendable {
             return state.waiting
         }
         for request in requests {
-            var answers: [String]
-            do {
-                answers = try carryOut(request.change, loop: &loop, pipeline: pipeline, customTracking: customTracking, at: time)
+            // Answered when it is done: at once, or (a motion command) when the dock has answered it.
+            let answered: @Sendable (Result<[String], DockError>) -> Void = { [weak self] result in
+                var answers: [String]
+                switch result {
                 // Only a request with an id is answered once done; an error always is.
-                if request.id == nil { answers = [] }
-            } catch let error as DockError {
-                answers = [DockSession.errorLine(error, line: request.line)]
-            } catch {
-                answers = [DockSession.errorLine(.invalidRequest("\(error)"), line: request.line)]
+                case .success(let lines): answers = request.id == nil ? [] : lines
+                case .failure(let error): answers = [DockSession.errorLine(error, line: request.line)]
+                }
+                self?.answer(answers.map { line in request.id.map { $0.tagging(line) } ?? line }, to: request.client)
             }
-            answer(answers.map { line in request.id.map { $0.tagging(line) } ?? line }, to: request.client)
+            do {
+                try carryOut(request.change, loop: &loop, pipeline: pipeline, customTracking: customTracking, at: time, answered: answered)
+            } catch let error as DockError {
+                answered(.failure(error))
+            } catch {
+                answered(.failure(.invalidRequest("\(error)")))
+            }
         }
         // A client's velocity that was not renewed in time stops (once).
         let now = clock()
@@ -241,7 +247,19 @@ public final class TrackControl: Sendable {
     }
 
     private func carryOut(_ change: Change, loop: inout FrameLoop<FramingController, AnyDock>, pipeline: TrackingPipeline,
-                          customTracking: TrackingPipeline, at time: Double) throws -> [String] {
+                          customTracking: TrackingPipeline, at time: Double,
+                          answered: @escaping @Sendable (Result<[String], DockError>) -> Void) throws {
+        if let lines = try carryOut(change, loop: &loop, pipeline: pipeline, customTracking: customTracking, at: time, later: answered) {
+            answered(.success(lines))
+        }
+    }
+
+    /// Carries out `change`: its answer lines when it is done at once (`later` is not called
+    /// then). A command to the dock calls `later` itself when the dock has answered it
+    /// and returns `nil`.
+    private func carryOut(_ change: Change, loop: inout FrameLoop<FramingController, AnyDock>, pipeline: TrackingPipeline,
+                          customTracking: TrackingPipeline, at time: Double,
+                          later: @escaping @Sendable (Result<[String], DockError>) -> Void) throws -> [String]? {
         switch change {
         case .systemTracking(let on):
             loop.systemTracking = on
@@ -264,7 +282,7 @@ public final class TrackControl: Sendable {
             return [DockSession.doneLine("selectSubjects")]
         case .tracking(.track(let observations, let camera)):
             return try carryOut(.observations(observations, camera: camera, framed: true), loop: &loop, pipeline: pipeline,
-                                customTracking: customTracking, at: time)
+                                customTracking: customTracking, at: time, later: later)
         case .observations(let observations, let camera, let framed):
             // The caller's observations, tracked on a pipeline of their own and framed by the
             // loop through the caller's camera (the run's own until one is given).
@@ -305,13 +323,16 @@ public final class TrackControl: Sendable {
                 target = state.withLock { $0.limits }.clamp(from + orientation)
                 sent = .setOrientation(target!, duration: duration, relative: false)
             }
-            try loop.dock.perform(sent, at: time)
+            // Answered once the dock behind has answered this command (a dock in another process
+            // answers later; its refusal of one command never lands on another).
+            let done = held.map { [DockSession.limitsLine($0, time: time), DockSession.doneLine(command.name)] }
+                ?? [DockSession.doneLine(command.name, movingAt: time, target: target)]
+            try loop.dock.perform(sent, at: time) { refusal in later(refusal.map { .failure($0) } ?? .success(done)) }
             if let held {
                 loop.controller.params.limits = held
                 state.withLock { $0.limits = held }
-                return [DockSession.limitsLine(held, time: time), DockSession.doneLine(command.name)]
             }
-            return [DockSession.doneLine(command.name, movingAt: time, target: target)]
+            return nil
         }
     }
 

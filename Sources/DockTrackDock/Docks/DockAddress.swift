@@ -75,6 +75,9 @@ public struct AnyDock: Dock {
 
     public mutating func motion(at time: Double) throws -> MotionState { try base.motion(at: time) }
     public mutating func perform(_ command: DockCommand, at time: Double) throws { try base.perform(command, at: time) }
+    public mutating func perform(_ command: DockCommand, at time: Double, answered: @escaping @Sendable (DockError?) -> Void) throws {
+        try base.perform(command, at: time, answered: answered)
+    }
     public var commandLatency: Double { base.commandLatency }
     public mutating func settle(timeout: Double) { base.settle(timeout: timeout) }
     public var zooming: (any ZoomingDock)? { base.zooming }

@@ -37,6 +37,10 @@ public final class ProtocolDock: Dock, Sendable {
         var docked = true
         /// What the dock said about itself since the frame loop last took it.
         var news: [DockNews] = []
+        /// Clients' commands sent with an id of this connection's, waiting for the dock's own
+        /// answer to them (``perform(_:at:answered:)``).
+        var awaitingAnswer: [Int: @Sendable (DockError?) -> Void] = [:]
+        var nextRequest = 1
 
         var offset: Double { offsets.min() ?? 0 }
     }
@@ -149,21 +153,53 @@ public final class ProtocolDock: Dock, Sendable {
         return state
     }
 
-    /// Sends `command` (issued at `time`, frame clock). The dock answers errors later: the
-    /// first refusal that arrived since the last command is thrown here. While the dock is
-    /// undocked nothing is sent: the command is refused at once with `invalidated`.
+    /// Sends `command` (issued at `time`, frame clock), the run's own: it goes without an id, and
+    /// the dock answers only a refusal, later: the first refusal without an id that arrived since
+    /// the last command is thrown here. While the dock is undocked nothing is sent: the command is
+    /// refused at once with `invalidated`.
     public func perform(_ command: DockCommand, at time: Double) throws {
-        let (refusal, dockTime) = try heard.withLock { heard throws -> (DockError?, Double) in
+        let (refusal, dockTime, _) = try send(command, at: time, answered: nil)
+        guard writer.write(command.jsonLine(time: dockTime)) else { throw DockConnectionError("the dock at \(path) hung up") }
+        if let refusal { throw refusal }
+    }
+
+    /// Sends a client's `command` with an id of this connection's, and calls `answered` when the
+    /// dock's answer to that id arrives (`done`: `nil`; an error: the dock's refusal), or with
+    /// `notConnected` when the dock hangs up first. Answers are matched by id, never by order: a
+    /// refusal of one request can no longer land on the next.
+    public func perform(_ command: DockCommand, at time: Double, answered: @escaping @Sendable (DockError?) -> Void) throws {
+        let dockTime: Double, id: Int
+        do {
+            (_, dockTime, id) = try send(command, at: time, answered: answered)
+        } catch let refusal as DockError {
+            return answered(refusal)  // undocked: refused here, nothing sent
+        }
+        guard writer.write(RequestID.number(id).tagging(command.jsonLine(time: dockTime))) else {
+            if let lost = heard.withLock({ $0.awaitingAnswer.removeValue(forKey: id) }) { lost(.notConnected) }
+            throw DockConnectionError("the dock at \(path) hung up")
+        }
+    }
+
+    /// What both kinds of command do before they go out: the model of the motors told, the
+    /// refusals heard so far taken, an answer awaited (with `answered`).
+    private func send(_ command: DockCommand, at time: Double,
+                      answered: (@Sendable (DockError?) -> Void)?) throws -> (DockError?, Double, Int) {
+        let (refusal, dockTime, id) = try heard.withLock { heard throws -> (DockError?, Double, Int) in
             guard !heard.hungUp else { throw DockConnectionError("the dock at \(path) hung up") }
             guard heard.docked else { throw DockError.invalidated }
             let dockTime = time - heard.offset
             heard.reported.commanded(command, at: dockTime)
+            if let answered {
+                let id = heard.nextRequest
+                heard.awaitingAnswer[id] = answered
+                heard.nextRequest += 1
+                return (nil, dockTime, id)
+            }
             defer { heard.refusals.removeAll() }
-            return (heard.refusals.first, dockTime)
+            return (heard.refusals.first, dockTime, 0)
         }
         idleStop?.contact(moving: IdleStop.keepsMoving(command))
-        guard writer.write(command.jsonLine(time: dockTime)) else { throw DockConnectionError("the dock at \(path) hung up") }
-        if let refusal { throw refusal }
+        return (refusal, dockTime, id)
     }
 
     /// The latency measured from the dock's reports (0.05 s until measured).
@@ -175,9 +211,22 @@ public final class ProtocolDock: Dock, Sendable {
     /// The reading thread: each message the dock sends, until it hangs up or the socket is shut.
     private static func read(_ fd: Int32, clock: @Sendable () -> Double, into heard: Monitor<Heard>, writer: SocketLineWriter) {
         for item in LineReader(fileDescriptor: fd) {
-            guard case .line(let line) = item, let message = DockMessage(line: line) else { continue }
+            guard case .line(let line) = item, let reply = DockReply(line: line) else { continue }
+            let message = reply.message
             let arrival = clock()
-            let redocked = heard.withLock { heard -> Bool in
+            let (redocked, answered) = heard.withLock { heard -> (Bool, (() -> Void)?) in
+                // The answer to a client's command, by its id: to that command alone.
+                if case .number(let id)? = reply.id, let waiting = heard.awaitingAnswer[id] {
+                    switch message {
+                    case .done:
+                        heard.awaitingAnswer[id] = nil
+                        return (false, { waiting(nil) })
+                    case .error(let code, let text):
+                        heard.awaitingAnswer[id] = nil
+                        return (false, { waiting(DockError(code: code, message: text)) })
+                    default: break  // setLimits' limits line comes before its done
+                    }
+                }
                 if let news = DockNews(message, line: line) {
                     heard.news.append(news)
                     if heard.news.count > maximumNews { heard.news.removeFirst(heard.news.count - maximumNews) }
@@ -201,16 +250,23 @@ public final class ProtocolDock: Dock, Sendable {
                     heard.reported.stopped(at: heard.reported.latest?.time ?? 0)
                 case .dockEvent("docked"):
                     heard.docked = true
-                    return true
+                    return (true, nil)
                 default: break
                 }
-                return false
+                return (false, nil)
             }
+            answered?()
             // Back on the dock: the session opens again with a hello (the dock's answer updates
             // what it says of itself).
             if redocked { writer.write(helloRequest) }
         }
-        heard.withLock { $0.hungUp = true }
+        // Commands still waiting for an answer never get one.
+        let unanswered = heard.withLock { heard in
+            heard.hungUp = true
+            defer { heard.awaitingAnswer = [:] }
+            return Array(heard.awaitingAnswer.values)
+        }
+        for waiting in unanswered { waiting(.notConnected) }
     }
 }
 
