@@ -53,19 +53,27 @@ public enum DockCommand: Sendable, Equatable {
         case .setSystemTracking(let enabled):
             line.add("enabled", enabled)
         case .setLimits(let limits):
-            var object = JSONLine()
-            for axis in DockAxis.allCases where !limits[axis].isUnchanged {
-                let l = limits[axis]
-                var item = JSONLine()
-                if l.range.lowerBound.isFinite { item.add("minimum", l.range.lowerBound, digits: 4) }
-                if l.range.upperBound.isFinite { item.add("maximum", l.range.upperBound, digits: 4) }
-                item.add("maximumSpeed", l.maximumSpeed, digits: 4)
-                item.add("maximumAcceleration", l.maximumAcceleration, digits: 4)
-                object.add(axis.rawValue, object: item)
-            }
-            line.add("limits", object: object)
+            line.add("limits", object: limits.jsonLine)
         }
         return line.text
+    }
+}
+
+extension DockLimits {
+    /// `{"yaw":{"minimum":…,"maximum":…,"maximumSpeed":…,"maximumAcceleration":…},…}`: the axes
+    /// that have limits (an unchanged axis is left out), as `setLimits` and the limits answers say them.
+    public var jsonLine: JSONLine {
+        var object = JSONLine()
+        for axis in DockAxis.allCases where !self[axis].isUnchanged {
+            let l = self[axis]
+            var item = JSONLine()
+            if l.range.lowerBound.isFinite { item.add("minimum", l.range.lowerBound, digits: 4) }
+            if l.range.upperBound.isFinite { item.add("maximum", l.range.upperBound, digits: 4) }
+            item.add("maximumSpeed", l.maximumSpeed, digits: 4)
+            item.add("maximumAcceleration", l.maximumAcceleration, digits: 4)
+            object.add(axis.rawValue, object: item)
+        }
+        return object
     }
 }
 

@@ -67,7 +67,7 @@ public enum CustomTrackingRun {
                 let params = configuration.framingParams(for: record.size)
                 loop = try configuration.frameLoop(params, liveInput: false, clock: { MonotonicClock.now() - origin }, commands: commands)
                 server = try configuration.outputs.serve.map { path throws in
-                    try TrackControlServer.serving(path, framing: loop!.controller.params, notes: notes)
+                    try TrackControlServer.serving(path, framing: loop!.controller.params, dockLimits: loop!.dock.reportedLimits, notes: notes)
                 }
             }
             loop!.dock.relayNews(to: server?.control, notes: notes)

@@ -68,12 +68,36 @@ public final class TrackControl: Sendable {
         /// When a client's velocity (not a stop) was last given, on ``TrackControl/clock``:
         /// it lapses ``TrackControl/velocityRenewal`` seconds later unless given again.
         var velocityGivenAt: Double?
+        /// What clients changed, each with what was there before: given back when the client
+        /// that changed it last goes.
+        var claims = Claims()
 
         /// `line` for every client.
         mutating func broadcast(_ line: String) {
             for client in outboxes.keys { outboxes[client]!.append(line) }
         }
     }
+    /// A setting a client changed: who changed it last, and what the run had before any client did.
+    struct Claim<Value> {
+        var owner: Client
+        var before: Value
+
+        /// `owner`'s claim on a setting now `current`: the value before stays the first claim's.
+        static func by(_ owner: Client, over claim: Claim?, current: Value) -> Claim {
+            Claim(owner: owner, before: claim?.before ?? current)
+        }
+    }
+
+    /// The settings a client may change and must give back: system tracking is given back
+    /// through ``State/trackingOffBy``.
+    struct Claims {
+        var framingMode: Claim<FramingMode>?
+        var regionOfInterest: Claim<UnitRect>?
+        var limits: Claim<DockLimits>?
+        /// Who chose the subjects (`selectSubject`, `selectSubjects`); ranking is automatic before.
+        var selection: Claim<[UUID]>?
+    }
+
     /// Custom subjects are reported and framed while they are this fresh (seconds).
     static let customFreshness = 0.5
     /// A client's velocity not renewed within this long (seconds) is stopped, as the dock
@@ -104,13 +128,17 @@ public final class TrackControl: Sendable {
     /// The limits the run started with (the dock's, or narrower ones the user gave): what a
     /// client's setLimits is checked against, as docksim checks against its hardware's.
     private let startingLimits: DockLimits
+    /// The dock's own limits, as it says them (its hardware's); the run's when it says none.
+    let dockLimits: DockLimits
 
     /// Before the first frame: the dock at rest at `home` with `limits`, framing in `mode`
-    /// within `regionOfInterest` (the controller's: origin at the lower-left).
+    /// within `regionOfInterest` (the controller's: origin at the lower-left); `dockLimits`: the
+    /// dock's own, when it says them.
     public init(limits: DockLimits, home: DockOrientation, mode: FramingMode = .automatic,
-                regionOfInterest: UnitRect = UnitRect(x: 0, y: 0, width: 1, height: 1),
+                regionOfInterest: UnitRect = UnitRect(x: 0, y: 0, width: 1, height: 1), dockLimits: DockLimits? = nil,
                 clock: @escaping @Sendable () -> Double = MonotonicClock.now) {
         startingLimits = limits
+        self.dockLimits = dockLimits ?? limits
         self.clock = clock
         state = Mutex(State(motion: MotionState(time: 0, position: home, velocity: .zero), limits: limits,
                             framingMode: mode, regionOfInterest: regionOfInterest.upperLeftOrigin))
@@ -128,8 +156,18 @@ public final class TrackControl: Sendable {
                 if state.systemTracking != on { state.broadcast(TrackerSetting.systemTracking(on).jsonLine) }
                 state.systemTracking = on
                 state.trackingOffBy = on ? nil : client
-            case .tracking(.setFramingMode(let mode)): state.framingMode = mode
-            case .tracking(.setRegionOfInterest(let upperLeft)): state.regionOfInterest = upperLeft
+            case .tracking(.setFramingMode(let mode)):
+                if let client { state.claims.framingMode = .by(client, over: state.claims.framingMode, current: state.framingMode) }
+                state.framingMode = mode
+            case .tracking(.setRegionOfInterest(let upperLeft)):
+                if let client {
+                    state.claims.regionOfInterest = .by(client, over: state.claims.regionOfInterest, current: state.regionOfInterest)
+                }
+                state.regionOfInterest = upperLeft
+            case .command(.setLimits):
+                if let client { state.claims.limits = .by(client, over: state.claims.limits, current: state.limits) }
+            case .tracking(.selectSubject), .tracking(.selectSubjects):
+                if let client { state.claims.selection = .by(client, over: state.claims.selection, current: []) }
             default: break
             }
             switch change {
@@ -158,18 +196,42 @@ public final class TrackControl: Sendable {
         }
     }
 
-    /// The client went; its lines are dropped. When it was the one that switched system
-    /// tracking off, tracking is turned back on at the next frame (returns `true` then).
+    /// The client went; its lines are dropped, and what it changed is given back at the next
+    /// frame, as the run had it before any client changed it: system tracking (back on when
+    /// this client switched it off; custom tracking ends with it), framing mode, region of
+    /// interest, limits (the dock's too), the subjects chosen (ranking automatic again). A
+    /// setting another client changed after it stays that client's. Returns what was given back.
     @discardableResult
-    public func unsubscribe(_ client: Client) -> Bool {
+    public func unsubscribe(_ client: Client) -> [String] {
         state.withLock { state in
             state.outboxes[client] = nil
-            guard state.trackingOffBy == client, !state.systemTracking else { return false }
-            state.systemTracking = true
-            state.trackingOffBy = nil
-            state.broadcast(TrackerSetting.systemTracking(true).jsonLine)
-            state.waiting.append(Waiting(change: .systemTracking(true), id: nil, line: 0, client: nil))
-            return true
+            var givenBack: [(String, Change)] = []
+            if state.trackingOffBy == client, !state.systemTracking {
+                state.systemTracking = true
+                state.trackingOffBy = nil
+                state.broadcast(TrackerSetting.systemTracking(true).jsonLine)
+                givenBack.append(("system tracking back on", .systemTracking(true)))
+            }
+            if let claim = state.claims.framingMode, claim.owner == client {
+                state.claims.framingMode = nil
+                state.framingMode = claim.before
+                givenBack.append(("framing mode back to \(claim.before.rawValue)", .tracking(.setFramingMode(claim.before))))
+            }
+            if let claim = state.claims.regionOfInterest, claim.owner == client {
+                state.claims.regionOfInterest = nil
+                state.regionOfInterest = claim.before
+                givenBack.append(("region of interest back", .tracking(.setRegionOfInterest(upperLeft: claim.before))))
+            }
+            if let claim = state.claims.limits, claim.owner == client {
+                state.claims.limits = nil
+                givenBack.append(("limits back", .command(.setLimits(claim.before))))
+            }
+            if let claim = state.claims.selection, claim.owner == client {
+                state.claims.selection = nil
+                givenBack.append(("subjects chosen back", .tracking(.selectSubjects(claim.before))))
+            }
+            for (_, change) in givenBack { state.waiting.append(Waiting(change: change, id: nil, line: 0, client: nil)) }
+            return givenBack.map(\.0)
         }
     }
 
@@ -201,7 +263,8 @@ public final class TrackControl: Sendable {
 
     /// The dock's motion as of the last frame.
     var motionLine: String { state.withLock { $0.motion.jsonLine } }
-    var limitsLine: String { state.withLock { DockSession.limitsLine($0.limits, time: $0.motion.time) } }
+    var limitsLine: String { state.withLock { DockSession.limitsLine($0.limits, dockLimits: dockLimits, time: $0.motion.time) } }
+    var limits: DockLimits { state.withLock { $0.limits } }
 
     // MARK: The frame loop's side
 
@@ -325,7 +388,7 @@ public final class TrackControl: Sendable {
             }
             // Answered once the dock behind has answered this command (a dock in another process
             // answers later; its refusal of one command never lands on another).
-            let done = held.map { [DockSession.limitsLine($0, time: time), DockSession.doneLine(command.name)] }
+            let done = held.map { [DockSession.limitsLine($0, dockLimits: dockLimits, time: time), DockSession.doneLine(command.name)] }
                 ?? [DockSession.doneLine(command.name, movingAt: time, target: target)]
             try loop.dock.perform(sent, at: time) { refusal in later(refusal.map { .failure($0) } ?? .success(done)) }
             if let held {
@@ -533,7 +596,8 @@ public struct TrackControlSession: DockEndpoint, Sendable {
     private var hello: String {
         let dock = control.relayedDock
         return DockSession.helloLine(identity, capabilities: Self.capabilities + dock.capabilities, docked: dock.docked,
-                                     trackingButtonEnabled: dock.trackingButtonEnabled)
+                                     trackingButtonEnabled: dock.trackingButtonEnabled, limits: control.limits,
+                                     dockLimits: control.dockLimits)
     }
 
     public func advance(to time: Double) -> [String] { [] }
@@ -543,8 +607,9 @@ public struct TrackControlSession: DockEndpoint, Sendable {
     public mutating func sessionEnded(at time: Double) -> String {
         hasSession = false
         defer { client = nil }
-        guard let client, control.unsubscribe(client) else { return "session closed" }
-        return "session closed; system tracking back on"
+        guard let client else { return "session closed" }
+        let givenBack = control.unsubscribe(client)
+        return givenBack.isEmpty ? "session closed" : "session closed; \(givenBack.joined(separator: ", "))"
     }
 
     public func writeTrace(to trace: OutputFile?) throws(OutputFile.CannotWrite) {}

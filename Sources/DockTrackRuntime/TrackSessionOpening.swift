@@ -44,9 +44,9 @@ extension TrackSession {
             },
             window: configuration.outputs.preview ? PreviewWindow.open(title: "docktrack") : nil)
         let server = try configuration.outputs.serve.map { path throws in
-            try TrackControlServer.serving(path, framing: loop.controller.params, notes: notes)
+            try TrackControlServer.serving(path, framing: loop.controller.params, dockLimits: loop.dock.reportedLimits, notes: notes)
         }
-        let control = server?.control ?? (configuration.outputs.controlPath ? TrackControl(framing: loop.controller.params) : nil)
+        let control = server?.control ?? (configuration.outputs.controlPath ? TrackControl(framing: loop.controller.params, dockLimits: loop.dock.reportedLimits) : nil)
         // The audio route where PipeWire runs (its default input and output), for a person
         // watching a live run and for the --serve client; its changes come with their reason.
         var audioRoutes: PipeWireRouteWatcher?
@@ -70,9 +70,11 @@ extension TrackSession {
 }
 
 extension TrackControl {
-    /// The control path of a run framing with `params`: its limits, home, mode and region.
-    public convenience init(framing params: FramingController.Params) {
-        self.init(limits: params.limits, home: params.home, mode: params.mode, regionOfInterest: params.regionOfInterest)
+    /// The control path of a run framing with `params`: its limits, home, mode and region; the
+    /// dock's own limits as it says them.
+    public convenience init(framing params: FramingController.Params, dockLimits: DockLimits? = nil) {
+        self.init(limits: params.limits, home: params.home, mode: params.mode, regionOfInterest: params.regionOfInterest,
+                  dockLimits: dockLimits)
     }
 }
 
@@ -84,9 +86,9 @@ extension AccessoryIdentity {
 extension TrackControlServer {
     /// `track --serve`'s server on `path`, bound before the first frame, its system tracking held
     /// to the run's own `limits`.
-    static func serving(_ path: String, framing params: FramingController.Params,
+    static func serving(_ path: String, framing params: FramingController.Params, dockLimits: DockLimits?,
                         notes: @escaping @Sendable (String) -> Void) throws -> TrackControlServer {
-        let control = TrackControl(framing: params)
+        let control = TrackControl(framing: params, dockLimits: dockLimits)
         let identity = AccessoryIdentity.tracker
         do {
             return try TrackControlServer(path: path, control: control, identity: identity) { notes("serve: \($0)") }

@@ -313,11 +313,15 @@ public struct DockSession {
     }
 
     private func hello() -> String {
-        Self.helloLine(identity, capabilities: capabilities, docked: isDocked, trackingButtonEnabled: trackingButtonEnabled)
+        Self.helloLine(identity, capabilities: capabilities, docked: isDocked, trackingButtonEnabled: trackingButtonEnabled,
+                       limits: dock.limits, dockLimits: dock.hardwareLimits)
     }
 
-    /// `{"type":"hello","protocol":…,"accessory":{…},"capabilities":[…],"docked":true,"trackingButtonEnabled":true}`
-    public static func helloLine(_ identity: AccessoryIdentity, capabilities: [DockCapability], docked: Bool, trackingButtonEnabled: Bool) -> String {
+    /// `{"type":"hello","protocol":…,"accessory":{…},"capabilities":[…],"docked":true,"trackingButtonEnabled":true,
+    /// "limits":{…},"dockLimits":{…}}`: `limits` those in force, `dockLimits` the dock's own (what
+    /// `setLimits` may narrow).
+    public static func helloLine(_ identity: AccessoryIdentity, capabilities: [DockCapability], docked: Bool, trackingButtonEnabled: Bool,
+                                 limits: DockLimits, dockLimits: DockLimits) -> String {
         var line = JSONLine()
         line.add("type", "hello")
         line.add("protocol", protocolName)
@@ -325,16 +329,22 @@ public struct DockSession {
         line.add("capabilities", strings: capabilities.map(\.rawValue))
         line.add("docked", docked)
         line.add("trackingButtonEnabled", trackingButtonEnabled)
+        line.add("limits", object: limits.jsonLine)
+        line.add("dockLimits", object: dockLimits.jsonLine)
         return line.text
     }
 
-    private func limitsLine() -> String { Self.limitsLine(dock.limits, time: dock.time) }
+    private func limitsLine() -> String { Self.limitsLine(dock.limits, dockLimits: dock.hardwareLimits, time: dock.time) }
 
-    /// `{"type":"limits","time":…,"limits":{…}}`: the limits in force.
-    public static func limitsLine(_ limits: DockLimits, time: Double) -> String {
-        // The setLimits command's own encoding carries the limits object.
-        let encoded = DockCommand.setLimits(limits).jsonLine(time: time)
-        return encoded.replacingOccurrences(of: "\"command\":\"setLimits\"", with: "\"type\":\"limits\"")
+    /// `{"type":"limits","time":…,"limits":{…},"dockLimits":{…}}`: the limits in force, and the
+    /// dock's own.
+    public static func limitsLine(_ limits: DockLimits, dockLimits: DockLimits, time: Double) -> String {
+        var line = JSONLine()
+        line.add("time", time, digits: 3)
+        line.add("type", "limits")
+        line.add("limits", object: limits.jsonLine)
+        line.add("dockLimits", object: dockLimits.jsonLine)
+        return line.text
     }
 
     private mutating func error(_ error: DockError) -> String {

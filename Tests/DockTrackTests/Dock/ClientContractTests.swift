@@ -60,4 +60,60 @@ import Glibc
         #expect(answers["11"]?.contains(#""code":"notCapable""#) == true, "\(answers)")
         #expect(answers["12"]?.contains(#""type":"done""#) == true, "\(answers)")
     }
+
+    @Test func whatAClientChangedIsGivenBackWhenItHangsUp() throws {
+        let first = try Run()
+        // The hello says the limits in force and the dock's own.
+        let hello = try #require(DockTestLine(first.hello))
+        let started = try #require(hello.limits("limits")), dockOwn = try #require(hello.limits("dockLimits"))
+        #expect(started.yaw.maximumSpeed > 0.5 && dockOwn.yaw.maximumSpeed >= started.yaw.maximumSpeed, "\(first.hello)")
+        let mode = try first.ask(1, #"{"command":"getFramingMode"}"#), region = try first.ask(2, #"{"command":"getRegionOfInterest"}"#)
+        #expect(try first.ask(3, #"{"command":"setFramingMode","mode":"left"}"#).contains(#""type":"done""#))
+        #expect(try first.ask(4, #"{"command":"setRegionOfInterest","rect":{"x":0.5,"y":0,"width":0.5,"height":1},"origin":"upperLeft"}"#)
+            .contains(#""type":"done""#))
+        let narrowed = try first.ask(5, #"{"command":"setLimits","limits":{"yaw":{"minimum":-1,"maximum":1,"maximumSpeed":0.5}}}"#)
+        #expect(narrowed.contains(#""type":"limits""#) && narrowed.contains(#""maximumSpeed":0.5"#), "\(narrowed)")
+        #expect(try first.ask(6, #"{"command":"setSystemTracking","enabled":false}"#).contains(#""type":"done""#))
+        // The client hangs up; the next one finds the run as it started.
+        let (docksim, track) = (first.docksim, first.track)
+        shutdown(first.client.fd, Int32(SHUT_RDWR))
+        var answers: [String] = []
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline {
+            let next = try LineClient(path: track.socket)
+            try next.send(#"{"type":"hello","protocols":["org.docktrack.dock/1"]}"#)
+            guard let said = next.next(within: 10), said.hasPrefix(#"{"type":"hello""#) else { usleep(100_000); continue }
+            usleep(300_000)  // the given-back settings take effect at the next frame
+            for (id, request) in [#"{"command":"getFramingMode"}"#, #"{"command":"getRegionOfInterest"}"#,
+                                  #"{"command":"getLimits"}"#, #"{"command":"getSystemTracking"}"#].enumerated() {
+                try next.send(RequestID.number(id + 1).tagging(request))
+                answers.append(next.first(within: 20) { $0.hasPrefix(#"{"id":\#(id + 1),"#) } ?? "no answer")
+            }
+            break
+        }
+        withExtendedLifetime((docksim, first)) {}
+        try #require(answers.count == 4, "no second session: \(track.stderr)")
+        #expect(answers[0] == mode.replacingOccurrences(of: #"{"id":1,"#, with: #"{"id":1,"#), "\(answers[0]) against \(mode)")
+        #expect(answers[1] == region.replacingOccurrences(of: #"{"id":2,"#, with: #"{"id":2,"#), "\(answers[1]) against \(region)")
+        let limits = try #require(DockTestLine(answers[2])?.limits("limits"), "\(answers[2])")
+        #expect(limits == started, "\(answers[2])")
+        #expect(answers[3].contains(#""enabled":true"#), "\(answers[3])")
+        #expect(track.stderr.contains("session closed; system tracking back on, framing mode back to"), "\(track.stderr)")
+    }
+}
+
+/// A dock protocol line's limits objects, decoded.
+struct DockTestLine {
+    let object: [String: Any]
+    let line: String
+
+    init?(_ line: String) {
+        guard let object = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] else { return nil }
+        (self.object, self.line) = (object, line)
+    }
+
+    func limits(_ key: String) -> DockLimits? {
+        guard let value = object[key], let data = try? JSONSerialization.data(withJSONObject: value) else { return nil }
+        return try? JSONDecoder().decode(DockLimits.self, from: data)
+    }
 }

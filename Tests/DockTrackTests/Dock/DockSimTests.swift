@@ -205,7 +205,7 @@ actor Collected<Element: Sendable> {
                                   battery: BatteryState(level: 0.999), otherBatteries: [BatteryState(name: "remote", level: 0.551, chargeable: false)],
                                   script: [ScriptedEvent(at: 1, event: "charging", enabled: true), ScriptedEvent(at: 2, event: "trackingButton", enabled: false)])
         let hello = session.handle(#"{"type":"hello","protocols":["org.docktrack.dock/1"]}"#, at: 0)
-        #expect(hello.first?.hasSuffix(#""docked":true,"trackingButtonEnabled":true}"#) == true, "\(hello)")
+        #expect(hello.first?.contains(#""docked":true,"trackingButtonEnabled":true,"limits":{"#) == true, "\(hello)")
         let before = session.handle(#"{"command":"getBattery"}"#, at: 0.5).compactMap { line -> BatteryState? in
             if case .battery(let b)? = DockMessage(line: line) { b } else { nil }
         }
