@@ -20,6 +20,8 @@ public enum DockError: Error, Sendable, Equatable, CustomStringConvertible {
     case rateTooLow(limit: Double)
     /// Nobody at the point given for a selection.
     case noSubjectFound
+    /// Another client holds the dock's session (one at a time): connect again once it has gone.
+    case sessionInUse
     /// An error none of these is (DockKit's `unknown`): a newer dock's code, with its words.
     case unknown(String)
 
@@ -33,6 +35,7 @@ public enum DockError: Error, Sendable, Equatable, CustomStringConvertible {
         case .rateTooHigh: "rateTooHigh"
         case .rateTooLow: "rateTooLow"
         case .noSubjectFound: "noSubjectFound"
+        case .sessionInUse: "sessionInUse"
         case .unknown: "unknown"
         }
     }
@@ -46,6 +49,7 @@ public enum DockError: Error, Sendable, Equatable, CustomStringConvertible {
         case .rateTooHigh(let limit): String(format: "rate too high: at most %g per second", limit)
         case .rateTooLow(let limit): String(format: "rate too low: at least %g per second", limit)
         case .noSubjectFound: "no subject found at that point"
+        case .sessionInUse: "session in use: a session is already open on this dock (one client at a time)"
         case .unknown(let what): "unknown: \(what)"
         }
     }

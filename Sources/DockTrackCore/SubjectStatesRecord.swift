@@ -14,7 +14,7 @@ public struct SubjectStatesRecord: Sendable, Equatable {
         self.subjects = subjects
     }
 
-    /// `{"frame":12,"time":0.4,"subjects":[{"identifier":"…","kind":"person","rect":{…},"saliencyRank":1,
+    /// `{"frame":12,"time":0.4,"subjects":[{"identifier":"…","kind":"person","rect":{…},"saliencyRank":1,"timeInView":2.5,
     /// "speakingConfidence":0.8,"lookingAtCameraConfidence":0.9,"faceRect":{…}}]}`
     public var jsonLine: String { line(type: nil).text }
 
@@ -32,6 +32,7 @@ public struct SubjectStatesRecord: Sendable, Equatable {
             item.add("kind", subject.kind.rawValue)
             item.add("rect", object: subject.rect.jsonLine)
             item.add("saliencyRank", subject.saliencyRank)
+            item.add("timeInView", subject.timeInView, digits: 3)
             if subject.kind == .person {
                 item.add("speakingConfidence", subject.speakingConfidence, digits: 3)
                 item.add("lookingAtCameraConfidence", subject.lookingAtCameraConfidence, digits: 3)
@@ -53,17 +54,19 @@ extension SubjectStatesRecord: Decodable {
         var speakingConfidence: Double?
         var lookingAtCameraConfidence: Double?
         var faceRect: UnitRect?
+        var timeInView: Double?
     }
 
-    /// Reads a line of either form back (the subjects' time in view and observed flag are not
-    /// on the line: 0 and observed).
+    /// Reads a line of either form back (the observed flag is not on the line: observed; a time
+    /// in view left out, by an older writer, is 0).
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: Keys.self)
         frame = try c.decode(Int.self, forKey: .frame)
         time = try c.decode(Double.self, forKey: .time)
         subjects = try c.decode([Subject].self, forKey: .subjects).map {
             TrackedSubject(id: $0.identifier, kind: $0.kind, rect: $0.rect, faceRect: $0.faceRect, saliencyRank: $0.saliencyRank,
-                           speakingConfidence: $0.speakingConfidence, lookingAtCameraConfidence: $0.lookingAtCameraConfidence)
+                           speakingConfidence: $0.speakingConfidence, lookingAtCameraConfidence: $0.lookingAtCameraConfidence,
+                           timeInView: $0.timeInView.flatMap { $0.isFinite ? max(0, $0) : nil } ?? 0)
         }
     }
 }

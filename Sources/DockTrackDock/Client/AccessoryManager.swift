@@ -44,30 +44,40 @@ public enum AccessoryEvent: Sendable, Equatable {
 /// accessory events and battery states. After an undocking it says hello again as soon as the
 /// dock reports `docked` (re-registration), and the stream reports the dock docked again.
 public final class DockAccessoryManager: Sendable {
-    public let stateChanges: AsyncStream<AccessoryStateChange>
-    public let motionStates: AsyncStream<MotionState>
-    public let accessoryEvents: AsyncStream<AccessoryEvent>
-    public let batteryStates: AsyncStream<BatteryState>
-    /// Errors the dock answered with (code and message).
-    public let errors: AsyncStream<(code: String, message: String)>
+    // Each property read is a stream of its own (DockKit's): two `for await` loops each get
+    // every value, and a stream begins with the current state, never with old history.
+
+    /// Docked or undocked: the dock as it is now first, then each change.
+    public var stateChanges: AsyncStream<AccessoryStateChange> { stateBroadcast.stream() }
+    /// The dock's motion: the latest state first, then each the dock sends (a reader that
+    /// falls behind gets the newest).
+    public var motionStates: AsyncStream<MotionState> { motionBroadcast.stream() }
+    /// Buttons and camera controls, from the moment of reading on.
+    public var accessoryEvents: AsyncStream<AccessoryEvent> { eventBroadcast.stream() }
+    /// Each battery's state: every battery's latest first (asked of the dock at its hello),
+    /// then each change.
+    public var batteryStates: AsyncStream<BatteryState> { batteryBroadcast.stream() }
+    /// Errors the dock sent without a request's id (code and message), from the moment of
+    /// reading on.
+    public var errors: AsyncStream<(code: String, message: String)> { errorBroadcast.stream() }
     /// The tracked subjects of every frame, ranked, from a tracker serving the protocol
-    /// (`docktrack track --serve`; a dock alone sends none). The newest 64 are kept for a
-    /// reader that falls behind.
-    public let trackingStates: AsyncStream<SubjectStatesRecord>
+    /// (`docktrack track --serve`; a dock alone sends none): the latest first, then each frame's
+    /// (a reader that falls behind gets the newest).
+    public var trackingStates: AsyncStream<SubjectStatesRecord> { trackingBroadcast.stream() }
     /// Changes of the audio route on the tracker's machine, with their reason and the route
     /// before (AVAudioSession's route changes; `track --serve` where PipeWire runs).
-    public let audioRouteChanges: AsyncStream<AudioRouteNotice>
+    public var audioRouteChanges: AsyncStream<AudioRouteNotice> { audioRouteBroadcast.stream() }
 
     private let fd: Int32
     /// Lines go out whole, one at a time, from any task.
     private let writer: SocketLineWriter
-    private let stateContinuation: AsyncStream<AccessoryStateChange>.Continuation
-    private let motionContinuation: AsyncStream<MotionState>.Continuation
-    private let eventContinuation: AsyncStream<AccessoryEvent>.Continuation
-    private let batteryContinuation: AsyncStream<BatteryState>.Continuation
-    private let errorContinuation: AsyncStream<(code: String, message: String)>.Continuation
-    private let trackingContinuation: AsyncStream<SubjectStatesRecord>.Continuation
-    private let audioRouteContinuation: AsyncStream<AudioRouteNotice>.Continuation
+    private let stateBroadcast = Broadcast<AccessoryStateChange>(buffered: 16)
+    private let motionBroadcast = Broadcast<MotionState>(buffered: 1)
+    private let eventBroadcast = Broadcast<AccessoryEvent>(buffered: 64)
+    private let batteryBroadcast = Broadcast<BatteryState>(buffered: 16)
+    private let errorBroadcast = Broadcast<(code: String, message: String)>(buffered: 64)
+    private let trackingBroadcast = Broadcast<SubjectStatesRecord>(buffered: 1)
+    private let audioRouteBroadcast = Broadcast<AudioRouteNotice>(buffered: 16)
     /// What the reading thread and the callers share.
     private struct Session {
         var accessory: DockAccessory?
@@ -80,6 +90,10 @@ public final class DockAccessoryManager: Sendable {
         var moves: [MotionProgress] = []
         /// Callers of ``accessory()`` waiting for the hello.
         var helloWaiters: [CheckedContinuation<DockAccessory, any Error>] = []
+        /// Each battery's latest state, by name, in the order first heard.
+        var batteries: [BatteryState] = []
+        /// The dock refused the session: another client holds it.
+        var sessionInUse = false
     }
     private let session = Mutex(Session())
 
@@ -99,13 +113,6 @@ public final class DockAccessoryManager: Sendable {
         let fd = try UnixSocket.connect(to: socketPath)
         self.fd = fd
         writer = SocketLineWriter(fd: fd)
-        (stateChanges, stateContinuation) = AsyncStream.makeStream()
-        (motionStates, motionContinuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(64))
-        (accessoryEvents, eventContinuation) = AsyncStream.makeStream()
-        (batteryStates, batteryContinuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(16))
-        (errors, errorContinuation) = AsyncStream.makeStream()
-        (trackingStates, trackingContinuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(64))
-        (audioRouteChanges, audioRouteContinuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(16))
         Thread.detachNewThread { [self] in readLoop() }
         sayHello()
         let timeout = helloTimeout.isFinite ? max(0, helloTimeout) : 5
@@ -148,6 +155,9 @@ public final class DockAccessoryManager: Sendable {
 
     /// The dock, once it has answered the hello.
     public var current: DockAccessory? { session.withLock { $0.accessory } }
+
+    /// Whether the dock refused the session because another client holds it (``DockError/sessionInUse``).
+    public var sessionInUse: Bool { session.withLock { $0.sessionInUse } }
 
     /// Sends a command (or a query: `getBattery`, `getMotionState`...) to the dock, without
     /// waiting: the dock's refusal, if any, arrives on ``errors``.
@@ -370,11 +380,16 @@ public final class DockAccessoryManager: Sendable {
             return (Array(session.pending.values), session.moves, session.helloWaiters)
         }
         for waiting in unanswered { waiting.resume(throwing: DockError.notConnected) }
-        for waiting in greeters { waiting.resume(throwing: DockError.notConnected) }
+        let inUse = session.withLock { $0.sessionInUse }
+        for waiting in greeters { waiting.resume(throwing: inUse ? DockError.sessionInUse : DockError.notConnected) }
         for move in unfinished { move.fail(.notConnected) }
-        stateContinuation.yield(.disconnected)
-        for finish in [stateContinuation.finish, motionContinuation.finish, eventContinuation.finish, batteryContinuation.finish,
-                       errorContinuation.finish, trackingContinuation.finish, audioRouteContinuation.finish] { finish() }
+        stateBroadcast.finish(last: .disconnected)
+        motionBroadcast.finish()
+        eventBroadcast.finish()
+        batteryBroadcast.finish()
+        errorBroadcast.finish()
+        trackingBroadcast.finish()
+        audioRouteBroadcast.finish()
     }
 
     private func handle(_ message: DockMessage) {
@@ -386,9 +401,11 @@ public final class DockAccessoryManager: Sendable {
                 return session.helloWaiters
             }
             for waiting in greeters { waiting.resume(returning: dock) }
-            stateContinuation.yield(.docked(dock))
+            stateBroadcast.yield(.docked(dock), current: [.docked(dock)])
+            // Battery states arrive on subscribe: the dock's are asked for at once.
+            if dock.capabilities.contains(DockCapability.battery.rawValue) { query("getBattery") }
         case .dockEvent("undocked"):
-            if let dock = current { stateContinuation.yield(.undocked(dock)) }
+            if let dock = current { stateBroadcast.yield(.undocked(dock), current: [.undocked(dock)]) }
         case .dockEvent("docked"):
             sayHello()  // re-register; the hello answer reports the dock docked again
         case .trackingButton(let enabled):
@@ -396,7 +413,7 @@ public final class DockAccessoryManager: Sendable {
                 session.accessory?.trackingButtonEnabled = enabled
                 return session.accessory
             }
-            if let changed { stateContinuation.yield(.docked(changed)) }
+            if let changed { stateBroadcast.yield(.docked(changed), current: [.docked(changed)]) }
         case .motionState(let state):
             let watching = session.withLock { session in
                 session.lastMotion = state
@@ -404,17 +421,26 @@ public final class DockAccessoryManager: Sendable {
             }
             let ended = watching.filter { $0.observe(state) }
             if !ended.isEmpty { session.withLock { $0.moves.removeAll { move in ended.contains { $0 === move } } } }
-            motionContinuation.yield(state)
+            motionBroadcast.yield(state, current: [state])
         case .battery(let battery):
-            batteryContinuation.yield(battery)
+            let all = session.withLock { session in
+                if let i = session.batteries.firstIndex(where: { $0.name == battery.name }) {
+                    session.batteries[i] = battery
+                } else {
+                    session.batteries.append(battery)
+                }
+                return session.batteries
+            }
+            batteryBroadcast.yield(battery, current: all)
         case .accessoryEvent(let event):
-            eventContinuation.yield(event)
+            eventBroadcast.yield(event)
         case .error(let code, let message):
-            errorContinuation.yield((code, message))
+            if code == DockError.sessionInUse.code { session.withLock { $0.sessionInUse = true } }
+            errorBroadcast.yield((code, message))
         case .trackingState(let record):
-            trackingContinuation.yield(record)
+            trackingBroadcast.yield(record, current: [record])
         case .audioRouteChange(let notice):
-            audioRouteContinuation.yield(notice)
+            audioRouteBroadcast.yield(notice)
         case .dockEvent, .limits, .done, .selected, .setting:
             break
         }

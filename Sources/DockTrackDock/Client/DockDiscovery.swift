@@ -52,10 +52,7 @@ extension DockAccessoryManager {
                 if case .disconnected = change { break }
             }
             // No hello: a dock whose session another client holds said so before hanging up.
-            for await refusal in manager.errors where refusal.message.contains("already open") {
-                return DiscoveredDock(socketPath: socket, accessory: nil)
-            }
-            return nil
+            return manager.sessionInUse ? DiscoveredDock(socketPath: socket, accessory: nil) : nil
         }
         let timer = Task {
             try? await Task.sleep(for: .seconds(timeout))

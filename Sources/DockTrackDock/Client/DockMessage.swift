@@ -59,6 +59,7 @@ public enum DockMessage: Sendable, Equatable {
         case "battery":
             var battery = BatteryState(name: object["name"] as? String ?? "internal", level: object["level"] as? Double ?? 0)
             battery.chargeState = BatteryState.ChargeState(rawValue: object["chargeState"] as? String ?? "") ?? .notCharging
+            battery.reportedLow = object["lowBattery"] as? Bool
             self = .battery(battery)
         case "accessoryEvent":
             switch object["event"] as? String {
@@ -150,12 +151,19 @@ extension DockError {
         case "invalidated": self = .invalidated
         case "notConnected": self = .notConnected
         case "noSubjectFound": self = .noSubjectFound
-        case "rateTooHigh": self = .rateTooHigh(limit: 2)
-        case "rateTooLow": self = .rateTooLow(limit: 10)
+        case "rateTooHigh": self = .rateTooHigh(limit: Self.limit(in: message) ?? 2)
+        case "rateTooLow": self = .rateTooLow(limit: Self.limit(in: message) ?? 10)
+        case "sessionInUse": self = .sessionInUse
         case "invalidRequest": self = .invalidRequest(detail("invalid request: "))
         case "unknown": self = .unknown(detail("unknown: "))
         default: self = .unknown("\(code): \(message)")
         }
+    }
+
+    /// The rate a rate error names ("rate too high: at most 30 per second"), as the dock said it.
+    private static func limit(in message: String) -> Double? {
+        guard let range = message.range(of: #"at (most|least) [0-9.]+"#, options: .regularExpression) else { return nil }
+        return Double(message[range].split(separator: " ").last ?? "")
     }
 }
 

@@ -254,7 +254,7 @@ public struct DockSocketServer<Endpoint: DockEndpoint> {
                     if let holder = owner, holder !== client, case .success(let request)? = parsed {
                         // Decided on the parsed request, however it is spelled.
                         client.closing = true
-                        let refusal = #"{"type":"error","code":"invalidRequest","message":"a session for \#(DockSession.protocolName) is already open on this dock"}"#
+                        let refusal = DockSession.errorLine(.sessionInUse)
                         enqueue(request.id.map { $0.tagging(refusal) } ?? refusal, to: client)
                         break
                     }

@@ -37,7 +37,10 @@ public struct BatteryState: Sendable, Equatable {
     public var name: String
     public var level: Double
     public var chargeState: ChargeState
-    public var lowBattery: Bool { level < 0.2 }
+    /// Low, as the dock says (its own flag, read off its line), else under a fifth.
+    public var lowBattery: Bool { reportedLow ?? (level < 0.2) }
+    /// The dock's own low-battery flag, when its line carried one (a client's reading).
+    public var reportedLow: Bool?
     /// Whether the dock sits on a charger: a chargeable battery charges there, and once full
     /// stays full (`notCharging`) instead of draining.
     public private(set) var onCharger: Bool
@@ -354,12 +357,12 @@ public struct DockSession {
 
     /// `{"type":"error","code":…,"message":…,"line":7}`: the error answering request line
     /// `line` of the session (without its id: ``RequestID/tagging(_:)`` adds it).
-    public static func errorLine(_ error: DockError, line number: Int) -> String {
+    public static func errorLine(_ error: DockError, line number: Int? = nil) -> String {
         var line = JSONLine()
         line.add("type", "error")
         line.add("code", error.code)
         line.add("message", error.description)
-        line.add("line", number)
+        if let number { line.add("line", number) }
         return line.text
     }
 

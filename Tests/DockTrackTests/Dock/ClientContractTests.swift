@@ -117,3 +117,93 @@ struct DockTestLine {
         return try? JSONDecoder().decode(DockLimits.self, from: data)
     }
 }
+
+/// The client's streams as DockKit's: each `for await` its own stream, starting from the current
+/// state, never from old history.
+@Suite struct ClientStreamTests {
+    /// The first element of `stream` within `seconds`, or nil.
+    static func first<Element: Sendable>(of stream: AsyncStream<Element>, within seconds: Double) async -> Element? {
+        await withTaskGroup(of: Element?.self) { group in
+            group.addTask { for await element in stream { return element }; return nil }
+            group.addTask { try? await Task.sleep(for: .seconds(seconds)); return nil }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+    }
+
+    /// The first `count` elements of `stream` within `seconds`.
+    static func prefix<Element: Sendable>(_ count: Int, of stream: AsyncStream<Element>, within seconds: Double) async -> [Element] {
+        await withTaskGroup(of: [Element]?.self) { group in
+            group.addTask {
+                var got: [Element] = []
+                for await element in stream {
+                    got.append(element)
+                    if got.count == count { break }
+                }
+                return got
+            }
+            group.addTask { try? await Task.sleep(for: .seconds(seconds)); return nil }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first ?? []
+        }
+    }
+
+    @Test func lateAndTwinReadersOfADocksimStreamGetCurrentStatesAndTheBatteryAtOnce() async throws {
+        let docksim = try DocksimProcess(["--battery", "0.15", "--other-battery", "remote:0.5"])
+        defer { withExtendedLifetime(docksim) {} }
+        let dock = try await DockAccessoryManager.connect(to: docksim.socket, helloTimeout: 20)
+        defer { dock.disconnect() }
+        // The batteries arrive on subscribe, without a getBattery and without a change; low as
+        // the dock says.
+        let batteries = await Self.prefix(2, of: dock.batteryStates, within: 10)
+        #expect(batteries.map(\.name) == ["internal", "remote"], "\(batteries)")
+        #expect(batteries.first?.lowBattery == true && batteries.first?.reportedLow == true, "\(batteries)")
+        // A reader that comes 2 s late starts from the dock's motion now, not from 2 s of history.
+        try await Task.sleep(for: .seconds(2))
+        let late = try #require(await Self.first(of: dock.motionStates, within: 10))
+        let now = try await dock.motionState()
+        #expect(now.time - late.time < 0.35, "the late reader's first state is \(now.time - late.time) s old")
+        // Two readers of the same property each get every state, in order.
+        async let one = Self.prefix(5, of: dock.motionStates, within: 15)
+        async let two = Self.prefix(5, of: dock.motionStates, within: 15)
+        let (a, b) = await (one, two)
+        #expect(a.count == 5 && b.count == 5, "\(a.count) and \(b.count) states")
+        #expect(zip(a, a.dropFirst()).allSatisfy { $0.time <= $1.time } && zip(b, b.dropFirst()).allSatisfy { $0.time <= $1.time })
+        #expect(Set(a.dropFirst().map(\.time)).intersection(b.map(\.time)).count >= 3, "the two readers saw the same states")
+        // A second client is refused with its own code.
+        await #expect(throws: DockError.sessionInUse) { _ = try await DockAccessoryManager.connect(to: docksim.socket, helloTimeout: 20) }
+    }
+
+    @Test func trackingStatesStartFromTheCurrentFrameAndSayTimeInView() async throws {
+        let docksim = try DocksimProcess()
+        let track = try TrackProcess([Fixtures.sample("vtest.avi"), "--loop", "-d", "fast", "--no-face-cues",
+                                      "--dock", "unix:\(docksim.socket)"])
+        defer { withExtendedLifetime((docksim, track)) {} }
+        _ = try LineClient(path: track.socket)  // waits for the socket
+        let dock = try await DockAccessoryManager.connect(to: track.socket, helloTimeout: 30)
+        defer { dock.disconnect() }
+        _ = await Self.first(of: dock.trackingStates, within: 30)
+        try await Task.sleep(for: .seconds(2))
+        // Two seconds later a new reader's first state is the current frame's: the next one
+        // follows within a few frames.
+        let states = await Self.prefix(2, of: dock.trackingStates, within: 20)
+        try #require(states.count == 2)
+        #expect(states[1].frame - states[0].frame <= 3, "frames \(states.map(\.frame)): the first was history")
+        // Time in view is on the wire: a person followed for seconds says so.
+        var longest = 0.0
+        for await state in dock.trackingStates {
+            longest = max(longest, state.subjects.map(\.timeInView).max() ?? 0)
+            if longest > 1 { break }
+        }
+        #expect(longest > 1, "time in view \(longest)")
+    }
+
+    @Test func rateErrorsSayTheirOwnLimitAndTheSessionInUseHasACode() {
+        #expect(DockError(code: "rateTooHigh", message: DockError.rateTooHigh(limit: 30).description) == .rateTooHigh(limit: 30))
+        #expect(DockError(code: "rateTooLow", message: DockError.rateTooLow(limit: 10).description) == .rateTooLow(limit: 10))
+        #expect(DockError(code: "rateTooHigh", message: "rate too high: at most 2 per second") == .rateTooHigh(limit: 2))
+        #expect(DockError(code: "sessionInUse", message: "whatever") == .sessionInUse)
+    }
+}
