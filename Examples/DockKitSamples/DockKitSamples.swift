@@ -79,7 +79,8 @@ struct DockKitSamples {
 
     /// "Tap to Select Subject": a tap at the middle, then a subject by identifier, then automatic.
     static func selectSubjects(_ dock: DockAccessoryManager) async throws {
-        guard try await dock.isSystemTrackingEnabled() || true, let person = await firstPerson(dock) else { throw DockError.noSubjectFound }
+        guard await tracks(dock) else { throw DockError.notCapable("selection: a dock alone does not track") }
+        guard let person = await firstPerson(dock) else { throw DockError.noSubjectFound }
         // A tap: unit coordinates with the origin at the upper-left (DockKit's CGPoint).
         let tapped = try await dock.selectSubject(atX: person.rect.midX, y: 1 - person.rect.midY)
         print("tapped \(tapped)")
@@ -153,8 +154,28 @@ struct DockKitSamples {
             print(String(format: "t %.2f: pan %.3f tilt %.3f rad, speeds %.3f %.3f rad/s%@", state.time, state.position.y, state.position.x,
                           state.velocity.y, state.velocity.x, state.error.map { ", motor error \($0.code)" } ?? ""))
             count += 1
-            if count == 3 { return }
+            if count == 3 { break }
         }
+        // Each `for await` is a stream of its own: two readers at once both get every state, and
+        // a reader that comes a second late starts from the dock's motion now, not from history.
+        async let first = times(of: dock.motionStates, count: 3)
+        async let second = times(of: dock.motionStates, count: 3)
+        let (a, b) = await (first, second)
+        print("two readers: \(a.count) and \(b.count) states, the same times: \(a == b)")
+        try await Task.sleep(for: .seconds(1))
+        let late = await times(of: dock.motionStates, count: 1)
+        let now = try await dock.motionState().time
+        print(String(format: "a reader a second late starts %.2f s behind the dock", now - (late.first ?? 0)))
+    }
+
+    /// The times of the first `count` states of `stream`.
+    static func times(of stream: AsyncStream<MotionState>, count: Int) async -> [Double] {
+        var times: [Double] = []
+        for await state in stream {
+            times.append(state.time)
+            if times.count == count { break }
+        }
+        return times
     }
 
     /// "Setting Limits": yaw within -1..1 rad at 0.5 rad/s at most, the others as they are.
@@ -179,7 +200,7 @@ struct DockKitSamples {
 
     /// "Tracking State and Subject Selection": the subjects of a few states, people and objects.
     static func trackingStates(_ dock: DockAccessoryManager) async throws {
-        guard (try? await dock.isSystemTrackingEnabled()) != nil else { throw DockError.notCapable("tracking states: a dock alone does not track") }
+        guard await tracks(dock) else { throw DockError.notCapable("tracking states: a dock alone does not track") }
         var count = 0
         for await state in dock.trackingStates {
             for subject in state.subjects {
@@ -240,7 +261,7 @@ struct DockKitSamples {
     /// refused); tracking state set again when the app comes back; observations at 10 to 30 a
     /// second (one a second is refused); tracking restored after an animation.
     static func commonMistakes(_ dock: DockAccessoryManager) async throws {
-        guard (try? await dock.isSystemTrackingEnabled()) != nil else { throw DockError.notCapable("the mistakes concern a tracker") }
+        guard await tracks(dock) else { throw DockError.notCapable("the mistakes concern a tracker") }
         try await dock.setSystemTracking(true)
         do {
             try await dock.setAngularVelocity(AngularVelocity(x: 0, y: 0.2, z: 0))
@@ -278,10 +299,15 @@ struct DockKitSamples {
             search.cancel()
         }
         defer { timeout.cancel() }
-        guard (try? await dock.isSystemTrackingEnabled()) != nil else {
+        guard await tracks(dock) else {
             search.cancel()
             return nil
         }
         return await search.value
+    }
+
+    /// Whether a tracker serves this socket (`track --serve`: framing and tracking states), not a dock alone.
+    static func tracks(_ dock: DockAccessoryManager) async -> Bool {
+        (try? await dock.accessory().capabilities.contains(DockCapability.trackingStates.rawValue)) == true
     }
 }

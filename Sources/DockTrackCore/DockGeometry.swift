@@ -199,6 +199,11 @@ public struct CameraModel: Sendable, Equatable {
         self.verticalFieldOfView = verticalFieldOfView
     }
 
+    /// The same camera turned a quarter: its fields of view swap.
+    public var turnedQuarter: CameraModel {
+        CameraModel(horizontalFieldOfView: verticalFieldOfView, verticalFieldOfView: horizontalFieldOfView)
+    }
+
     /// A camera with this horizontal field of view and square pixels for a picture of `size`.
     public init(horizontalFieldOfView: Double, size: ImageSize) {
         let aspect = Double(size.height) / Double(max(1, size.width))

@@ -165,9 +165,9 @@ extension TrackingRequest: Decodable {
 /// The camera whose picture custom observations were made in (DockKit's `CameraInformation`):
 /// on the wire `{"fieldOfView":63.5}` (horizontal degrees), or
 /// `{"intrinsics":{"fx":1400,"fy":1400,"cx":960,"cy":540},"referenceDimensions":{"width":1920,"height":1080}}`
-/// (pixels of that picture), with `"orientation":"corrected"` (observations relative to the
-/// picture's lower-left corner as the dock sees it: the only orientation taken; a phone's
-/// portrait or landscape rotation is the caller's to correct).
+/// (pixels of that picture), with `"orientation"`: how the picture the observations were made
+/// in is turned from the upright picture the dock frames (``CameraOrientation``; `corrected`, the
+/// default: it is upright).
 public struct CameraInformation: Sendable, Equatable, Decodable {
     public struct Intrinsics: Sendable, Equatable, Decodable {
         public var fx: Double, fy: Double, cx: Double, cy: Double
@@ -183,7 +183,23 @@ public struct CameraInformation: Sendable, Equatable, Decodable {
     public var referenceDimensions: Dimensions?
     public var orientation: String?
 
-    public static let correctedOrientation = "corrected"
+    public static let correctedOrientation = CameraOrientation.corrected.rawValue
+
+    /// The orientation named, `corrected` when none is; `invalidRequest` for a name none is.
+    public func cameraOrientation() throws(DockError) -> CameraOrientation {
+        guard let orientation else { return .corrected }
+        guard let known = CameraOrientation(rawValue: orientation) else {
+            throw .invalidRequest("camera orientation \(orientation): one of \(CameraOrientation.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        return known
+    }
+
+    /// `observation` in the upright picture (lower-left origin), from the picture it was made in.
+    public func upright(_ observation: Observation) throws(DockError) -> Observation {
+        var turned = observation
+        turned.rect = try cameraOrientation().upright(observation.rect)
+        return turned
+    }
 
     public init(fieldOfView: Double? = nil, intrinsics: Intrinsics? = nil, referenceDimensions: Dimensions? = nil, orientation: String? = nil) {
         self.fieldOfView = fieldOfView
@@ -208,9 +224,13 @@ public struct CameraInformation: Sendable, Equatable, Decodable {
     /// the vertical field of view keeps `fallback`'s aspect. Throws `invalidRequest` for numbers
     /// that make no camera, `notCapable` for an orientation other than corrected.
     public func cameraModel(aspectOf fallback: CameraModel) throws(DockError) -> CameraModel {
-        if let orientation, orientation != Self.correctedOrientation {
-            throw .notCapable("camera orientation \(orientation): send observations corrected to the picture's lower-left (orientation corrected)")
-        }
+        let turn = try cameraOrientation()
+        let model = try bufferModel(aspectOf: turn.isQuarterTurn ? fallback.turnedQuarter : fallback)
+        return turn.isQuarterTurn ? model.turnedQuarter : model
+    }
+
+    /// The camera model of the picture the observations were made in, as it is.
+    private func bufferModel(aspectOf fallback: CameraModel) throws(DockError) -> CameraModel {
         func positive(_ values: Double...) -> Bool { values.allSatisfy { $0.isFinite && $0 > 0 } }
         if let d = referenceDimensions, !positive(d.width, d.height) {
             throw .invalidRequest("referenceDimensions need a finite positive width and height")
@@ -235,6 +255,7 @@ public struct CameraInformation: Sendable, Equatable, Decodable {
     var jsonLine: JSONLine {
         var line = JSONLine()
         if let fieldOfView { line.add("fieldOfView", fieldOfView, digits: 3) }
+        // (intrinsics and dimensions are the picture's as made, before any turn)
         if let k = intrinsics {
             var i = JSONLine()
             i.add("fx", k.fx, digits: 3); i.add("fy", k.fy, digits: 3); i.add("cx", k.cx, digits: 3); i.add("cy", k.cy, digits: 3)
@@ -247,5 +268,34 @@ public struct CameraInformation: Sendable, Equatable, Decodable {
         }
         if let orientation { line.add("orientation", orientation) }
         return line
+    }
+}
+
+/// How the picture custom observations were made in is turned from the upright picture the dock
+/// frames (DockKit's camera orientation), as a phone's camera delivers it: `corrected` and
+/// `landscapeRight` are upright (the sensor's own landscape); `portrait` is upright once turned a
+/// quarter clockwise, `portraitUpsideDown` a quarter counterclockwise, `landscapeLeft` a half turn.
+/// Observations and the camera's fields of view are turned into the upright picture before
+/// anything is tracked.
+public enum CameraOrientation: String, Sendable, CaseIterable {
+    case corrected, landscapeRight, landscapeLeft, portrait, portraitUpsideDown
+
+    /// Whether the picture's width and height swap when it is turned upright.
+    public var isQuarterTurn: Bool { self == .portrait || self == .portraitUpsideDown }
+
+    /// A point of the picture (lower-left origin) in the upright picture.
+    public func upright(x: Double, y: Double) -> (x: Double, y: Double) {
+        switch self {
+        case .corrected, .landscapeRight: (x, y)
+        case .portrait: (y, 1 - x)  // a quarter clockwise: the picture's top row is the upright right column
+        case .portraitUpsideDown: (1 - y, x)
+        case .landscapeLeft: (1 - x, 1 - y)
+        }
+    }
+
+    /// A rectangle of the picture (lower-left origin) in the upright picture.
+    public func upright(_ rect: UnitRect) -> UnitRect {
+        let a = upright(x: rect.minX, y: rect.minY), b = upright(x: rect.maxX, y: rect.maxY)
+        return UnitRect(x: min(a.x, b.x), y: min(a.y, b.y), width: abs(b.x - a.x), height: abs(b.y - a.y))
     }
 }

@@ -356,7 +356,9 @@ public final class TrackControl: Sendable {
             if let camera, let trackerCamera {
                 loop.controller.params.camera = try camera.cameraModel(aspectOf: trackerCamera)
             }
-            let subjects = try customTracking.process(observations: observations, at: time)
+            // Observations made in a turned picture (a phone held in portrait), turned upright.
+            let upright = try camera.map { camera throws(DockError) in try observations.map(camera.upright) } ?? observations
+            let subjects = try customTracking.process(observations: upright, at: time)
             state.withLock { $0.custom = (subjects, time) }
             // Out of rate (the first of a stream, too slow): tracked, not framed; the dock goes
             // on framing the last in-rate ones while they are fresh, then stops.

@@ -307,7 +307,8 @@ public final class DockAccessoryManager: Sendable {
     /// identity from call to call, a face's `faceYaw` says how much it looks at the camera),
     /// 10 to 30 times a second, with system tracking off; the tracker frames them through
     /// `camera` (its own camera's model without). Throws `rateTooHigh` or `rateTooLow` (not
-    /// taken), `notCapable` for a camera orientation other than corrected.
+    /// taken), `invalidRequest` for a camera orientation that is none of ``CameraOrientation``'s
+    /// (the others are turned upright first).
     public func track(_ observations: [Observation], camera: CameraInformation? = nil) async throws(DockError) {
         _ = try await request(TrackingRequest.track(observations, camera: camera).jsonLine)
     }

@@ -279,6 +279,9 @@ public struct DockSession {
                 let lines = batteryLines
                 return lines.isEmpty ? [error(.notCapable("battery"))] : lines
             case "getLimits": return [limitsLine()]
+            case "getSystemTracking" where capabilities.contains(.systemTracking):
+                // The dock's own switch, as last set (it has no tracker to frame with, nor framing to read).
+                return [TrackerSetting.systemTracking(dock.systemTracking).jsonLine]
             case let tracker where DockRequest.trackerQueries.contains(tracker):
                 return [error(.notCapable("\(tracker): a dock alone does not track (docktrack track --serve does)"))]
             default: return [hello()]

@@ -207,3 +207,30 @@ struct DockTestLine {
         #expect(DockError(code: "sessionInUse", message: "whatever") == .sessionInUse)
     }
 }
+
+/// A camera orientation is a turn of coordinates (DockKit's `CameraInformation.orientation`).
+@Suite struct CameraOrientationTests {
+    @Test func observationsFromATurnedPictureAreTurnedUpright() throws {
+        // A face at the top left of a picture made in portrait (turned a quarter from upright):
+        // once upright it is at the top right, its width and height swapped.
+        let face = Observation(type: .humanFace, rect: UnitRect(x: 0.1, y: 0.7, width: 0.2, height: 0.1), confidence: 0.9)
+        let portrait = CameraInformation(fieldOfView: 40, referenceDimensions: .init(width: 1080, height: 1920), orientation: "portrait")
+        let upright = try portrait.upright(face).rect
+        #expect(abs(upright.x - 0.7) < 1e-9 && abs(upright.y - 0.7) < 1e-9 && abs(upright.width - 0.1) < 1e-9 && abs(upright.height - 0.2) < 1e-9,
+                "\(upright)")
+        // Each orientation keeps a rectangle inside the picture, and a round trip through the
+        // opposite quarter turn gives it back.
+        let rect = UnitRect(x: 0.15, y: 0.25, width: 0.3, height: 0.4)
+        for orientation in CameraOrientation.allCases {
+            #expect(orientation.upright(rect).isRegionOfPicture, "\(orientation)")
+        }
+        let back = CameraOrientation.portraitUpsideDown.upright(CameraOrientation.portrait.upright(rect))
+        #expect(abs(back.x - rect.x) < 1e-9 && abs(back.y - rect.y) < 1e-9 && abs(back.width - rect.width) < 1e-9)
+        let twice = CameraOrientation.landscapeLeft.upright(CameraOrientation.landscapeLeft.upright(rect))
+        #expect(abs(twice.x - rect.x) < 1e-9 && abs(twice.y - rect.y) < 1e-9 && abs(twice.height - rect.height) < 1e-9)
+        // The picture's 40-degree width is the upright picture's height.
+        let model = try portrait.cameraModel(aspectOf: .webcam)
+        #expect(abs(model.verticalFieldOfView - 40 * .pi / 180) < 1e-9 && model.horizontalFieldOfView > model.verticalFieldOfView, "\(model)")
+        #expect(throws: DockError.self) { try CameraInformation(orientation: "sideways").cameraModel(aspectOf: .webcam) }
+    }
+}

@@ -268,13 +268,19 @@ import Glibc
         let run = try ToolRun.run(Self.samples, [docksim.socket])
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         let outcomes = Self.outcomes(run.stdout)
-        for motor in ["discover", "velocity", "orientation", "motion-states", "limits", "animate", "battery"] {
+        // A dock alone has its own tracking switch (read back as set), not a tracker's framing.
+        for motor in ["discover", "system-tracking", "velocity", "orientation", "motion-states", "limits", "animate", "battery"] {
             #expect(outcomes[motor] == "ok", "\(motor): \(outcomes[motor] ?? "nothing")\n\(run.stdout)")
         }
-        for tracker in ["system-tracking", "custom-tracking", "framing", "region", "tracking-states", "mistakes"] {
+        for tracker in ["select", "custom-tracking", "framing", "region", "tracking-states", "mistakes"] {
             #expect(outcomes[tracker]?.hasPrefix("not possible here: notCapable") == true, "\(tracker): \(outcomes[tracker] ?? "nothing")")
         }
         #expect(run.stdout.contains("at yaw 0.500 rad (target 0.500), 100% done"), "\(run.stdout)")
+        // Two readers of one stream each get every state; a late reader starts from now.
+        #expect(run.stdout.contains("two readers: 3 and 3 states"), "\(run.stdout)")
+        let behind = run.stdout.split(separator: "\n").first { $0.hasPrefix("a reader a second late starts") }
+            .flatMap { Double($0.split(separator: " ")[6]) }
+        #expect(behind.map { $0 < 0.35 } == true, "\(run.stdout)")
         let usage = try ToolRun.run(Self.samples, [])
         #expect(usage.status == 2 && usage.stdout.contains("usage:"))
     }

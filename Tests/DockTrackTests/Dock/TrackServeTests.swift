@@ -132,6 +132,11 @@ import Glibc
         _ = dock.handle(#"{"type":"hello","protocols":["org.docktrack.dock/1"]}"#, at: 0)
         let refused = dock.handle(#"{"id":9,"command":"getFramingMode"}"#, at: 0)
         #expect(refused.count == 1 && Self.object(refused[0])["code"] as? String == "notCapable" && Self.object(refused[0])["id"] as? Int == 9, "\(refused)")
+        // Its own tracking switch it reads back as it takes it (before: notCapable).
+        #expect(dock.handle(#"{"command":"getSystemTracking"}"#, at: 0) == [#"{"type":"systemTracking","enabled":true}"#])
+        #expect(dock.handle(#"{"id":4,"command":"setSystemTracking","enabled":false}"#, at: 0.1).last
+                == #"{"id":4,"type":"done","command":"setSystemTracking"}"#)
+        #expect(dock.handle(#"{"command":"getSystemTracking"}"#, at: 0.2) == [#"{"type":"systemTracking","enabled":false}"#])
     }
 
     /// DockKit's region of interest has its origin at the upper-left: the top half of the
@@ -221,8 +226,8 @@ import Glibc
         #expect(rig.loop.controller.params.camera == trackerCamera)
         // What cannot be honoured is said.
         _ = rig.send(#"{"command":"setSystemTracking","enabled":false}"#)
-        let portrait = rig.send(#"{"id":1,"command":"track","observations":[],"camera":{"fieldOfView":60,"orientation":"portrait"}}"#)
-        #expect(portrait.count == 1 && Self.object(portrait[0])["code"] as? String == "notCapable", "\(portrait)")
+        let sideways = rig.send(#"{"id":1,"command":"track","observations":[],"camera":{"fieldOfView":60,"orientation":"sideways"}}"#)
+        #expect(sideways.count == 1 && Self.object(sideways[0])["code"] as? String == "invalidRequest", "\(sideways)")
         let pixels = rig.send(#"{"id":2,"command":"track","observations":[],"camera":{"intrinsics":{"fx":1000,"fy":1000,"cx":960,"cy":540}}}"#)
         #expect(pixels.count == 1 && Self.object(pixels[0])["code"] as? String == "invalidRequest", "\(pixels)")
         let yaw = rig.send(#"{"id":3,"command":"track","observations":[{"type":"humanFace","rect":{"x":0.1,"y":0.1,"width":0.1,"height":0.1},"confidence":0.9,"faceYaw":1e999}]}"#)
