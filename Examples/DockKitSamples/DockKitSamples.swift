@@ -162,10 +162,10 @@ struct DockKitSamples {
         async let second = times(of: dock.motionStates, count: 3)
         let (a, b) = await (first, second)
         print("two readers: \(a.count) and \(b.count) states, the same times: \(a == b)")
+        let last = await times(of: dock.motionStates, count: 1)
         try await Task.sleep(for: .seconds(1))
         let late = await times(of: dock.motionStates, count: 1)
-        let now = try await dock.motionState().time
-        print(String(format: "a reader a second late starts %.2f s behind the dock", now - (late.first ?? 0)))
+        print(String(format: "a reader a second late starts %.2f s after the last state read before", (late.first ?? 0) - (last.first ?? 0)))
     }
 
     /// The times of the first `count` states of `stream`.

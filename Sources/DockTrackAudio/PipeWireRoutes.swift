@@ -21,11 +21,14 @@ public struct AudioPort: Sendable, Hashable, CustomStringConvertible {
     /// What a person reads.
     public var label: String
     public var kind: Kind
+    /// The kind of device (built-in, headphones, USB…), as the graph's properties say.
+    public var type: AudioPortType
 
-    public init(name: String, label: String, kind: Kind) {
+    public init(name: String, label: String, kind: Kind, type: AudioPortType = .unknown) {
         self.name = name
         self.label = label
         self.kind = kind
+        self.type = type
     }
 
     public var description: String { label.isEmpty || label == name ? name : "\(label) (\(name))" }
@@ -35,6 +38,7 @@ public struct AudioPort: Sendable, Hashable, CustomStringConvertible {
         line.add("name", name)
         line.add("description", label)
         line.add("kind", kind.rawValue)
+        line.add("type", type.rawValue)
         return line
     }
 }
@@ -60,6 +64,15 @@ public struct AudioSessionRoute: Sendable, Hashable, CustomStringConvertible {
         line.add("inputs", array: inputs.map(\.jsonLine))
         line.add("outputs", array: outputs.map(\.jsonLine))
         return line
+    }
+
+    /// `{"type":"audioRoute","inputs":[…],"outputs":[…]}`: the answer to `getAudioRoute`.
+    public var audioRouteLine: String {
+        var line = JSONLine()
+        line.add("type", "audioRoute")
+        line.add("inputs", array: inputs.map(\.jsonLine))
+        line.add("outputs", array: outputs.map(\.jsonLine))
+        return line.text
     }
 }
 
@@ -107,6 +120,13 @@ public struct PipeWireGraph: Sendable {
         var name: String
         var label: String
         var mediaClass: String
+        /// Its properties as text (those `AudioPortType` reads).
+        var properties: [String: String] = [:]
+
+        func port(_ kind: AudioPort.Kind, label: String? = nil) -> AudioPort {
+            AudioPort(name: name, label: label ?? self.label, kind: kind,
+                      type: AudioPortType(pipeWireProperties: properties, isInput: kind == .input))
+        }
     }
     private var nodes: [Int: Node] = [:]
     /// Metadata keys by metadata object, values as node names.
@@ -132,7 +152,9 @@ public struct PipeWireGraph: Sendable {
                 let mediaClass = props["media.class"] as? String ?? ""
                 guard mediaClass.hasPrefix("Audio/"), let name = props["node.name"] as? String else { continue }
                 if nodes[id] == nil { added.insert(name) }
-                nodes[id] = Node(name: name, label: props["node.description"] as? String ?? name, mediaClass: mediaClass)
+                let typed = ["node.name", "media.class", "device.api", "device.bus", "device.form-factor", "factory.name"]
+                let properties = Dictionary(uniqueKeysWithValues: typed.compactMap { key in (props[key] as? String).map { (key, $0) } })
+                nodes[id] = Node(name: name, label: props["node.description"] as? String ?? name, mediaClass: mediaClass, properties: properties)
             } else if type.hasPrefix("PipeWire:Interface:Metadata"), let entries = object["metadata"] as? [[String: Any]] {
                 var keys = metadata[id] ?? [:]
                 for entry in entries {
@@ -190,13 +212,13 @@ public struct PipeWireGraph: Sendable {
     public var route: AudioSessionRoute {
         var route = AudioSessionRoute()
         if let sink = node(named: defaultNode("default.audio.sink")), sink.mediaClass.hasPrefix("Audio/Sink") {
-            route.outputs = [AudioPort(name: sink.name, label: sink.label, kind: .output)]
+            route.outputs = [sink.port(.output)]
         }
         if let source = node(named: defaultNode("default.audio.source")) {
             if source.mediaClass.hasPrefix("Audio/Source") {
-                route.inputs = [AudioPort(name: source.name, label: source.label, kind: .input)]
+                route.inputs = [source.port(.input)]
             } else if source.mediaClass.hasPrefix("Audio/Sink") {
-                route.inputs = [AudioPort(name: source.name, label: "Monitor of \(source.label)", kind: .monitor)]
+                route.inputs = [source.port(.monitor, label: "Monitor of \(source.label)")]
             }
         }
         return route
@@ -207,7 +229,7 @@ public struct PipeWireGraph: Sendable {
         let defaultName = defaultNode("default.audio.source")
         return nodes.values.filter { $0.mediaClass.hasPrefix("Audio/Source") }
             .sorted { ($0.name == defaultName ? 0 : 1, $0.name) < ($1.name == defaultName ? 0 : 1, $1.name) }
-            .map { AudioPort(name: $0.name, label: $0.label, kind: .input) }
+            .map { $0.port(.input) }
     }
 }
 

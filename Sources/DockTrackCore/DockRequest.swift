@@ -47,8 +47,9 @@ public struct DockRequest: Sendable, Equatable {
 
     public static let queries = Set(["getMotionState", "getBattery", "getLimits", "getAccessory"]).union(trackerQueries)
     /// What only a tracker answers (DockKit's `isSystemTrackingEnabled`, `framingMode`,
-    /// `regionOfInterest`); a dock alone says it is not capable.
-    public static let trackerQueries: Set<String> = ["getSystemTracking", "getFramingMode", "getRegionOfInterest"]
+    /// `regionOfInterest`, AVAudioSession's `currentRoute`); a dock alone says it is not capable
+    /// (docksim answers its own tracking switch).
+    public static let trackerQueries: Set<String> = ["getSystemTracking", "getFramingMode", "getRegionOfInterest", "getAudioRoute"]
 
     public var kind: Kind
     /// The line's own `"time"` (seconds, the sender's clock), when it has a finite one.

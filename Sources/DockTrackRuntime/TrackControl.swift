@@ -1,3 +1,4 @@
+import DockTrackAudio
 import DockTrackCore
 import DockTrackDock
 import DockTrackFraming
@@ -42,7 +43,7 @@ public final class TrackControl: Sendable {
     private struct State {
         var waiting: [Waiting] = []
         /// Lines waiting for each client.
-        var outboxes: [Client: [String]] = [:]
+        var outboxes: [Client: [Outgoing]] = [:]
         var nextClient = 0
         /// System tracking as last asked (the loop follows at its next frame), and the client that
         /// switched it off: when that client goes, it is turned back on.
@@ -71,10 +72,17 @@ public final class TrackControl: Sendable {
         /// What clients changed, each with what was there before: given back when the client
         /// that changed it last goes.
         var claims = Claims()
+        /// The audio route now, as a `getAudioRoute` answer (a run that follows PipeWire's).
+        var audioRouteLine: String?
 
         /// `line` for every client.
         mutating func broadcast(_ line: String) {
-            for client in outboxes.keys { outboxes[client]!.append(line) }
+            broadcast(Outgoing(line: line))
+        }
+
+        /// `outgoing` for every client.
+        mutating func broadcast(_ outgoing: Outgoing) {
+            for client in outboxes.keys { outboxes[client]!.append(outgoing) }
         }
     }
     /// A setting a client changed: who changed it last, and what the run had before any client did.
@@ -96,6 +104,13 @@ public final class TrackControl: Sendable {
         var limits: Claim<DockLimits>?
         /// Who chose the subjects (`selectSubject`, `selectSubjects`); ranking is automatic before.
         var selection: Claim<[UUID]>?
+    }
+
+    /// A line waiting for a client, and whether it is a tracking state (of which a client that
+    /// falls behind loses the oldest; answers and news it never loses).
+    struct Outgoing {
+        var line: String
+        var isTrackingState = false
     }
 
     /// Custom subjects are reported and framed while they are this fresh (seconds).
@@ -239,7 +254,7 @@ public final class TrackControl: Sendable {
     public func takePending(for client: Client) -> [String] {
         state.withLock { state in
             defer { if state.outboxes[client] != nil { state.outboxes[client] = [] } }
-            return state.outboxes[client] ?? []
+            return (state.outboxes[client] ?? []).map(\.line)
         }
     }
 
@@ -429,10 +444,22 @@ public final class TrackControl: Sendable {
         }
     }
 
-    /// A change of the audio route (``AudioSessionRouteChange/jsonLine``) goes to the client.
-    public func relay(audioRouteChange line: String) {
-        state.withLock { $0.broadcast(line) }
+    /// A change of the audio route goes to every client, and the route now is what
+    /// `getAudioRoute` answers from then on.
+    public func relay(audioRouteChange change: AudioSessionRouteChange) {
+        state.withLock { state in
+            state.audioRouteLine = change.current.audioRouteLine
+            state.broadcast(change.jsonLine)
+        }
     }
+
+    /// The audio route as the run starts to follow it: what `getAudioRoute` answers.
+    public func relay(audioRoute route: AudioSessionRoute) {
+        state.withLock { $0.audioRouteLine = route.audioRouteLine }
+    }
+
+    /// The audio route as last heard, as a `getAudioRoute` answer; `nil` while no route is followed.
+    var audioRouteLine: String? { state.withLock { $0.audioRouteLine } }
 
     /// After a frame: its subjects go to the client as a tracking state, and the dock's
     /// motion is what queries read until the next frame.
@@ -447,11 +474,11 @@ public final class TrackControl: Sendable {
             guard !state.outboxes.isEmpty else { return }
             var record = record
             if let custom = state.custom, state.appliedAt - custom.time <= Self.customFreshness { record.subjects = custom.subjects }
-            state.broadcast(record.trackingStateLine)
+            state.broadcast(Outgoing(line: record.trackingStateLine, isTrackingState: true))
             // A client too far behind loses its oldest tracking states (answers stay).
             for client in state.outboxes.keys {
                 while state.outboxes[client]!.count > maximumPending,
-                      let old = state.outboxes[client]!.firstIndex(where: { $0.hasPrefix(#"{"type":"trackingState""#) }) {
+                      let old = state.outboxes[client]!.firstIndex(where: \.isTrackingState) {
                     state.outboxes[client]!.remove(at: old)
                 }
             }
@@ -462,7 +489,7 @@ public final class TrackControl: Sendable {
     private func answer(_ lines: [String], to client: Client?) {
         guard !lines.isEmpty, let client else { return }
         state.withLock { state in
-            if state.outboxes[client] != nil { state.outboxes[client]! += lines }
+            if state.outboxes[client] != nil { state.outboxes[client]! += lines.map { Outgoing(line: $0) } }
         }
     }
 }
@@ -559,6 +586,8 @@ public struct TrackControlSession: DockEndpoint, Sendable {
             return [control.framingModeLine]
         case .query("getRegionOfInterest"):
             return [control.regionOfInterestLine]
+        case .query("getAudioRoute"):
+            return control.audioRouteLine.map { [$0] } ?? error(.notCapable("audio route: this run follows no audio graph (PipeWire)"))
         case .query:
             return [hello]
         case .tracking(let tracking) where tracking.name == "track":

@@ -54,12 +54,15 @@ extension TrackSession {
             do {
                 audioRoutes = try PipeWireRouteWatcher(clock: { MonotonicClock.now() - origin }) { [weak control] change in
                     notes("\(change)")
-                    control?.relay(audioRouteChange: change.jsonLine)
+                    control?.relay(audioRouteChange: change)
                 }
             } catch {
                 notes("audio route not followed: \(error)")
             }
-            if let route = audioRoutes?.route { notes("audio route (PipeWire): \(route)") }
+            if let route = audioRoutes?.route {
+                notes("audio route (PipeWire): \(route)")
+                control?.relay(audioRoute: route)
+            }
         }
         owned = nil
         pipelineOwned = nil

@@ -22,7 +22,7 @@ struct TrackCommand: ParsableCommand {
             (lines in the format of docktrack detect, 10 to 30 per second by their time) are tracked \
             instead (custom tracking); observations outside that rate are reported on stderr.
             Each line of --states: {"frame":12,"time":0.4,"subjects":[{"identifier":"…UUID…","kind":"person",\
-            "rect":{"x":…,"y":…,"width":…,"height":…},"saliencyRank":1,"speakingConfidence":0.8,\
+            "rect":{"x":…,"y":…,"width":…,"height":…},"saliencyRank":1,"timeInView":4.2,"speakingConfidence":0.8,\
             "lookingAtCameraConfidence":0.9,"faceRect":{…}}]}
             Subjects are ordered by saliencyRank (1 = most salient). kind is person or object; \
             rects are unit coordinates with the origin at the lower-left; the confidences are 0...1, \

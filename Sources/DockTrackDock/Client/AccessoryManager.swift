@@ -263,6 +263,13 @@ public final class DockAccessoryManager: Sendable {
         }
     }
 
+    /// The audio route on the tracker's machine now (AVAudioSession's `currentRoute`): its
+    /// default input and output, each with its kind of device. A tracker that follows no audio
+    /// graph (no PipeWire), or a dock alone, is not capable.
+    public func audioRoute() async throws(DockError) -> AudioRouteNotice.Route {
+        try await request(#"{"command":"getAudioRoute"}"#) { if case .audioRoute(let route) = $0 { route } else { nil } }
+    }
+
     /// Whether the tracker frames subjects itself (DockKit's `isSystemTrackingEnabled`), as
     /// last set. A dock without a tracker is not capable.
     public func isSystemTrackingEnabled() async throws(DockError) -> Bool {
@@ -442,7 +449,7 @@ public final class DockAccessoryManager: Sendable {
             trackingBroadcast.yield(record, current: [record])
         case .audioRouteChange(let notice):
             audioRouteBroadcast.yield(notice)
-        case .dockEvent, .limits, .done, .selected, .setting:
+        case .dockEvent, .limits, .done, .selected, .setting, .audioRoute:
             break
         }
     }

@@ -26,87 +26,91 @@ public enum DockMessage: Sendable, Equatable {
     case setting(TrackerSetting)
     /// The audio route changed on the tracker's machine.
     case audioRouteChange(AudioRouteNotice)
+    /// The audio route on the tracker's machine now (the answer to `getAudioRoute`).
+    case audioRoute(AudioRouteNotice.Route)
 
     /// The message in `line`; `nil` for a line that is none of these.
     public init?(line: String) {
         guard let reply = DockReply(line: line) else { return nil }
         self = reply.message
     }
+}
 
-    fileprivate init?(object: [String: Any], line: String) {
-        switch object["type"] as? String {
+extension DockMessage: Decodable {
+    private enum Keys: String, CodingKey {
+        case type, accessory, capabilities, trackingButtonEnabled, event, enabled, time, position, velocity, error
+        case name, level, chargeState, lowBattery, id, pressed, factor, limits, code, message, command, target
+        case identifier, reason, previous, current, mode, rect, origin
+    }
+
+    /// One line of the dock protocol as a typed message, by its `"type"`: the one place the
+    /// client side reads what a dock sends (fields a dock may leave out have their defaults; a
+    /// field of the wrong kind, or a type none of these, is no message).
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: Keys.self)
+        func optional<T: Decodable>(_ type: T.Type, _ key: Keys) throws -> T? { try c.decodeIfPresent(type, forKey: key) }
+        let type = try c.decode(String.self, forKey: .type)
+        switch type {
         case "hello":
-            guard let a = object["accessory"] as? [String: Any], let id = UUID(uuidString: a["identifier"] as? String ?? "") else { return nil }
-            self = .hello(DockAccessory(name: a["name"] as? String ?? "", category: a["category"] as? String ?? "", identifier: id,
-                                        firmwareVersion: a["firmwareVersion"] as? String ?? "", hardwareModel: a["hardwareModel"] as? String ?? "",
-                                        capabilities: object["capabilities"] as? [String] ?? [],
-                                        trackingButtonEnabled: object["trackingButtonEnabled"] as? Bool ?? true))
+            struct Identity: Decodable {
+                var name: String?, category: String?, identifier: UUID, firmwareVersion: String?, hardwareModel: String?
+            }
+            let a = try c.decode(Identity.self, forKey: .accessory)
+            self = .hello(DockAccessory(name: a.name ?? "", category: a.category ?? "", identifier: a.identifier,
+                                        firmwareVersion: a.firmwareVersion ?? "", hardwareModel: a.hardwareModel ?? "",
+                                        capabilities: try optional([String].self, .capabilities) ?? [],
+                                        trackingButtonEnabled: try optional(Bool.self, .trackingButtonEnabled) ?? true))
         case "event":
-            guard let event = object["event"] as? String else { return nil }
-            if event == "trackingButton" {
-                self = .trackingButton(enabled: object["enabled"] as? Bool ?? true)
-            } else {
-                self = .dockEvent(event)
-            }
+            let event = try c.decode(String.self, forKey: .event)
+            self = event == "trackingButton" ? .trackingButton(enabled: try optional(Bool.self, .enabled) ?? true) : .dockEvent(event)
         case "motionState":
-            func vector(_ key: String) -> DockVector? {
-                guard let v = object[key] as? [String: Double] else { return nil }
-                return DockVector(x: v["x"] ?? 0, y: v["y"] ?? 0, z: v["z"] ?? 0)
-            }
-            guard let position = vector("position"), let velocity = vector("velocity") else { return nil }
-            let error = (object["error"] as? String).map { DockError(code: $0, message: "the last command") }
-            self = .motionState(MotionState(time: object["time"] as? Double ?? 0, position: position, velocity: velocity, error: error))
+            let error = try optional(String.self, .error).map { DockError(code: $0, message: "the last command") }
+            self = .motionState(MotionState(time: try optional(Double.self, .time) ?? 0, position: try c.decode(DockVector.self, forKey: .position),
+                                            velocity: try c.decode(DockVector.self, forKey: .velocity), error: error))
         case "battery":
-            var battery = BatteryState(name: object["name"] as? String ?? "internal", level: object["level"] as? Double ?? 0)
-            battery.chargeState = BatteryState.ChargeState(rawValue: object["chargeState"] as? String ?? "") ?? .notCharging
-            battery.reportedLow = object["lowBattery"] as? Bool
+            var battery = BatteryState(name: try optional(String.self, .name) ?? "internal", level: try optional(Double.self, .level) ?? 0)
+            battery.chargeState = BatteryState.ChargeState(rawValue: try optional(String.self, .chargeState) ?? "") ?? .notCharging
+            battery.reportedLow = try optional(Bool.self, .lowBattery)
             self = .battery(battery)
         case "accessoryEvent":
-            switch object["event"] as? String {
-            case "button": self = .accessoryEvent(.button(id: object["id"] as? Int ?? 0, pressed: object["pressed"] as? Bool ?? false))
+            switch try c.decode(String.self, forKey: .event) {
+            case "button": self = .accessoryEvent(.button(id: try optional(Int.self, .id) ?? 0, pressed: try optional(Bool.self, .pressed) ?? false))
             case "cameraShutter": self = .accessoryEvent(.cameraShutter)
             case "cameraFlip": self = .accessoryEvent(.cameraFlip)
-            case "cameraZoom": self = .accessoryEvent(.cameraZoom(factor: object["factor"] as? Double ?? 1))
-            case let name?: self = .accessoryEvent(.unknown(name))
-            case nil: return nil
+            case "cameraZoom": self = .accessoryEvent(.cameraZoom(factor: try optional(Double.self, .factor) ?? 1))
+            case let name: self = .accessoryEvent(.unknown(name))
             }
         case "limits":
-            struct Line: Decodable { var limits: DockLimits }
-            guard let decoded = try? JSONDecoder().decode(Line.self, from: Data(line.utf8)) else { return nil }
-            self = .limits(decoded.limits)
+            self = .limits(try c.decode(DockLimits.self, forKey: .limits))
         case "error":
-            self = .error(code: object["code"] as? String ?? "", message: object["message"] as? String ?? "")
+            self = .error(code: try optional(String.self, .code) ?? "", message: try optional(String.self, .message) ?? "")
         case "done":
-            let target = (object["target"] as? [String: Double]).map { DockOrientation(x: $0["x"] ?? 0, y: $0["y"] ?? 0, z: $0["z"] ?? 0) }
-            self = .done(command: object["command"] as? String ?? "", time: object["time"] as? Double, target: target)
+            self = .done(command: try optional(String.self, .command) ?? "", time: try optional(Double.self, .time),
+                         target: try optional(DockVector.self, .target))
         case "trackingState":
-            guard let record = try? JSONDecoder().decode(SubjectStatesRecord.self, from: Data(line.utf8)) else { return nil }
-            self = .trackingState(record)
+            self = .trackingState(try SubjectStatesRecord(from: decoder))
         case "selected":
-            guard let id = UUID(uuidString: object["identifier"] as? String ?? "") else { return nil }
-            self = .selected(id)
+            self = .selected(try c.decode(UUID.self, forKey: .identifier))
         case "audioRouteChange":
-            func route(_ key: String) -> AudioRouteNotice.Route {
-                let r = object[key] as? [String: Any] ?? [:]
-                func names(_ k: String) -> [String] { (r[k] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String } }
-                return AudioRouteNotice.Route(inputs: names("inputs"), outputs: names("outputs"))
-            }
-            guard let reason = object["reason"] as? String else { return nil }
-            self = .audioRouteChange(AudioRouteNotice(reason: reason, previous: route("previous"), current: route("current"),
-                                                      time: object["time"] as? Double ?? 0))
+            let empty = AudioRouteNotice.Route(inputs: [], outputs: [])
+            self = .audioRouteChange(AudioRouteNotice(reason: AudioRouteNotice.Reason(try c.decode(String.self, forKey: .reason)),
+                                                      previous: try optional(AudioRouteNotice.Route.self, .previous) ?? empty,
+                                                      current: try optional(AudioRouteNotice.Route.self, .current) ?? empty,
+                                                      time: try optional(Double.self, .time) ?? 0))
+        case "audioRoute":
+            self = .audioRoute(try AudioRouteNotice.Route(from: decoder))
         case "systemTracking":
-            guard let on = object["enabled"] as? Bool else { return nil }
-            self = .setting(.systemTracking(on))
+            self = .setting(.systemTracking(try c.decode(Bool.self, forKey: .enabled)))
         case "framingMode":
-            guard let mode = FramingMode(rawValue: object["mode"] as? String ?? "") else { return nil }
-            self = .setting(.framingMode(mode))
+            self = .setting(.framingMode(try c.decode(FramingMode.self, forKey: .mode)))
         case "regionOfInterest":
             // Upper-left, and said so (an older tracker's lower-left rect is no answer).
-            guard let r = object["rect"] as? [String: Double], let x = r["x"], let y = r["y"], let w = r["width"], let h = r["height"],
-                  object["origin"] as? String == TrackingRequest.regionOrigin else { return nil }
-            self = .setting(.regionOfInterest(upperLeft: UnitRect(x: x, y: y, width: w, height: h)))
+            guard try optional(String.self, .origin) == TrackingRequest.regionOrigin else {
+                throw DecodingError.dataCorruptedError(forKey: .origin, in: c, debugDescription: "a region that does not say its origin")
+            }
+            self = .setting(.regionOfInterest(upperLeft: try c.decode(UnitRect.self, forKey: .rect)))
         default:
-            return nil
+            throw DecodingError.dataCorruptedError(forKey: .type, in: c, debugDescription: "no message of type \(type)")
         }
     }
 }
@@ -123,20 +127,21 @@ public struct DockReply: Sendable, Equatable {
     }
 
     public init?(line: String) {
-        guard let object = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any],
-              let message = DockMessage(object: object, line: line) else { return nil }
-        self.message = message
+        guard let reply = try? JSONDecoder().decode(DockReply.self, from: Data(line.utf8)) else { return nil }
+        self = reply
+    }
+}
+
+extension DockReply: Decodable {
+    private enum Keys: String, CodingKey { case id }
+
+    public init(from decoder: any Decoder) throws {
+        message = try DockMessage(from: decoder)
         switch message {
         case .accessoryEvent, .dockEvent:
-            id = nil
+            id = nil  // a button's id, never a request's
         default:
-            if let text = object["id"] as? String {
-                id = .text(text)
-            } else if let number = object["id"] as? Int {
-                id = .number(number)
-            } else {
-                id = nil
-            }
+            id = try? decoder.container(keyedBy: Keys.self).decodeIfPresent(RequestID.self, forKey: .id)
         }
     }
 }
@@ -188,20 +193,70 @@ public struct DockNews: Sendable, Equatable {
 }
 
 /// A change of the audio route on the tracker's machine, as a client reads it
-/// (`{"type":"audioRouteChange",…}`): why (`newDeviceAvailable`, `oldDeviceUnavailable`,
-/// `override`), and the route's inputs and outputs (PipeWire node names) before and now.
+/// (`{"type":"audioRouteChange",…}`, AVAudioSession's route change): why, and the route's inputs
+/// and outputs before and now.
 public struct AudioRouteNotice: Sendable, Equatable {
-    public struct Route: Sendable, Equatable {
-        public var inputs: [String]
-        public var outputs: [String]
-        public init(inputs: [String], outputs: [String]) { (self.inputs, self.outputs) = (inputs, outputs) }
+    /// Why the route changed (AVAudioSession's `RouteChangeReason`).
+    public enum Reason: Sendable, Equatable {
+        /// The route moved to a device that appeared.
+        case newDeviceAvailable
+        /// A device of the route went away.
+        case oldDeviceUnavailable
+        /// The route moved to a device that was there already (a person chose it).
+        case override
+        /// A reason this client does not know (a newer tracker's), by its name.
+        case other(String)
+
+        public init(_ name: String) {
+            switch name {
+            case "newDeviceAvailable": self = .newDeviceAvailable
+            case "oldDeviceUnavailable": self = .oldDeviceUnavailable
+            case "override": self = .override
+            default: self = .other(name)
+            }
+        }
     }
-    public var reason: String
+
+    /// One end of the route (AVAudioSession's port description): the device's name, what a
+    /// person reads, and its kind of device.
+    public struct Port: Sendable, Equatable, Decodable {
+        public var name: String
+        public var description: String
+        public var type: AudioPortType
+
+        public init(name: String, description: String = "", type: AudioPortType = .unknown) {
+            (self.name, self.description, self.type) = (name, description, type)
+        }
+
+        private enum Keys: String, CodingKey { case name, description, type }
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: Keys.self)
+            name = try c.decode(String.self, forKey: .name)
+            description = try c.decodeIfPresent(String.self, forKey: .description) ?? name
+            // A type this client does not know is unknown, not an unreadable route.
+            type = (try? c.decodeIfPresent(AudioPortType.self, forKey: .type)) ?? .unknown
+        }
+    }
+
+    /// Where sound comes in and goes out (AVAudioSession's `currentRoute`).
+    public struct Route: Sendable, Equatable, Decodable {
+        public var inputs: [Port]
+        public var outputs: [Port]
+        public init(inputs: [Port], outputs: [Port]) { (self.inputs, self.outputs) = (inputs, outputs) }
+
+        private enum Keys: String, CodingKey { case inputs, outputs }
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: Keys.self)
+            inputs = try c.decodeIfPresent([Port].self, forKey: .inputs) ?? []
+            outputs = try c.decodeIfPresent([Port].self, forKey: .outputs) ?? []
+        }
+    }
+    public var reason: Reason
     public var previous: Route
     public var current: Route
     public var time: Double
 
-    public init(reason: String, previous: Route, current: Route, time: Double) {
+    public init(reason: Reason, previous: Route, current: Route, time: Double) {
         (self.reason, self.previous, self.current, self.time) = (reason, previous, current, time)
     }
 }

@@ -114,7 +114,7 @@ import Testing
         // Every change on the wire, as a client reads it.
         let line = noMicrophone.jsonLine
         #expect(line.hasPrefix(#"{"type":"audioRouteChange","#) && line.contains(#""reason":"oldDeviceUnavailable""#)
-                && line.contains(#""previous":{"inputs":[{"name":"test-microphone","description":"Test microphone","kind":"input"}]"#), "\(line)")
+                && line.contains(#""previous":{"inputs":[{"name":"test-microphone","description":"Test microphone","kind":"input","type":"virtual"}]"#), "\(line)")
         print("PipeWire route changes: \(changes.all.map(\.description))")
     }
 }
@@ -149,8 +149,18 @@ extension PipeWireRouteTests {
             Issue.record("no route change reached the client: \(plugged ?? "nothing"); \track.stderr")
             return
         }
-        #expect(notice.reason == "newDeviceAvailable" && notice.current.inputs == ["test-microphone"]
-                && notice.previous.inputs == ["test-speakers"] && notice.current.outputs == ["test-speakers"], "\(notice)")
+        #expect(notice.reason == .newDeviceAvailable && notice.current.inputs.map(\.name) == ["test-microphone"]
+                && notice.previous.inputs.map(\.name) == ["test-speakers"] && notice.current.outputs.map(\.name) == ["test-speakers"], "\(notice)")
+        // Each end says its kind of device (null sinks and sources are virtual ones), and the
+        // route now can be asked for (AVAudioSession's currentRoute).
+        #expect(notice.current.inputs.map(\.type) == [.virtual] && notice.current.inputs.first?.description == "Test microphone", "\(notice)")
+        try client.send(#"{"id":"r","command":"getAudioRoute"}"#)
+        let route = client.first(within: 20) { $0.hasPrefix(#"{"id":"r","#) }
+        guard case .audioRoute(let now)? = route.flatMap(DockMessage.init(line:)) else {
+            Issue.record("no route: \(route ?? "nothing")")
+            return
+        }
+        #expect(now.inputs.map(\.name) == ["test-microphone"] && now.outputs.map(\.type) == [.virtual], "\(now)")
         try daemon.remove("test-microphone")
         let unplugged = client.first(within: 30) { $0.contains(#""type":"audioRouteChange""#) }
         #expect(unplugged?.contains(#""reason":"oldDeviceUnavailable""#) == true, "\(unplugged ?? "nothing")")

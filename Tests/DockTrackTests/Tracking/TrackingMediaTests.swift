@@ -184,7 +184,7 @@ import Testing
         let lines = try String(contentsOfFile: states, encoding: .utf8).split(separator: "\n")
         #expect(lines.count == 20)
         #expect(lines[5].hasPrefix(#"{"frame":5,"time":0.167,"subjects":[{"identifier":"00000000-0000-0000-0000-000000000001","kind":"person","rect":"#))
-        #expect(lines[5].contains(#""saliencyRank":1,"speakingConfidence":"#))
+        #expect(lines[5].contains(#""saliencyRank":1,"timeInView":"#) && lines[5].contains(#""speakingConfidence":"#))
     }
 
     @Test func badObjectBoxesAreUsageErrors() throws {

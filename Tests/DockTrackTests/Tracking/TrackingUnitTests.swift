@@ -244,9 +244,9 @@ import Testing
     @Test func stateLineHasTheDocumentedFields() {
         var source = IdentifierSource.sequential
         let person = TrackedSubject(id: source.next(), kind: .person, rect: UnitRect(x: 0.1, y: 0.2, width: 0.3, height: 0.4),
-                                    saliencyRank: 1, speakingConfidence: 0.8, lookingAtCameraConfidence: nil)
+                                    saliencyRank: 1, speakingConfidence: 0.8, lookingAtCameraConfidence: nil, timeInView: 2.5)
         let coin = TrackedSubject(id: source.next(), kind: .object, rect: UnitRect(x: 0.5, y: 0.5, width: 0.1, height: 0.1), saliencyRank: 2)
         let line = SubjectStatesRecord(frame: 12, time: 0.4, subjects: [person, coin]).jsonLine
-        #expect(line == #"{"frame":12,"time":0.4,"subjects":[{"identifier":"00000000-0000-0000-0000-000000000001","kind":"person","rect":{"x":0.1,"y":0.2,"width":0.3,"height":0.4},"saliencyRank":1,"speakingConfidence":0.8,"lookingAtCameraConfidence":null},{"identifier":"00000000-0000-0000-0000-000000000002","kind":"object","rect":{"x":0.5,"y":0.5,"width":0.1,"height":0.1},"saliencyRank":2}]}"#)
+        #expect(line == #"{"frame":12,"time":0.4,"subjects":[{"identifier":"00000000-0000-0000-0000-000000000001","kind":"person","rect":{"x":0.1,"y":0.2,"width":0.3,"height":0.4},"saliencyRank":1,"timeInView":2.5,"speakingConfidence":0.8,"lookingAtCameraConfidence":null},{"identifier":"00000000-0000-0000-0000-000000000002","kind":"object","rect":{"x":0.5,"y":0.5,"width":0.1,"height":0.1},"saliencyRank":2,"timeInView":0.0}]}"#)
     }
 }
