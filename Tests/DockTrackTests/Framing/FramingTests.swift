@@ -51,16 +51,24 @@ import Testing
         #expect(abs(seen.y - 0.6) < 0.03, "\(mode): face at y = \(seen.y)")
     }
 
-    @Test func theRegionOfInterestMovesTheTarget() {
+    @Test func theRegionOfInterestMovesTheTargetAndBoundsWhoIsTracked() {
         var params = FramingController.Params()
         // The right half of the picture, upper-left origin as a caller gives it.
         params.regionOfInterest = UnitRect(upperLeftOrigin: UnitRect(x: 0.5, y: 0, width: 0.5, height: 1))
         params.mode = .center
         var simulation = FramingSimulation(controller: FramingController(params: params))
         let level = faceLevel
-        let person = FramingSimulation.Person { _ in DockOrientation(x: level, y: -0.2, z: 0) }
+        // Someone in the region is framed at its centre.
+        let person = FramingSimulation.Person { _ in DockOrientation(x: level, y: 0.1, z: 0) }
         let seen = simulation.run(people: [person], duration: 4).last!.seen[person.id]!
         #expect(abs(seen.x - 0.75) < 0.03, "subject at x = \(seen.x)")
+        // Tracking is constrained to the region (DockKit's): someone wholly outside it is not
+        // followed, and the dock stays where it points.
+        var outside = FramingSimulation(controller: FramingController(params: params))
+        let passerby = FramingSimulation.Person { _ in DockOrientation(x: level, y: -0.2, z: 0) }
+        let frames = outside.run(people: [passerby], duration: 4)
+        let first = frames.first!.seen[passerby.id]!, last = frames.last!.seen[passerby.id]!
+        #expect(first.x < 0.45 && abs(last.x - first.x) < 0.01, "the one outside the region stays at x = \(first.x) -> \(last.x)")
     }
 
     @Test func aGroupThatFitsStaysInFrame() {
