@@ -15,9 +15,9 @@ import Foundation
 public struct FramingController: Sendable {
     public struct Params: Sendable, Equatable {
         public var mode = FramingMode.automatic
-        /// Where subjects are tracked and kept (DockKit's region of interest): only a subject
-        /// with part of its box in the region is framed, and it is framed within the region; one
-        /// wholly outside is passed over, as nobody. Unit coordinates, lower-left origin (build it
+        /// Where subjects are tracked and kept (DockKit's region of interest): within a region
+        /// smaller than the picture only a subject with part of its box in it is framed, and it is
+        /// framed within the region; one wholly outside is passed over, as nobody. Unit coordinates, lower-left origin (build it
         /// from an upper-left one with `UnitRect(upperLeftOrigin:)`). The whole picture by default.
         public var regionOfInterest = UnitRect(x: 0, y: 0, width: 1, height: 1)
         public var camera = CameraModel.webcam
@@ -69,12 +69,16 @@ public struct FramingController: Sendable {
         search = SubjectSearch(params: params.search ?? .init())
     }
 
+    static let wholePicture = UnitRect(x: 0, y: 0, width: 1, height: 1)
+
     /// The point of the picture (unit coordinates, lower-left origin) to bring to the framing
     /// target, and that target, for these subjects; `nil` when there is nobody to frame.
     public func aim(at everyone: [TrackedSubject]) -> (subject: (x: Double, y: Double), target: (x: Double, y: Double))? {
         let roi = params.regionOfInterest
-        // Tracking is constrained to the region: a subject wholly outside it is not followed.
-        let subjects = everyone.filter { $0.rect.intersectionArea(with: roi) > 0 }
+        // Tracking is constrained to a region set smaller than the picture: a subject wholly
+        // outside it is not followed. The whole picture constrains nothing (a virtual dock knows
+        // subjects beyond its window, and brings them in).
+        let subjects = roi == Self.wholePicture ? everyone : everyone.filter { $0.rect.intersectionArea(with: roi) > 0 }
         guard let primary = subjects.min(by: { ($0.saliencyRank ?? .max) < ($1.saliencyRank ?? .max) }) else { return nil }
         var anchor = Self.anchor(of: primary)
         var targetX: Double

@@ -39,7 +39,7 @@ public final class ProtocolDock: Dock, Sendable {
         var news: [DockNews] = []
         /// Clients' commands sent with an id of this connection's, waiting for the dock's own
         /// answer to them (``perform(_:at:answered:)``).
-        var awaitingAnswer: [Int: @Sendable (DockError?) -> Void] = [:]
+        var awaitingAnswer: [Int: (sentAt: Double, answered: @Sendable (DockError?) -> Void)] = [:]
         var nextRequest = 1
 
         var offset: Double { offsets.min() ?? 0 }
@@ -96,6 +96,9 @@ public final class ProtocolDock: Dock, Sendable {
             }
         }
     }
+
+    /// Seconds a client's command waits for the dock's answer before it is answered `unknown`.
+    public static let answerTimeout = 5.0
 
     private static let helloRequest = #"{"type":"hello","protocols":["\#(DockSession.protocolName)"]}"#
 
@@ -175,7 +178,7 @@ public final class ProtocolDock: Dock, Sendable {
             return answered(refusal)  // undocked: refused here, nothing sent
         }
         guard writer.write(RequestID.number(id).tagging(command.jsonLine(time: dockTime))) else {
-            if let lost = heard.withLock({ $0.awaitingAnswer.removeValue(forKey: id) }) { lost(.notConnected) }
+            if let lost = heard.withLock({ $0.awaitingAnswer.removeValue(forKey: id) }) { lost.answered(.notConnected) }
             throw DockConnectionError("the dock at \(path) hung up")
         }
     }
@@ -184,14 +187,22 @@ public final class ProtocolDock: Dock, Sendable {
     /// refusals heard so far taken, an answer awaited (with `answered`).
     private func send(_ command: DockCommand, at time: Double,
                       answered: (@Sendable (DockError?) -> Void)?) throws -> (DockError?, Double, Int) {
+        var overdue: [@Sendable (DockError?) -> Void] = []
+        defer { for waiting in overdue { waiting(.unknown("the dock did not answer within \(Self.answerTimeout) s")) } }
         let (refusal, dockTime, id) = try heard.withLock { heard throws -> (DockError?, Double, Int) in
             guard !heard.hungUp else { throw DockConnectionError("the dock at \(path) hung up") }
             guard heard.docked else { throw DockError.invalidated }
             let dockTime = time - heard.offset
             heard.reported.commanded(command, at: dockTime)
+            // A dock that never answers a command is not waited for forever (nor remembered).
+            let now = clock()
+            for (id, waiting) in heard.awaitingAnswer where now - waiting.sentAt > Self.answerTimeout {
+                heard.awaitingAnswer[id] = nil
+                overdue.append(waiting.answered)
+            }
             if let answered {
                 let id = heard.nextRequest
-                heard.awaitingAnswer[id] = answered
+                heard.awaitingAnswer[id] = (clock(), answered)
                 heard.nextRequest += 1
                 return (nil, dockTime, id)
             }
@@ -216,7 +227,7 @@ public final class ProtocolDock: Dock, Sendable {
             let arrival = clock()
             let (redocked, answered) = heard.withLock { heard -> (Bool, (() -> Void)?) in
                 // The answer to a client's command, by its id: to that command alone.
-                if case .number(let id)? = reply.id, let waiting = heard.awaitingAnswer[id] {
+                if case .number(let id)? = reply.id, let waiting = heard.awaitingAnswer[id]?.answered {
                     switch message {
                     case .done:
                         heard.awaitingAnswer[id] = nil
@@ -264,7 +275,7 @@ public final class ProtocolDock: Dock, Sendable {
         let unanswered = heard.withLock { heard in
             heard.hungUp = true
             defer { heard.awaitingAnswer = [:] }
-            return Array(heard.awaitingAnswer.values)
+            return heard.awaitingAnswer.values.map(\.answered)
         }
         for waiting in unanswered { waiting(.notConnected) }
     }

@@ -1,6 +1,6 @@
-import DockTrackCore
-import DockTrackDock
+import DockTrack
 import Foundation
+import Synchronization
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -323,5 +323,55 @@ struct DockTestLine {
             return
         }
         #expect(route.inputs == [AudioRouteNotice.Port(name: "x", description: "X", type: .unknown)])
+    }
+}
+
+/// A dock in another process that takes a client's command and never answers it.
+@Suite struct UnansweredCommandTests {
+    @Test func aCommandTheDockNeverAnswersIsAnsweredUnknownAfterFiveSeconds() throws {
+        let path = try Fixtures.temporaryFolder().appendingPathComponent("mute.sock").path
+        let listening = try ListeningSocket(path: path)
+        let identity = AccessoryIdentity(name: "mute", identifier: UUID(), firmwareVersion: "1", hardwareModel: "mute")
+        let served = Thread {
+            // The listening socket does not block: wait for the dock's one client.
+            var client: Int32 = -1
+            for _ in 0..<3000 where client < 0 {
+                client = accept(listening.fd, nil, nil)
+                if client < 0 { usleep(10_000) }
+            }
+            guard client >= 0 else { return }
+            _ = fcntl(client, F_SETFL, fcntl(client, F_GETFL) & ~O_NONBLOCK)
+            defer { close(client) }
+            func say(_ line: String) { _ = try? Syscall.writeAll(Array((line + "\n").utf8), to: client, socketFlags: Int32(MSG_NOSIGNAL)) }
+            for item in LineReader(fileDescriptor: client) {
+                guard case .line(let line) = item else { continue }
+                if line.contains(#""type":"hello""#) {
+                    say(DockSession.helloLine(identity, capabilities: [.pan, .tilt], docked: true, trackingButtonEnabled: true,
+                                              limits: .standard, dockLimits: .standard))
+                    say(MotionState(time: 0, position: .zero, velocity: .zero).jsonLine)
+                } else if line.contains("getLimits") {
+                    say(DockSession.limitsLine(.standard, dockLimits: .standard, time: 0))
+                } else if line.contains("getMotionState") {
+                    say(MotionState(time: 0, position: .zero, velocity: .zero).jsonLine)
+                }  // commands: never a word
+            }
+        }
+        served.start()
+        let dock = try ProtocolDock(path: path, clock: MonotonicClock.now)
+        let answer = Mutex<DockError??>(nil)
+        try dock.perform(.setAngularVelocity(DockVector(x: 0, y: 0.1, z: 0)), at: MonotonicClock.now()) { error in answer.withLock { $0 = .some(error) } }
+        // The run's own commands go on; the client's, unanswered, is answered once it is overdue.
+        let deadline = Date().addingTimeInterval(30)
+        while answer.withLock({ $0 }) == nil && Date() < deadline {
+            try? dock.perform(.setAngularVelocity(.zero), at: MonotonicClock.now())
+            usleep(200_000)
+        }
+        let got = answer.withLock { $0 }
+        guard case .some(.some(.unknown(let words))) = got else {
+            Issue.record("answered \(String(describing: got))")
+            return
+        }
+        #expect(words.contains("did not answer"), "\(words)")
+        shutdown(listening.fd, Int32(SHUT_RDWR))
     }
 }
