@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds and runs DockTrack's libFuzzer targets (Fuzz/*.swift) for a bounded time each.
 #   tools/fuzz.sh [SECONDS] [TARGET...]      targets: dock-protocol observations http-reply mjpeg-parts
-#                                            serve-requests config-file page-requests (default: all)
+#                                            serve-requests config-file page-requests dock-replies (default: all)
 # The checks each target makes are in the package (Sources/DockTrackFuzzing, type-checked by
 # every build; the tests replay Fuzz/corpus through them). Here SwiftPM builds that module and
 # the modules it imports with -sanitize=fuzzer,address into .build-fuzz, and each target is its
@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-60}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(dock-protocol observations http-reply mjpeg-parts serve-requests config-file page-requests)
+[ ${#targets[@]} -eq 0 ] && targets=(dock-protocol observations http-reply mjpeg-parts serve-requests config-file page-requests dock-replies)
 build=.build-fuzz
 mkdir -p "$build"
 echo "building the package's modules for fuzzing (-sanitize=fuzzer,address)"
@@ -37,7 +37,8 @@ for target in "${targets[@]}"; do
     serve-requests) harness=Fuzz/ServeRequestsFuzz.swift ;;
     config-file) harness=Fuzz/ConfigFileFuzz.swift ;;
     page-requests) harness=Fuzz/PageRequestsFuzz.swift ;;
-    *) echo "fuzz.sh: unknown target '$target' (dock-protocol, observations, http-reply, mjpeg-parts, serve-requests, config-file, page-requests)" >&2; exit 2 ;;
+    dock-replies) harness=Fuzz/DockRepliesFuzz.swift ;;
+    *) echo "fuzz.sh: unknown target '$target' (dock-protocol, observations, http-reply, mjpeg-parts, serve-requests, config-file, page-requests, dock-replies)" >&2; exit 2 ;;
   esac
   binary=$build/$target-fuzz
   echo "linking $binary"

@@ -192,6 +192,20 @@ public enum FuzzTargets {
         frame()
     }
 
+    /// Lines a dock (or a tracker) sends its client, read by the client's one typed reader
+    /// (``DockReply``), as the accessory manager and the protocol dock read them: never a trap;
+    /// a line read as a message reads again the same; a button's id is no request's.
+    public static func dockReplies(_ bytes: UnsafeBufferPointer<UInt8>) {
+        var framer = LineFramer(maximumLineLength: 4096)
+        framer.append(bytes[...])
+        while let item = framer.next() {
+            guard case .line(let line) = item, let reply = DockReply(line: line) else { continue }
+            precondition(DockReply(line: line) == reply, "read twice, read differently: \(line.prefix(200))")
+            if case .accessoryEvent = reply.message { precondition(reply.id == nil, "a button's id taken for a request's") }
+            if case .error(let code, let message) = reply.message { _ = DockError(code: code, message: message).description }
+        }
+    }
+
     /// A `track --config` file: read as TOML and turned into track's options, or refused with
     /// one line that names the file; what it gives is options (`--name`) and their values, none
     /// with a line break.

@@ -13,7 +13,8 @@ import Testing
         }
     }
 
-    @Test(arguments: ["dock-protocol", "observations", "http-reply", "mjpeg-parts", "serve-requests", "config-file", "page-requests"])
+    @Test(arguments: ["dock-protocol", "observations", "http-reply", "mjpeg-parts", "serve-requests", "config-file", "page-requests",
+                            "dock-replies"])
     func theSeedCorpusPassesTheFuzzChecks(target: String) throws {
         let inputs = try Self.corpus(target)
         #expect(inputs.count >= 5, "\(target): \(inputs.count) seeds")
@@ -26,6 +27,7 @@ import Testing
                 case "serve-requests": FuzzTargets.serveRequests(bytes)
                 case "config-file": FuzzTargets.configFile(bytes)
                 case "page-requests": FuzzTargets.pageRequests(bytes)
+                case "dock-replies": FuzzTargets.dockReplies(bytes)
                 default: FuzzTargets.observations(bytes)
                 }
             }
