@@ -185,6 +185,8 @@ struct DockKitSamples {
         limits.yaw.maximumSpeed = 0.5
         let held = try await dock.setLimits(limits)
         print(String(format: "yaw limits now %.2f...%.2f rad, at most %.2f rad/s", held.yaw.range.lowerBound, held.yaw.range.upperBound, held.yaw.maximumSpeed))
+        let own = try await dock.dockLimits()
+        print(String(format: "the dock's own yaw speed: at most %.2f rad/s", own.yaw.maximumSpeed))
     }
 
     /// "Animations": tracking off, kapow, wait until finished or cancelled, tracking on again.

@@ -185,12 +185,18 @@ public final class DockAccessoryManager: Sendable {
 
     /// The limits in force on the dock, asked for.
     public func limits() async throws(DockError) -> DockLimits {
-        try await request(#"{"command":"getLimits"}"#) { if case .limits(let limits) = $0 { limits } else { nil } }
+        try await request(#"{"command":"getLimits"}"#) { if case .limits(let limits, _) = $0 { limits } else { nil } }
+    }
+
+    /// The dock's own limits (its hardware's: what ``setLimits(_:)`` may narrow, and what a client
+    /// that goes gives back), asked for; the limits in force when the dock says none of its own.
+    public func dockLimits() async throws(DockError) -> DockLimits {
+        try await request(#"{"command":"getLimits"}"#) { if case .limits(let limits, let dock) = $0 { dock ?? limits } else { nil } }
     }
 
     /// Sets the dock's limits and returns them as the dock now holds them.
     public func setLimits(_ limits: DockLimits) async throws(DockError) -> DockLimits {
-        try await request(DockCommand.setLimits(limits).jsonLine(time: 0)) { if case .limits(let held) = $0 { held } else { nil } }
+        try await request(DockCommand.setLimits(limits).jsonLine(time: 0)) { if case .limits(let held, _) = $0 { held } else { nil } }
     }
 
     /// Turns the dock at `velocity` (rad/s; x pitch, y yaw) until told otherwise, with system

@@ -12,7 +12,8 @@ public enum DockMessage: Sendable, Equatable {
     case motionState(MotionState)
     case battery(BatteryState)
     case accessoryEvent(AccessoryEvent)
-    case limits(DockLimits)
+    /// The limits in force, and the dock's own (what `setLimits` may narrow) when it says them.
+    case limits(DockLimits, dock: DockLimits? = nil)
     case error(code: String, message: String)
     /// A command sent with an id was taken (`{"id":…,"type":"done","command":…}`); a move says
     /// when it began on the dock's clock, and a move to an orientation where it goes (absolute,
@@ -40,7 +41,7 @@ extension DockMessage: Decodable {
     private enum Keys: String, CodingKey {
         case type, accessory, capabilities, trackingButtonEnabled, event, enabled, time, position, velocity, error
         case name, level, chargeState, lowBattery, id, pressed, factor, limits, code, message, command, target
-        case identifier, reason, previous, current, mode, rect, origin
+        case identifier, reason, previous, current, mode, rect, origin, dockLimits
     }
 
     /// One line of the dock protocol as a typed message, by its `"type"`: the one place the
@@ -81,7 +82,7 @@ extension DockMessage: Decodable {
             case let name: self = .accessoryEvent(.unknown(name))
             }
         case "limits":
-            self = .limits(try c.decode(DockLimits.self, forKey: .limits))
+            self = .limits(try c.decode(DockLimits.self, forKey: .limits), dock: try optional(DockLimits.self, .dockLimits))
         case "error":
             self = .error(code: try optional(String.self, .code) ?? "", message: try optional(String.self, .message) ?? "")
         case "done":

@@ -244,7 +244,7 @@ public final class ProtocolDock: Dock, Sendable {
                 }
                 switch message {
                 case .hello(let accessory): heard.hello = accessory
-                case .limits(let limits):
+                case .limits(let limits, _):
                     heard.heldLimits = limits
                     heard.reported.acceleration = DockVector(x: limits.pitch.maximumAcceleration, y: limits.yaw.maximumAcceleration,
                                                              z: limits.roll.maximumAcceleration)

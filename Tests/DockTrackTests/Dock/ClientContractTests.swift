@@ -210,6 +210,22 @@ struct DockTestLine {
         #expect(longest > 1, "time in view \(longest)")
     }
 
+    @Test func aClientReadsTheDocksOwnLimitsBesideThoseInForce() async throws {
+        let docksim = try DocksimProcess()
+        defer { withExtendedLifetime(docksim) {} }
+        let dock = try await DockAccessoryManager.connect(to: docksim.socket, helloTimeout: 120)
+        defer { dock.disconnect() }
+        let own = try await dock.dockLimits()
+        var narrower = try await dock.limits()
+        narrower.yaw.maximumSpeed = 0.5
+        let held = try await dock.setLimits(narrower)
+        let inForce = try await dock.limits()
+        #expect(held.yaw.maximumSpeed == 0.5 && inForce.yaw.maximumSpeed == 0.5)
+        // The dock's own stay what they were: what a narrowing can be undone to.
+        let after = try await dock.dockLimits()
+        #expect(after == own && own.yaw.maximumSpeed > 0.5, "\(own) then \(after)")
+    }
+
     @Test func rateErrorsSayTheirOwnLimitAndTheSessionInUseHasACode() {
         #expect(DockError(code: "rateTooHigh", message: DockError.rateTooHigh(limit: 30).description) == .rateTooHigh(limit: 30))
         #expect(DockError(code: "rateTooLow", message: DockError.rateTooLow(limit: 10).description) == .rateTooLow(limit: 10))
@@ -258,7 +274,8 @@ struct DockTestLine {
                 && accessory.firmwareVersion == "2.1" && accessory.hardwareModel == "pt1" && accessory.capabilities == ["pan", "tilt", "battery"]
                 && !accessory.trackingButtonEnabled, "\(accessory)")
         let limits = DockSession.limitsLine(.standard, dockLimits: .standard, time: 1)
-        guard case .limits(let read)? = DockMessage(line: limits) else { Issue.record("\(limits)"); return }
+        guard case .limits(let read, let dock)? = DockMessage(line: limits), let dock else { Issue.record("\(limits)"); return }
+        #expect(abs(dock.yaw.maximumSpeed - DockLimits.standard.yaw.maximumSpeed) < 1e-3)
         #expect(abs(read.yaw.maximumSpeed - DockLimits.standard.yaw.maximumSpeed) < 1e-3 && abs(read.pitch.range.upperBound - DockLimits.standard.pitch.range.upperBound) < 1e-3)
         for error in [DockError.notCapable("roll"), .invalidRequest("duration >= 0"), .invalidated, .notConnected, .rateTooHigh(limit: 30),
                       .rateTooLow(limit: 10), .noSubjectFound, .sessionInUse, .unknown("the motor")] {
