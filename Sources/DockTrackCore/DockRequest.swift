@@ -14,9 +14,9 @@ public enum RequestID: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// `line` (one JSON object) with this id added first: `{"id":7,"type":"error",…}`. The one
-    /// place an id goes on a line, for requests and for their answers.
-    public func tagging(_ line: String) -> String {
+    /// `line` (one JSON object) with this id added first: `{"id":7,"command":…}`. The one place
+    /// an id goes on a line: a client's request here, an answer through ``DockAnswer`` only.
+    package func tagging(_ line: String) -> String {
         guard line.hasPrefix("{") else { return line }
         let rest = line.dropFirst()
         return "{\"id\":\(description)" + (rest.hasPrefix("}") ? "" : ",") + rest
@@ -30,9 +30,28 @@ extension RequestID: Decodable {
     }
 }
 
+/// Something a dock or a tracker answers: a request, or a line that was meant as one (its
+/// ``DockRequest/Failure``), with the id its sender gave it.
+public protocol AnsweredRequest {
+    var id: RequestID? { get }
+}
+
+/// The lines that answer one request, made from that request and nothing else: each carries the
+/// request's id first, when it had one (the dock protocol's rule, JSON-RPC's). Servers answer
+/// through this type only, so an answer cannot be made without the request it answers, nor
+/// given another request's id.
+public struct DockAnswer: Sendable, Equatable {
+    public let lines: [String]
+
+    /// `bodies` (JSON objects, without an id) answering `request`.
+    public init(to request: some AnsweredRequest, _ bodies: [String]) {
+        lines = request.id.map { id in bodies.map(id.tagging) } ?? bodies
+    }
+}
+
 /// One request line of the dock protocol, parsed once: what the session answers and what a
 /// server decides on (who may open a session), never the raw text.
-public struct DockRequest: Sendable, Equatable {
+public struct DockRequest: Sendable, Equatable, AnsweredRequest {
     public enum Kind: Sendable, Equatable {
         /// `{"type":"hello","protocols":[…]}`
         case hello(protocols: [String])
@@ -65,7 +84,7 @@ public struct DockRequest: Sendable, Equatable {
 
     /// A line that is no request: the error its sender gets back, and the line's id when one
     /// could be read from it (a command with a bad argument still names its request).
-    public struct Failure: Error, Sendable, Equatable {
+    public struct Failure: Error, Sendable, Equatable, AnsweredRequest {
         public var error: DockError
         public var id: RequestID?
 

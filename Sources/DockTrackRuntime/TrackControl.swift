@@ -24,7 +24,7 @@ public final class TrackControl: Sendable {
         case command(DockCommand)
     }
 
-    private struct Waiting {
+    private struct Waiting: AnsweredRequest {
         var change: Change
         var id: RequestID?
         /// The request's line number in the session, for its error.
@@ -304,7 +304,7 @@ public final class TrackControl: Sendable {
                 case .success(let lines): answers = request.id == nil ? [] : lines
                 case .failure(let error): answers = [DockSession.errorLine(error, line: request.line)]
                 }
-                self?.answer(answers.map { line in request.id.map { $0.tagging(line) } ?? line }, to: request.client)
+                self?.answer(DockAnswer(to: request, answers).lines, to: request.client)
             }
             do {
                 try carryOut(request.change, loop: &loop, pipeline: pipeline, customTracking: customTracking, at: time, answered: answered)
@@ -550,14 +550,10 @@ public struct TrackControlSession: DockEndpoint, Sendable {
         case nil:
             return []
         case .failure(let failure)?:
-            return tagged([DockSession.errorLine(failure.error, line: lineNumber)], failure.id)
+            return DockAnswer(to: failure, [DockSession.errorLine(failure.error, line: lineNumber)]).lines
         case .success(let request)?:
-            return tagged(answer(request, at: time), request.id)
+            return DockAnswer(to: request, answer(request, at: time)).lines
         }
-    }
-
-    private func tagged(_ lines: [String], _ id: RequestID?) -> [String] {
-        id.map { id in lines.map(id.tagging) } ?? lines
     }
 
     private mutating func answer(_ request: DockRequest, at time: Double) -> [String] {

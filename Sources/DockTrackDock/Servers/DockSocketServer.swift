@@ -255,7 +255,7 @@ public struct DockSocketServer<Endpoint: DockEndpoint> {
                         // Decided on the parsed request, however it is spelled.
                         client.closing = true
                         let refusal = DockSession.errorLine(.sessionInUse)
-                        enqueue(request.id.map { $0.tagging(refusal) } ?? refusal, to: client)
+                        for line in DockAnswer(to: request, [refusal]).lines { enqueue(line, to: client) }
                         break
                     }
                     if case .failure? = parsed, owner !== client {

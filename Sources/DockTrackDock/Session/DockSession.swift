@@ -247,14 +247,9 @@ public struct DockSession {
         switch parsed {
         case nil: return out
         case .success(let r)?: request = r
-        case .failure(let failure)?: return out + tagged([error(failure.error)], id: failure.id)
+        case .failure(let failure)?: return out + DockAnswer(to: failure, [error(failure.error)]).lines
         }
-        return out + tagged(answer(request, at: time), id: request.id)
-    }
-
-    private func tagged(_ lines: [String], id: RequestID?) -> [String] {
-        guard let id else { return lines }
-        return lines.map(id.tagging)
+        return out + DockAnswer(to: request, answer(request, at: time)).lines
     }
 
     /// A state line per battery; none for a dock without a battery (a PTZ camera).
@@ -359,7 +354,7 @@ public struct DockSession {
     }
 
     /// `{"type":"error","code":…,"message":…,"line":7}`: the error answering request line
-    /// `line` of the session (without its id: ``RequestID/tagging(_:)`` adds it).
+    /// `line` of the session (without its id: ``DockAnswer`` adds it).
     public static func errorLine(_ error: DockError, line number: Int? = nil) -> String {
         var line = JSONLine()
         line.add("type", "error")

@@ -392,3 +392,23 @@ struct DockTestLine {
         shutdown(listening.fd, Int32(SHUT_RDWR))
     }
 }
+
+/// An answer is made from its request (``DockAnswer``), the only way servers answer.
+@Suite struct DockAnswerTests {
+    @Test func anAnswerCarriesItsOwnRequestsIdAndNoOther() throws {
+        let seven = try DockRequest(parsing: #"{"id":7,"command":"getLimits"}"#)
+        let text = try DockRequest(parsing: #"{"id":"a\"b","command":"getBattery"}"#)
+        let none = try DockRequest(parsing: #"{"command":"getMotionState"}"#)
+        let body = DockSession.doneLine("setLimits")
+        #expect(DockAnswer(to: seven, [body]).lines == [#"{"id":7,"type":"done","command":"setLimits"}"#])
+        #expect(DockAnswer(to: text, [body]).lines == [#"{"id":"a\"b","type":"done","command":"setLimits"}"#])
+        #expect(DockAnswer(to: none, [body, body]).lines == [body, body])
+        // A line that is no request still names its request when it could be read.
+        guard case .failure(let failure)? = DockRequest.parse(.line(#"{"id":9,"command":"setOrientation","duration":"soon"}"#)) else {
+            Issue.record("parsed")
+            return
+        }
+        let refused = DockAnswer(to: failure, [DockSession.errorLine(failure.error, line: 1)]).lines
+        #expect(refused.count == 1 && DockReply(line: refused[0])?.id == .number(9), "\(refused)")
+    }
+}
