@@ -5,26 +5,26 @@ import Foundation
 /// The loop a user would write instead of DockTrack, the bar `docktrack bench` measures against:
 /// OpenCV-Python from Debian's python3-opencv, the res10 face DNN on whole 300x300 frames. Each
 /// measurement runs a small Python program; `nil` when python3 with cv2 is not there.
-public struct OpenCVPythonBaseline: Sendable {
-    public var prototxt: String
-    public var weights: String
+package struct OpenCVPythonBaseline: Sendable {
+    package var prototxt: String
+    package var weights: String
 
     /// The baseline with res10's model files from `store`.
-    public init(models store: ModelStore) {
+    package init(models store: ModelStore) {
         let res10 = SSDFaceDetector.modelFiles(in: store)
         prototxt = res10.prototxt
         weights = res10.weights
     }
 
     /// Frames per second of the loop over the first `frames` frames of the video at `input`.
-    public func framesPerSecond(input: String, frames: Int) -> Double? {
+    package func framesPerSecond(input: String, frames: Int) -> Double? {
         Self.runPython(Self.speedProgram, [input, prototxt, weights, String(min(frames, 1_000_000))])
             .flatMap { Double($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
     }
 
     /// Face recall of the loop on the labelled media of `folder` (``LabelledFaces``), scored as
     /// ``FaceRecall`` scores DockTrack's detectors.
-    public func faceRecall(folder: String, minimumConfidence threshold: Double) throws -> FaceRecall? {
+    package func faceRecall(folder: String, minimumConfidence threshold: Double) throws -> FaceRecall? {
         let labels = try LabelledFaces(folder: folder)
         guard let output = Self.runPython(Self.facesProgram, [prototxt, weights, folder, String(threshold), String(labels.portraits.count)]
                                           + labels.portraits.map(\.file) + labels.clips) else { return nil }
@@ -40,9 +40,9 @@ public struct OpenCVPythonBaseline: Sendable {
     }
 
     /// The Python program's face list does not follow the labelled files.
-    public struct OutOfStep: Error, CustomStringConvertible {
-        public var file: String
-        public var description: String { "the baseline's face list is out of step at \(file)" }
+    package struct OutOfStep: Error, CustomStringConvertible {
+        package var file: String
+        package var description: String { "the baseline's face list is out of step at \(file)" }
     }
 
     /// argv: video, prototxt, weights, frame limit; prints frames per second.
@@ -89,7 +89,7 @@ public struct OpenCVPythonBaseline: Sendable {
     /// whose wheel ships the model), run by `python` (a venv that has it: `make bench` makes
     /// `.venv-bench`). Frames per second over the first `frames` frames of `input`; `nil` when
     /// that python cannot run it.
-    public static func mediaPipeFramesPerSecond(python: String, input: String, frames: Int) -> Double? {
+    package static func mediaPipeFramesPerSecond(python: String, input: String, frames: Int) -> Double? {
         runPython(mediaPipeProgram, [input, String(min(frames, 1_000_000))], interpreter: python)
             .flatMap { $0.split(separator: "\n").last.flatMap { Double($0.trimmingCharacters(in: .whitespaces)) } }
     }

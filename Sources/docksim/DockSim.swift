@@ -105,7 +105,8 @@ struct DockSim: ParsableCommand {
             throw ExitCode.failure
         }
         if let socket {
-            var server = DockSocketServer(path: socket, session: session, trace: traceFile, stateInterval: stateInterval, duration: duration) {
+            var server = DockSocketServer(path: socket, session: session, trace: traceFile, stateInterval: stateInterval, duration: duration,
+                                          handlesSignals: true) {
                 FileHandle.standardError.write(Data("docksim: \($0)\n".utf8))
             }
             do {

@@ -47,8 +47,9 @@ public struct DockSocketServer<Endpoint: DockEndpoint> {
     /// Seconds on the monotonic clock: the simulation's time and the pauses run on it.
     let clock: @Sendable () -> Double
 
-    /// Whether SIGINT and SIGTERM stop the server (docksim: yes; a server on a thread of a
-    /// bigger program: no, it stops when `stopped` says so).
+    /// Whether SIGINT and SIGTERM stop the server: only when the program asks (docksim does);
+    /// by default a library leaves a program's signals alone, and the server stops when
+    /// `stopped` says so.
     let handlesSignals: Bool
     /// Asked between polls: `true` ends the server.
     let stopped: @Sendable () -> Bool
@@ -57,7 +58,7 @@ public struct DockSocketServer<Endpoint: DockEndpoint> {
     /// seconds; stops after `duration` seconds when given, when `stopped` says so, or (with
     /// `handlesSignals`) on SIGINT or SIGTERM.
     public init(path: String, session: Endpoint, trace: OutputFile?, stateInterval: Double, duration: Double?,
-                handlesSignals: Bool = true, stopped: @escaping @Sendable () -> Bool = { false },
+                handlesSignals: Bool = false, stopped: @escaping @Sendable () -> Bool = { false },
                 clock: @escaping @Sendable () -> Double = MonotonicClock.now, log: @escaping @Sendable (String) -> Void) {
         self.handlesSignals = handlesSignals
         self.stopped = stopped
