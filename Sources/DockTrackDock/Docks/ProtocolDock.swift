@@ -202,7 +202,7 @@ public final class ProtocolDock: Dock, Sendable {
             }
             if let answered {
                 let id = heard.nextRequest
-                heard.awaitingAnswer[id] = (clock(), answered)
+                heard.awaitingAnswer[id] = (now, answered)
                 heard.nextRequest += 1
                 return (nil, dockTime, id)
             }
