@@ -14,9 +14,14 @@ import Testing
     }
 
     /// Every box either finds (confidence from 0 up, so the weak ones count too), in a fixed order.
+    /// The order is total (confidence last): HOGDescriptor searches its levels on parallel threads,
+    /// so two boxes with the same place and size come in the order the threads finished.
     static func boxes(_ detector: HOGPeopleDetector, _ image: Image, regions: [UnitRect]? = nil) throws -> [Observation] {
         try detector.detect(in: image, minimumConfidence: 0, smallestHeight: 0, regions: regions)
-            .sorted { ($0.rect.x, $0.rect.y, $0.rect.width) < ($1.rect.x, $1.rect.y, $1.rect.width) }
+            .sorted {
+                ($0.rect.x, $0.rect.y, $0.rect.width, $0.rect.height, $0.confidence)
+                    < ($1.rect.x, $1.rect.y, $1.rect.width, $1.rect.height, $1.confidence)
+            }
     }
 
     static func expectSame(_ ours: [Observation], _ openCV: [Observation], _ what: String) {
