@@ -8,6 +8,8 @@ let package = Package(
         .executable(name: "docktrack", targets: ["docktrack"]),
         .executable(name: "docksim", targets: ["docksim"]),
         .library(name: "DockTrack", targets: ["DockTrack"]),
+        // What a program needs to speak to a running docktrack or docksim: no OpenCV, FFmpeg, V4L2 or ALSA.
+        .library(name: "DockTrackClient", targets: ["DockTrackClient"]),
         // Fakes and a manual clock for testing against DockTrack without models or devices.
         .library(name: "DockTrackTestKit", targets: ["DockTrackTestKit"]),
     ],
@@ -64,6 +66,9 @@ let package = Package(
         .target(name: "DockTrackCore"),
         // System calls retrying EINTR, Unix sockets, lines read from a descriptor.
         .target(name: "DockTrackSystem", dependencies: ["DockTrackCore"]),
+        // The client API shaped like DockKit's (AccessoryManager, DockAccessory), discovery and the
+        // messages a dock sends: what an app links to drive a dock through docktrack or docksim.
+        .target(name: "DockTrackClient", dependencies: ["DockTrackCore", "DockTrackSystem"]),
         // Images, media files, V4L2 cameras, video and plot output.
         .target(name: "DockTrackMedia", dependencies: ["DockTrackCore", "DockTrackSystem", "CDockCV", "CV4L2", "CDockVideo"]),
         // Face, body and landmark detectors over OpenCV, and where their models are.
@@ -75,23 +80,23 @@ let package = Package(
                 dependencies: ["DockTrackCore", "DockTrackMedia", "DockTrackDetection", "DockTrackAudio", "CDockCV"]),
         // Where the dock should point: the framing controller, and the virtual camera.
         .target(name: "DockTrackFraming", dependencies: ["DockTrackCore", "DockTrackMedia"]),
-        // Docks: the simulator, the protocol session, the client, VISCA and UVC back ends.
+        // Docks: the simulator, the protocol session, VISCA and UVC back ends.
         .target(name: "DockTrackDock",
-                dependencies: ["DockTrackCore", "DockTrackSystem", "DockTrackMedia", "CV4L2"]),
+                dependencies: ["DockTrackCore", "DockTrackSystem", "DockTrackClient", "DockTrackMedia", "CV4L2"]),
         // The frame loop and what runs it: frame -> pipeline -> framer -> dock.
         .target(name: "DockTrackRuntime",
                 dependencies: ["DockTrackCore", "DockTrackSystem", "DockTrackMedia", "DockTrackDetection",
-                               "DockTrackAudio", "DockTrackTracking", "DockTrackFraming", "DockTrackDock"]),
+                               "DockTrackAudio", "DockTrackTracking", "DockTrackFraming", "DockTrackClient", "DockTrackDock"]),
         // Every module in one import.
         .target(name: "DockTrack",
                 dependencies: ["DockTrackCore", "DockTrackSystem", "DockTrackMedia", "DockTrackDetection",
                                "DockTrackAudio", "DockTrackTracking", "DockTrackFraming", "DockTrackDock",
-                               "DockTrackRuntime"]),
+                               "DockTrackRuntime", "DockTrackClient"]),
         // A manual clock, a scripted detector, fake camera, VISCA cameras and audio system.
         .target(name: "DockTrackTestKit",
-                dependencies: ["DockTrackCore", "DockTrackMedia", "DockTrackDetection", "DockTrackAudio", "DockTrackDock", "CV4L2"]),
+                dependencies: ["DockTrackCore", "DockTrackSystem", "DockTrackMedia", "DockTrackDetection", "DockTrackAudio", "DockTrackDock", "CV4L2"]),
         // What the libFuzzer targets run on each input (Fuzz/, tools/fuzz.sh), type-checked by every build.
-        .target(name: "DockTrackFuzzing", dependencies: ["DockTrackCore", "DockTrackSystem", "DockTrackDock", "DockTrackFraming", "DockTrackMedia",
+        .target(name: "DockTrackFuzzing", dependencies: ["DockTrackCore", "DockTrackClient", "DockTrackSystem", "DockTrackDock", "DockTrackFraming", "DockTrackMedia",
                                                          "DockTrackTracking", "DockTrackRuntime", "DockTrackCommandLine"]),
         // The control page: a page any browser opens, served by a running track (--http).
         .target(name: "DockTrackPage",
@@ -111,8 +116,8 @@ let package = Package(
             ]
         ),
         // The client API as an app uses it (README: the dock protocol; run by the tests against docksim).
-        .executableTarget(name: "dock-client-example", dependencies: ["DockTrack"], path: "Examples/DockClient"),
-        .executableTarget(name: "dockkit-samples", dependencies: ["DockTrack"], path: "Examples/DockKitSamples"),
+        .executableTarget(name: "dock-client-example", dependencies: ["DockTrackClient"], path: "Examples/DockClient"),
+        .executableTarget(name: "dockkit-samples", dependencies: ["DockTrackClient"], path: "Examples/DockKitSamples"),
         .executableTarget(
             name: "docksim",
             dependencies: [

@@ -7,7 +7,7 @@
 //
 //   swift run dock-client-example /tmp/docksim.sock     (docksim --socket /tmp/docksim.sock)
 //   swift run dock-client-example /tmp/track.sock       (docktrack track clip.mp4 --dock unix:/tmp/docksim.sock --serve /tmp/track.sock)
-import DockTrack
+import DockTrackClient
 import Foundation
 
 @main

@@ -6,7 +6,7 @@
 //
 //   swift run dockkit-samples SOCKET              every sample
 //   swift run dockkit-samples SOCKET battery …    the named ones
-import DockTrack
+import DockTrackClient
 import Foundation
 
 @main

@@ -9,3 +9,4 @@
 @_exported import DockTrackFraming
 @_exported import DockTrackDock
 @_exported import DockTrackRuntime
+@_exported import DockTrackClient

@@ -292,6 +292,8 @@ public final class PipeWireRouteWatcher: Sendable {
     }
     private let state = Monitor(State())
     private let processes: [Process]
+    /// Reads both tools' output until pw-dump's ends (``stop()`` ends the tools).
+    private let watching: OwnedThread
 
     /// Whether a PipeWire daemon has its socket in `runtimeDirectory` (by default this
     /// environment's: `PIPEWIRE_RUNTIME_DIR`, else `XDG_RUNTIME_DIR`) and pw-dump is installed.
@@ -333,12 +335,10 @@ public final class PipeWireRouteWatcher: Sendable {
         processes = [nodes.0, defaults.0]
         let state = state
         let (nodesFD, defaultsFD) = (nodes.1.fileHandleForReading.fileDescriptor, defaults.1.fileHandleForReading.fileDescriptor)
-        let thread = Thread {
+        watching = OwnedThread(named: "docktrack routes") {
             Self.watch(nodes: nodesFD, defaults: defaultsFD, settle: settle, clock: clock, state: state, onChange: onChange)
             withExtendedLifetime((nodes.1, defaults.1)) {}
         }
-        thread.name = "docktrack-pipewire-routes"
-        thread.start()
         let primed = state.withLock(waitingFor: { $0.primed || $0.ended }, until: Date(timeIntervalSinceNow: 3)) { state, _ in state.primed }
         guard primed else {
             stop()
@@ -383,6 +383,7 @@ public final class PipeWireRouteWatcher: Sendable {
     /// Ends the watching (pw-dump and pw-metadata are stopped).
     public func stop() {
         for process in processes where process.isRunning { process.terminate() }
+        watching.join()
     }
 
     private static func watch(nodes: Int32, defaults: Int32, settle: Double, clock: @Sendable () -> Double, state: Monitor<State>,

@@ -102,6 +102,16 @@ public struct UnitRect: Hashable, Sendable, Codable {
         self.init(x: r.x, y: 1 - r.y - r.height, width: r.width, height: r.height)
     }
 
+    /// A box as a person types it on a command line, `x,y,width,height` in unit coordinates
+    /// with the origin at the upper-left (as read off the picture), with this type's lower-left
+    /// origin; `nil` unless it is four numbers making a region of the picture.
+    public init?(upperLeftText text: String) {
+        let values = text.split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
+        guard values.count == 4 else { return nil }
+        self.init(upperLeftOrigin: UnitRect(x: values[0], y: values[1], width: values[2], height: values[3]))
+        guard isRegionOfPicture else { return nil }
+    }
+
     /// This rectangle with its origin at the upper-left (a region of interest on the wire, from
     /// this type's lower-left): the inverse of ``init(upperLeftOrigin:)``.
     public var upperLeftOrigin: UnitRect {

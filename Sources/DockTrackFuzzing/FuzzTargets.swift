@@ -1,4 +1,5 @@
 import DockTrackCommandLine
+import DockTrackClient
 import DockTrackCore
 import DockTrackDock
 import DockTrackFraming

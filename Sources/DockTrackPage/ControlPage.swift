@@ -233,6 +233,35 @@ public final class ControlPage: FrameViewer {
     /// Whether `host` is this machine's own loopback address (no token needed there). Other
     /// 127.x addresses need one too: they are where a test stands in for a network.
     public static func isLoopback(_ host: String) -> Bool { HTTPRequestHeads.isLoopbackHost(host) }
+
+    /// The token in `file`: its first line without the spaces and line ending around it (CRLF
+    /// too), at least 16 characters.
+    public static func readToken(_ file: String) throws -> String {
+        let text: String
+        do {
+            text = try String(contentsOfFile: file, encoding: .utf8)
+        } catch {
+            let reason = FileManager.default.fileExists(atPath: file) ? "cannot be read as text (\(error.localizedDescription))" : "no such file"
+            throw ControlPageError("--http-token-file \(file): \(reason)")
+        }
+        let line = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).first
+            .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) } ?? ""
+        guard line.count >= 16 else {
+            throw ControlPageError("--http-token-file \(file): its first line holds no token of 16 characters or more")
+        }
+        return line
+    }
+
+    /// The address a browser opens for a page bound at `bound` (`host:port`): a wildcard
+    /// (0.0.0.0, ::) is every address of this machine, so its name is given instead.
+    public static func addressToOpen(_ bound: String) -> String {
+        guard let colon = bound.lastIndex(of: ":") else { return bound }
+        let host = String(bound[..<colon]), port = bound[bound.index(after: colon)...]
+        if host == "0.0.0.0" || host == "::" || host == "[::]" {
+            return "\(ProcessInfo.processInfo.hostName):\(port)"
+        }
+        return host.contains(":") && !host.hasPrefix("[") ? "[\(host)]:\(port)" : bound
+    }
 }
 
 /// The control page could not be served.

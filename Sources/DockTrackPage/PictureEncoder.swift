@@ -24,8 +24,10 @@ final class PictureEncoder: Sendable {
     /// How much lower the thread runs (Linux's nice applies to a thread by its id).
     static let niceness: Int32 = 10
 
+    private let encoding: OwnedThread
+
     init() {
-        Thread.detachNewThread { [queue] in
+        encoding = OwnedThread(named: "docktrack pictures") { [queue] in
             #if os(Linux)
             // 0: on Linux the calling thread (a nice value is a thread's there), not the process.
             _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, Self.niceness)
@@ -65,8 +67,11 @@ final class PictureEncoder: Sendable {
         }
     }
 
-    /// Ends the thread; jobs still waiting fail.
-    func stop() { queue.withLock { $0.stopped = true } }
+    /// Ends the thread and waits for it; jobs still waiting fail.
+    func stop() {
+        queue.withLock { $0.stopped = true }
+        encoding.join()
+    }
 
     deinit { stop() }
 }

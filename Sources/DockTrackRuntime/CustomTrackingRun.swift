@@ -39,6 +39,9 @@ public enum CustomTrackingRun {
         let origin = MonotonicClock.now()
         var lineNumber = 0
         var lastTime = 0.0
+        // However the input ends (an error included), the dock is left still: a live dock is
+        // sent a stop and given time to take it; on the command stream the last line is a stop.
+        defer { if loop != nil { RunEnd.end(&loop!.dock, at: live ? MonotonicClock.now() - origin : lastTime) } }
         for item in LineReader(fileDescriptor: file.fileDescriptor, stopped: stopping) {
             lineNumber += 1
             guard case .line(let line) = item else {
@@ -89,10 +92,5 @@ public enum CustomTrackingRun {
             lastTime = record.time
             if stopping() { break }
         }
-        guard loop != nil else { return }
-        // The dock is left still: a live dock is sent a stop and given 3 s to take it; on the
-        // command stream the last line is a stop.
-        try? loop!.dock.perform(.setAngularVelocity(.zero), at: live ? MonotonicClock.now() - origin : lastTime)
-        loop!.dock.settle(timeout: 3)
     }
 }

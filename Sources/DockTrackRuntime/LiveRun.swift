@@ -6,10 +6,6 @@ import Synchronization
 
 /// A live run's stop conditions (Ctrl-C, --duration) and its capture-to-output latencies.
 public final class LiveRun {
-    /// Ctrl-C ends the run cleanly (the annotated video is finished, the summary printed); a
-    /// second Ctrl-C kills at once (``RunInterruption``).
-    public static func installInterruptHandler() { RunInterruption.install() }
-
     public let source: any LiveFrameSource
     public let started = MonotonicClock.now()
     public let duration: Double?

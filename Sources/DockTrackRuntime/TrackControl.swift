@@ -1,4 +1,5 @@
 import DockTrackAudio
+import DockTrackClient
 import DockTrackCore
 import DockTrackDock
 import DockTrackFraming
@@ -646,8 +647,8 @@ public struct TrackControlSession: DockEndpoint, Sendable {
 /// loop runs: `docktrack track --serve PATH`.
 public final class TrackControlServer: Sendable {
     public let control: TrackControl
-    private let stopping = Atomic<Bool>(false)
-    private let finished = DispatchSemaphore(value: 0)
+    private let stopping: StopRequest
+    private let serving: OwnedThread
 
     /// Binds `path` at once (a path in use is an error here, before any frame) and serves it
     /// until ``stop()``; `log` gets the server's lines (clients dropped, sessions closed).
@@ -656,18 +657,20 @@ public final class TrackControlServer: Sendable {
         self.control = control
         let listening = try ListeningSocket(path: path)
         let session = TrackControlSession(control: control, identity: identity)
-        // The thread holds the server until stop().
-        Thread.detachNewThread { [self] in
+        let stopping = StopRequest()
+        self.stopping = stopping
+        serving = OwnedThread(named: "docktrack serve") {
             var server = DockSocketServer(path: path, session: session, trace: nil, stateInterval: 0.1, duration: nil,
-                                          handlesSignals: false, stopped: { self.stopping.load(ordering: .relaxed) }, log: log)
+                                          stopped: { stopping.isRequested }, log: log)
             do { try server.serve(on: listening) } catch { log("\(error)") }
-            finished.signal()
         }
     }
 
     /// Ends the server (its clients are closed, the socket removed) and waits for it.
     public func stop() {
-        guard !stopping.exchange(true, ordering: .relaxed) else { return }
-        finished.wait()
+        stopping.request()
+        serving.join()
     }
+
+    deinit { stop() }
 }

@@ -41,6 +41,20 @@ public final class TrackSession {
         public var detectionThread: (detected: Int, replaced: Int)?
         /// Whether the preview window was closed (the run ended there).
         public var windowClosed = false
+
+        /// What `--summary` prints: frames and rate, a live run's latencies, the dock's latency,
+        /// the detection thread.
+        public var lines: [String] {
+            var lines = [String(format: "%d frames, %.2f s, %.1f frames per second", frames, seconds, Double(frames) / max(seconds, 1e-9))]
+            if let live { lines.append(live) }
+            if let commandLatency {
+                lines.append(String(format: "the dock's command-to-motion latency: %.0f ms, as measured from its motion states", commandLatency * 1000))
+            }
+            if let (detected, replaced) = detectionThread {
+                lines.append("detection thread: \(detected) frames detected, \(replaced) passed over for newer ones")
+            }
+            return lines
+        }
     }
 
     public private(set) var source: any FrameSource
@@ -180,9 +194,7 @@ public final class TrackSession {
             return true
         }
         func finish() {
-            try? loop.dock.perform(.setAngularVelocity(.zero), at: liveDock ? clock.now() : lastCaptured)
-            loop.dock.settle(timeout: 3)
-            outputs.video?.close()
+            RunEnd.end(&loop.dock, at: liveDock ? clock.now() : lastCaptured) { outputs.video?.close() }
             summary.seconds = MonotonicClock.now() - started
             summary.live = liveRun?.summary
             summary.commandLatency = liveDock ? loop.dock.commandLatency : nil

@@ -149,7 +149,6 @@ extension TrackConfiguration.Input {
         } catch {
             throw FrameSourceError.camera(error)
         }
-        LiveRun.installInterruptHandler()
         notes("\(camera.info.name): \(camera.info.size.width)x\(camera.info.size.height)"
               + (camera.info.framesPerSecond.map { String(format: " at %g fps", $0) } ?? "") + "; Ctrl-C stops")
         return camera

@@ -53,13 +53,39 @@ public enum Syscall {
         })
     }
 
+    /// Runs `body` (writes to a pipe) with SIGPIPE blocked in this thread: a reader that went
+    /// away is an EPIPE error, and the SIGPIPE the write raised is taken back before the mask is
+    /// restored. The program's own SIGPIPE disposition is left as it was (a library does not
+    /// change a program's signals; sockets send with MSG_NOSIGNAL instead).
+    public static func withoutSIGPIPE<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
+        var pipeOnly = sigset_t(), previous = sigset_t(), pendingBefore = sigset_t()
+        sigemptyset(&pipeOnly)
+        sigaddset(&pipeOnly, SIGPIPE)
+        sigpending(&pendingBefore)
+        let wasPending = sigismember(&pendingBefore, SIGPIPE) == 1
+        pthread_sigmask(SIG_BLOCK, &pipeOnly, &previous)
+        defer {
+            var pendingNow = sigset_t()
+            sigpending(&pendingNow)
+            if !wasPending && sigismember(&pendingNow, SIGPIPE) == 1 {
+                var now = timespec(tv_sec: 0, tv_nsec: 0)
+                _ = retryingEINTR { sigtimedwait(&pipeOnly, nil, &now) }
+            }
+            pthread_sigmask(SIG_SETMASK, &previous, nil)
+        }
+        return try body()
+    }
+
     /// Writes all of `bytes` to `fd` (`send` with `flags` on a socket, `write` otherwise, as
-    /// `socket` says); EAGAIN on a blocking descriptor is retried.
+    /// `socket` says, never raising SIGPIPE); EAGAIN on a blocking descriptor is retried.
     public static func writeAll(_ bytes: [UInt8], to fd: Int32, socketFlags flags: Int32? = nil) throws(SystemCallError) {
         var offset = 0
         while offset < bytes.count {
             let n = bytes[offset...].withUnsafeBytes { b in
-                retryingEINTR { flags.map { Glibc.send(fd, b.baseAddress, b.count, $0) } ?? Glibc.write(fd, b.baseAddress, b.count) }
+                retryingEINTR {
+                    flags.map { Glibc.send(fd, b.baseAddress, b.count, $0 | Int32(MSG_NOSIGNAL)) }
+                        ?? withoutSIGPIPE { Glibc.write(fd, b.baseAddress, b.count) }
+                }
             }
             if n < 0 && errno == EAGAIN { continue }
             if n < 0 { throw SystemCallError(flags == nil ? "write" : "send", errno: errno) }

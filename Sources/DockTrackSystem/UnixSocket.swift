@@ -1,5 +1,6 @@
 import DockTrackCore
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -28,5 +29,20 @@ public enum UnixSocket {
         }
         guard connected == 0 else { close(fd); throw .notConnected }
         return fd
+    }
+}
+
+/// Lines written whole to a socket, one writer at a time.
+package final class SocketLineWriter: Sendable {
+    private let fd: Int32
+    private let writing = Mutex(())
+
+    package init(fd: Int32) { self.fd = fd }
+
+    /// Writes `line` and a newline; `false` when the peer is gone.
+    @discardableResult
+    package func write(_ line: String) -> Bool {
+        let bytes = Array((line + "\n").utf8)
+        return writing.withLock { _ in (try? Syscall.writeAll(bytes, to: fd, socketFlags: Int32(MSG_NOSIGNAL))) != nil }
     }
 }

@@ -1,5 +1,6 @@
 import CV4L2
 import DockTrackDock
+import DockTrackSystem
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -12,6 +13,8 @@ public final class FakeSerialCamera: @unchecked Sendable {
     private let lock = NSLock()
     private var _packets: [[UInt8]] = []
     private var running = true
+    /// Answers packets until ``stop()``, then closes the terminal.
+    private var serving: OwnedThread?
     public var packets: [[UInt8]] { lock.withLock { _packets } }
 
     public init() throws {
@@ -24,10 +27,15 @@ public final class FakeSerialCamera: @unchecked Sendable {
         }
         master = fd
         devicePath = "/dev/pts/\(number)"
-        Thread.detachNewThread { [self] in serve() }
+        // The thread holds the camera until stop().
+        serving = OwnedThread(named: "fake serial") { [self] in serve() }
     }
 
-    public func stop() { lock.withLock { running = false } }
+    /// Ends the serving thread, which closes the terminal, and waits for it.
+    public func stop() {
+        lock.withLock { running = false }
+        lock.withLock { serving }?.join()
+    }
 
     private func serve() {
         var pending: [UInt8] = []

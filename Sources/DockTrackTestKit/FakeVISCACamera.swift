@@ -1,5 +1,6 @@
 import DockTrackCore
 import DockTrackDock
+import DockTrackSystem
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -26,8 +27,8 @@ public final class FakeVISCACamera: @unchecked Sendable {
     private let latency: Double
     private let units: VISCA.Units
     private let clock: @Sendable () -> Double
-    /// Signalled by the serving thread once it has closed the socket.
-    private let served = DispatchSemaphore(value: 0)
+    /// Answers packets until ``stop()``, then closes the socket.
+    private var serving: OwnedThread?
 
     public var packets: [[UInt8]] { lock.withLock { _packets } }
     public var position: (pan: Int, tilt: Int) {
@@ -59,7 +60,8 @@ public final class FakeVISCACamera: @unchecked Sendable {
         _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socketFD, $0, &length) } }
         fd = socketFD
         port = UInt16(bigEndian: address.sin_port)
-        Thread.detachNewThread { [self] in serve() }
+        // The thread holds the camera until stop().
+        serving = OwnedThread(named: "fake visca") { [self] in serve() }
     }
 
     /// Moves the motors on to now, taking the queued commands that are due; the position.
@@ -76,22 +78,16 @@ public final class FakeVISCACamera: @unchecked Sendable {
     }
 
     /// Ends the serving thread, which closes the socket, and waits for it (up to one poll, 50
-    /// ms). Closing it here instead raced the thread: a socket opened meanwhile (the next test's
-    /// camera) could get the same descriptor number, and the old thread answered its packets
-    /// and recorded them as its own (a limits test saw its packet acknowledged, never received).
+    /// ms). The socket is closed by the thread that polls it, after its last poll: a descriptor
+    /// closed under a poll may be reused by the next socket opened, whose packets the old thread
+    /// would then answer.
     public func stop() {
-        let wasRunning = lock.withLock {
-            defer { running = false }
-            return running
-        }
-        if wasRunning { served.wait() }
+        lock.withLock { running = false }
+        lock.withLock { serving }?.join()
     }
 
     private func serve() {
-        defer {
-            close(fd)
-            served.signal()
-        }
+        defer { close(fd) }
         while lock.withLock({ running }) {
             var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             guard poll(&pfd, 1, 50) > 0 else { continue }

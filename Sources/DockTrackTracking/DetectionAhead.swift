@@ -37,8 +37,10 @@ public final class DetectionAhead: Sendable {
         var shotStartRead = 0
     }
     private let shared = Monitor(Shared())
-    /// The two threads, until they end; ``stop()`` waits for them.
-    private let running = DispatchGroup()
+    /// Decodes frames ahead; alone uses the source and the cut finder.
+    private let reading: OwnedThread
+    /// Detects in the frames read; alone uses the detector.
+    private let detecting: OwnedThread
     /// Frames decoded ahead of the one handed out at most.
     public let depth: Int
     public let every: Int
@@ -56,22 +58,17 @@ public final class DetectionAhead: Sendable {
         // Enough for the next detection frame to be decoded while the tracker is at this one.
         let depth = every + 2
         self.depth = depth
-        let (shared, running) = (shared, running)
-        running.enter()
-        running.enter()
-        ThreadHandoff.start(named: "docktrack-reader", handingOver: (source: source as any FrameSource, cuts: cuts)) { reader in
+        let shared = shared
+        reading = OwnedThread(named: "docktrack read", handingOver: (source: source as any FrameSource, cuts: cuts)) { reader in
             var reader = reader
             Self.readAll(&reader.source, cuts: &reader.cuts, selection: selection, every: every, depth: depth, clock: clock, shared: shared)
-            running.leave()
         }
-        ThreadHandoff.start(named: "docktrack-detection", handingOver: detector) { detector in
+        detecting = OwnedThread(named: "docktrack detect", handingOver: detector) { detector in
             Self.detectAll(detector, minimumConfidence: minimumConfidence, shared: shared)
-            running.leave()
         }
     }
 
-    /// Asks the threads to stop: call ``stop()`` when done before the end, which also waits.
-    deinit { askToStop() }
+    deinit { stop() }
 
     /// The next frame, the observations in it when it is a detection frame (`nil` on the
     /// others), and when it was decoded (by the clock given, ``MonotonicClock`` by default);
@@ -101,15 +98,14 @@ public final class DetectionAhead: Sendable {
         return (frame, observations, decodedAt, startsShot)
     }
 
-    /// Ends both threads (after the decode or detection in progress) and waits (up to 10 s) for
-    /// them: a process that exits while one is inside FFmpeg or OpenCV crashes in their static
+    /// Ends both threads (after the decode or detection in progress) and waits for them: a
+    /// process that exits while one is inside FFmpeg or OpenCV crashes in their static
     /// destructors.
     public func stop() {
-        askToStop()
-        _ = running.wait(timeout: .now() + 10)
+        shared.withLock { $0.stopped = true }
+        detecting.join()
+        reading.join()
     }
-
-    private func askToStop() { shared.withLock { $0.stopped = true } }
 
     private static func readAll(_ source: inout any FrameSource, cuts: inout ShotBoundary?, selection: FrameSelection, every: Int,
                                 depth: Int, clock: @Sendable () -> Double, shared: Monitor<Shared>) {

@@ -34,9 +34,8 @@ public final class DetectionWorker: Sendable {
     private let inbox = NewestValue<Frame>()
     private let outcome = Outcome()
     /// Signalled by the thread when it ends; `stop()` waits for it.
-    private let finished = DispatchSemaphore(value: 0)
-    private let running = Mutex(true)
-    private let threadName: String
+    /// Detects the newest frame until ``stop()``; alone uses the detector.
+    private let detecting: OwnedThread
 
     /// Frames passed over for newer ones before the detector got to them.
     public var replacedFrames: Int { inbox.replacedCount }
@@ -62,11 +61,9 @@ public final class DetectionWorker: Sendable {
     /// time): the caller does not use it again until ``stop()`` has returned.
     public init(detector: any Detector, minimumConfidence: Double, every: Int = 1, clock: @escaping @Sendable () -> Double = MonotonicClock.now) {
         self.every = max(1, every)
-        threadName = "docktrack-detection-\(UUID().uuidString.prefix(8))"
-        let (inbox, outcome, finished, every) = (inbox, outcome, finished, self.every)
-        ThreadHandoff.start(named: threadName, handingOver: detector) { detector in
+        let (inbox, outcome, every) = (inbox, outcome, self.every)
+        detecting = OwnedThread(named: "docktrack detect", handingOver: detector) { detector in
             Self.run(detector, minimumConfidence: minimumConfidence, every: every, clock: clock, inbox: inbox, outcome: outcome)
-            finished.signal()
         }
     }
 
@@ -87,16 +84,11 @@ public final class DetectionWorker: Sendable {
         return taken
     }
 
-    /// Ends the thread after the detection in progress, and waits (up to 10 s) for it to end: a
-    /// process that exits while the thread is still inside OpenCV crashes in its static
-    /// destructors.
+    /// Ends the thread after the detection in progress, and waits for it to end: a process that
+    /// exits while the thread is still inside OpenCV crashes in its static destructors.
     public func stop() {
         inbox.close()
-        let wasRunning = running.withLock { running in
-            defer { running = false }
-            return running
-        }
-        if wasRunning && Thread.current.name != threadName { _ = finished.wait(timeout: .now() + 10) }
+        detecting.join()
     }
 
     /// The detection thread: the newest frame at least `every` frames after the last one

@@ -106,11 +106,12 @@ struct DockSim: ParsableCommand {
         }
         if let socket {
             var server = DockSocketServer(path: socket, session: session, trace: traceFile, stateInterval: stateInterval, duration: duration,
-                                          handlesSignals: true) {
+                                          stopped: { RunInterruption.requested }) {
                 FileHandle.standardError.write(Data("docksim: \($0)\n".utf8))
             }
             do {
                 try server.serve()
+                if RunInterruption.requested { FileHandle.standardError.write(Data("docksim: stopped on a signal\n".utf8)) }
             } catch {
                 FileHandle.standardError.write(Data("docksim: \(error)\n".utf8))
                 throw ExitCode.failure

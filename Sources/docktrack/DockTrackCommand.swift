@@ -1,5 +1,6 @@
 import ArgumentParser
 import DockTrack
+import DockTrackPage
 import Foundation
 
 @main
@@ -114,6 +115,7 @@ extension FrameSourceError: ReportedError {}
 extension DetectorError: ReportedError {}
 extension OpenCVError: ReportedError {}
 extension OutputFile.CannotWrite: ReportedError {}
+extension ControlPageError: ReportedError {}
 
 /// Runs `body`; an error a user can act on becomes one line `docktrack: …` on stderr and exit 1.
 func reportingErrors(_ body: () throws -> Void) throws {

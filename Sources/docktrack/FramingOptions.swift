@@ -19,7 +19,7 @@ struct FramingOptions: ParsableArguments {
     var homeAfter = 4.0
 
     func validate() throws {
-        if let roi, TrackCommand.parseBox(roi) == nil { throw ValidationError("--roi takes x,y,width,height in 0...1, not '\(roi)'") }
+        if let roi, UnitRect(upperLeftText: roi) == nil { throw ValidationError("--roi takes x,y,width,height in 0...1, not '\(roi)'") }
         guard fov > 1 && fov < 179 else { throw ValidationError("--fov must be between 1 and 179 degrees") }
         guard homeAfter > 0 else { throw ValidationError("--home-after must be positive") }
     }
@@ -34,7 +34,7 @@ struct FramingOptions: ParsableArguments {
     func params(for size: ImageSize) -> FramingController.Params {
         var params = FramingController.Params()
         params.mode = framingMode.mode
-        if let roi { params.regionOfInterest = TrackCommand.parseBox(roi)! }
+        if let roi { params.regionOfInterest = UnitRect(upperLeftText: roi)! }
         params.camera = CameraModel(horizontalFieldOfView: fov * .pi / 180, size: size)
         params.limits = limits.limits(from: params.limits)
         params.homeAfter = homeAfter

@@ -85,7 +85,7 @@ struct ReframeCommand: ParsableCommand {
     func validate() throws {
         if let aspect, Self.parseAspect(aspect) == nil { throw ValidationError("--aspect takes W:H with positive numbers, e.g. 9:16, not '\(aspect)'") }
         if let size, Self.parseSize(size) == nil { throw ValidationError("--size takes WIDTHxHEIGHT, each 2 to 8192, e.g. 720x1280, not '\(size)'") }
-        if let roi, TrackCommand.parseBox(roi) == nil { throw ValidationError("--roi takes x,y,width,height in 0...1, not '\(roi)'") }
+        if let roi, UnitRect(upperLeftText: roi) == nil { throw ValidationError("--roi takes x,y,width,height in 0...1, not '\(roi)'") }
         guard maxUpscale >= 1 && maxUpscale <= 16 else { throw ValidationError("--max-upscale must be between 1 and 16") }
         guard widenAfter > 0 && widenAfter.isFinite else { throw ValidationError("--widen-after must be a positive number of seconds") }
         guard fov > 1 && fov < 360 else { throw ValidationError("--fov must be between 1 and 360 degrees") }
@@ -181,7 +181,7 @@ struct ReframeCommand: ParsableCommand {
 
             var framing = FramingController.Params()
             framing.mode = framingMode.mode
-            if let roi { framing.regionOfInterest = TrackCommand.parseBox(roi)! }
+            if let roi { framing.regionOfInterest = UnitRect(upperLeftText: roi)! }
             let speeds = DockLimits.window(degreesPerSecond: maxSpeed)
             framing.limits = speeds
             var zoomParams = ZoomFraming.Params()

@@ -98,30 +98,30 @@ struct SimulateCommand: ParsableCommand {
             // The scene in real time: each frame shown when its time comes (a late one at once).
             var pacer = RealTimePacer(clock: SleepingClock(now: clock, sleep: SleepingClock.monotonic.sleep), startingAt: 0)
             var lastCaptured = 0.0
-            try frames.selection.forEachFrame(of: &source) { frame in
-                var view: Frame?
-                let captured = address.isLive ? pacer.wait(for: frame.time) : frame.time
-                lastCaptured = captured
-                let step = try loop.step(capturedAt: captured) { pose in
-                    view = Frame(index: frame.index, time: frame.time, image: try virtual.view(of: frame.image, at: pose))
-                    return try pipeline.process(view!)
-                }
-                metrics.record(time: frame.time, framesPerSecond: framesPerSecond, aim: step.aim, state: step.state,
-                               target: step.target, pose: step.cameraPose, panSpeed: step.atCommand.velocity.y,
-                               commanded: step.command != nil)
-                if let video, let view {
-                    let canvas = try Canvas(copying: view.image)
-                    canvas.subjects(step.subjects)
-                    canvas.framing(regionOfInterest: params.regionOfInterest, target: step.aim?.target, pose: step.cameraPose,
-                                   state: step.state.rawValue)
-                    try video.write(canvas.image)
-                }
-                progress.update(done: metrics.frames)
-            } stopping: { RunInterruption.requested }
-            // The dock is left still, then the video finished.
-            try? loop.dock.perform(.setAngularVelocity(.zero), at: address.isLive ? clock() : lastCaptured)
-            loop.dock.settle(timeout: 3)
-            video?.close()
+            do {
+                // However the run ends (an error included), the dock is left still, then the video finished.
+                defer { RunEnd.end(&loop.dock, at: address.isLive ? clock() : lastCaptured) { video?.close() } }
+                try frames.selection.forEachFrame(of: &source) { frame in
+                    var view: Frame?
+                    let captured = address.isLive ? pacer.wait(for: frame.time) : frame.time
+                    lastCaptured = captured
+                    let step = try loop.step(capturedAt: captured) { pose in
+                        view = Frame(index: frame.index, time: frame.time, image: try virtual.view(of: frame.image, at: pose))
+                        return try pipeline.process(view!)
+                    }
+                    metrics.record(time: frame.time, framesPerSecond: framesPerSecond, aim: step.aim, state: step.state,
+                                   target: step.target, pose: step.cameraPose, panSpeed: step.atCommand.velocity.y,
+                                   commanded: step.command != nil)
+                    if let video, let view {
+                        let canvas = try Canvas(copying: view.image)
+                        canvas.subjects(step.subjects)
+                        canvas.framing(regionOfInterest: params.regionOfInterest, target: step.aim?.target, pose: step.cameraPose,
+                                       state: step.state.rawValue)
+                        try video.write(canvas.image)
+                    }
+                    progress.update(done: metrics.frames)
+                } stopping: { RunInterruption.requested }
+            }
             progress.finish()
             try printLine(metrics.jsonLine)
             printError(metrics.firstInZone.map { String(format: "docktrack: first subject in the target zone at %.1f s", $0) }

@@ -75,69 +75,9 @@ struct TrackCommand: ParsableCommand {
         if output.http != nil && output.httpAddress == nil {
             throw ValidationError("--http takes HOST:PORT or PORT (0...65535), not '\(output.http!)'")
         }
-        for box in object where Self.parseBox(box) == nil {
+        for box in object where UnitRect(upperLeftText: box) == nil {
             throw ValidationError("--object takes x,y,width,height in 0...1 with width and height > 0, not '\(box)'")
         }
-    }
-
-    /// The command as the config file and the command line give it together: the file's
-    /// options first, those the command line names left out (and its input when the command
-    /// line has one), then the command line's.
-    static func withConfig(_ path: String, commandLine parsed: TrackCommand) throws -> TrackCommand {
-        let file: ConfigFile
-        do {
-            file = try ConfigFile(contentsOf: path)
-        } catch {
-            throw ValidationError(error.description)
-        }
-        var commandLine = Array(CommandLine.arguments.dropFirst())
-        if let track = commandLine.firstIndex(of: "track") { commandLine.removeFirst(track + 1) }
-        // --config itself goes (the file names no other).
-        var rest: [String] = []
-        var skipNext = false
-        for token in commandLine {
-            if skipNext { skipNext = false; continue }
-            if token == "--config" { skipNext = true; continue }
-            if token.hasPrefix("--config=") { continue }
-            rest.append(token)
-        }
-        let input: ConfigFile.CommandLineInput
-        if parsed.live.camera != nil || parsed.path.map({ NetworkStream.isURL($0) || CameraDiscovery.isDevicePath($0) }) == true {
-            input = .live
-        } else if parsed.path != nil || parsed.observations != nil {
-            input = .file
-        } else {
-            input = .none
-        }
-        let arguments = file.arguments(leavingOut: ConfigFile.namesGiven(by: rest, shortNames: ["d": "detector"]),
-                                       commandLineInput: input) + rest
-        do {
-            return try TrackCommand.parse(arguments)
-        } catch {
-            throw ValidationError("--config \(path): \(TrackCommand.message(for: error))")
-        }
-    }
-
-    /// A box given as x,y,w,h with the origin at the upper-left, as a UnitRect (lower-left origin).
-    static func parseBox(_ text: String) -> UnitRect? {
-        let values = text.split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
-        guard values.count == 4 else { return nil }
-        let box = UnitRect(upperLeftOrigin: UnitRect(x: values[0], y: values[1], width: values[2], height: values[3]))
-        return box.isRegionOfPicture ? box : nil
-    }
-
-    /// The run the options ask for, as the library takes it.
-    func configuration() throws -> TrackConfiguration {
-        var configuration = TrackConfiguration(input: try observations.map { .observations($0) } ?? live.input(path ?? live.camera))
-        configuration.live = live.liveOptions
-        configuration.frames = frames.selection
-        configuration.perception = perception.perception(detection)
-        framing.apply(to: &configuration)
-        try dockOptions.apply(to: &configuration)
-        configuration.dock.fixedCamera = fixedCamera
-        configuration.objects = object.map { Self.parseBox($0)! }
-        configuration.outputs = output.outputs
-        return configuration
     }
 
     func run() throws {
@@ -172,7 +112,7 @@ struct TrackCommand: ParsableCommand {
         // A source failing midway (a camera unplugged, a truncated file) still gets its summary.
         defer {
             progress.finish()
-            printSummary(session.summary)
+            if output.summary { session.summary.lines.forEach { printError("docktrack: \($0)") } }
         }
         _ = try session.run(onFrame: { progress.update(done: $0) })
         if let video = session.outputs.video { notes("annotated output written to \(video.path)") }
@@ -184,7 +124,7 @@ struct TrackCommand: ParsableCommand {
         guard let (host, port) = output.httpAddress, let control = session.control else { return nil }
         var token: String?
         if let file = output.httpTokenFile {
-            token = try Self.readToken(file)
+            token = try ControlPage.readToken(file)
         } else if !ControlPage.isLoopback(host) {
             token = (0..<4).map { _ in String(UInt64.random(in: 0...UInt64.max), radix: 16) }.joined()
         }
@@ -194,50 +134,7 @@ struct TrackCommand: ParsableCommand {
         // (a service's log would keep it).
         let query = output.httpTokenFile == nil ? token.map { "?token=\($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? $0)" } ?? "" : ""
         let hint = output.httpTokenFile.map { " (the token: the first line of \($0))" } ?? ""
-        notes("control page: http://\(Self.addressToOpen(page.address))/\(query)\(hint)")
+        notes("control page: http://\(ControlPage.addressToOpen(page.address))/\(query)\(hint)")
         return page
-    }
-
-    /// The token in `file`: its first line without the spaces and line ending around it (CRLF
-    /// too), at least 16 characters.
-    static func readToken(_ file: String) throws -> String {
-        let text: String
-        do {
-            text = try String(contentsOfFile: file, encoding: .utf8)
-        } catch {
-            let reason = FileManager.default.fileExists(atPath: file) ? "cannot be read as text (\(error.localizedDescription))" : "no such file"
-            throw ValidationError("--http-token-file \(file): \(reason)")
-        }
-        let line = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).first
-            .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) } ?? ""
-        guard line.count >= 16 else {
-            throw ValidationError("--http-token-file \(file): its first line holds no token of 16 characters or more")
-        }
-        return line
-    }
-
-    /// The address a browser opens for a page bound at `bound` (`host:port`): a wildcard
-    /// (0.0.0.0, ::) is every address of this machine, so its name is given instead.
-    static func addressToOpen(_ bound: String) -> String {
-        guard let colon = bound.lastIndex(of: ":") else { return bound }
-        let host = String(bound[..<colon]), port = bound[bound.index(after: colon)...]
-        if host == "0.0.0.0" || host == "::" || host == "[::]" {
-            return "\(ProcessInfo.processInfo.hostName):\(port)"
-        }
-        return host.contains(":") && !host.hasPrefix("[") ? "[\(host)]:\(port)" : bound
-    }
-
-    /// --summary: frames and rate, a live run's latencies, the dock's latency, the detection thread.
-    private func printSummary(_ summary: TrackSession.Summary) {
-        guard output.summary else { return }
-        printError(String(format: "docktrack: %d frames, %.2f s, %.1f frames per second", summary.frames, summary.seconds,
-                          Double(summary.frames) / max(summary.seconds, 1e-9)))
-        if let live = summary.live { printError("docktrack: \(live)") }
-        if let latency = summary.commandLatency {
-            printError(String(format: "docktrack: the dock's command-to-motion latency: %.0f ms, as measured from its motion states", latency * 1000))
-        }
-        if let (detected, replaced) = summary.detectionThread {
-            printError("docktrack: detection thread: \(detected) frames detected, \(replaced) passed over for newer ones")
-        }
     }
 }

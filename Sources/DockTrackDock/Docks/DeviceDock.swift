@@ -191,11 +191,15 @@ final class DeviceWorker: Sendable {
         }
     }
     private let shared = Monitor(Shared())
+    /// Talks to the device until ``stop()``; alone uses it.
+    private let working = Mutex<OwnedThread?>(nil)
 
     init(hardware: sending any DockHardware, pollInterval: Double, clock: @escaping @Sendable () -> Double) {
-        ThreadHandoff.start(named: "docktrack-device", with: hardware) { [self] hardware in
+        // The thread holds the worker until stop().
+        let thread = OwnedThread(named: "docktrack device", with: hardware) { [self] hardware in
             work(hardware, pollInterval: pollInterval, clock: clock)
         }
+        working.withLock { $0 = thread }
     }
 
     /// Queues `command` (replacing one not sent yet); throws the device's refusal of an earlier
@@ -229,8 +233,12 @@ final class DeviceWorker: Sendable {
         shared.wait(for: { !($0.hasRequest || $0.inFlight) || $0.stopped }, until: Date(timeIntervalSinceNow: max(0, timeout)))
     }
 
-    /// Ends the thread after the request in progress, without waiting for it.
-    func stop() { shared.withLock { $0.stopped = true } }
+    /// Ends the thread after the request in progress, and waits for it: the device is let go
+    /// after its last request.
+    func stop() {
+        shared.withLock { $0.stopped = true }
+        working.withLock { $0 }?.join()
+    }
 
     private func work(_ hardware: any DockHardware, pollInterval: Double, clock: @Sendable () -> Double) {
         var nextRead = clock()

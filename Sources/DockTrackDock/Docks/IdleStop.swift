@@ -1,6 +1,7 @@
 import DockTrackCore
 import DockTrackSystem
 import Foundation
+import Synchronization
 
 /// Stops a dock its frame loop has gone silent on: a dock left turning at the last velocity
 /// command (a camera or stream outage, a stalled run) is sent a stop once no command and no
@@ -21,6 +22,7 @@ final class IdleStop: Sendable {
         var fired = 0
     }
     private let state: Monitor<State>
+    private let watching = Mutex<OwnedThread?>(nil)
 
     /// `stop` sends the dock a stop (called on the idle thread).
     init(after: Double, clock: @escaping @Sendable () -> Double, stop: @escaping @Sendable () -> Void) {
@@ -28,9 +30,8 @@ final class IdleStop: Sendable {
         self.clock = clock
         self.stop = stop
         state = Monitor(State(lastContact: clock()))
-        let thread = Thread { [self] in watch() }
-        thread.name = "docktrack-idle-stop"
-        thread.start()
+        // The thread holds this until end().
+        watching.withLock { $0 = OwnedThread(named: "docktrack idle") { [self] in watch() } }
     }
 
     /// The loop was heard from; `moving` says whether the command it just gave keeps the dock
@@ -46,8 +47,13 @@ final class IdleStop: Sendable {
     /// How many stops it has sent.
     var stopsSent: Int { state.withLock { $0.fired } }
 
-    /// Ends the thread.
-    func end() { state.withLock { $0.ended = true } }
+    /// Ends the thread and waits for it.
+    func end() {
+        state.withLock { $0.ended = true }
+        watching.withLock { $0?.join() }
+    }
+
+    deinit { end() }
 
     private func watch() {
         while true {

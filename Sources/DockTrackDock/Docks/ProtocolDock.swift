@@ -1,4 +1,5 @@
 import DockTrackCore
+import DockTrackClient
 import DockTrackSystem
 import Foundation
 import Synchronization
@@ -47,8 +48,8 @@ public final class ProtocolDock: Dock, Sendable {
     private let heard = Monitor(Heard())
     /// Lines go out whole, one at a time (the idle stop writes from a thread of its own).
     private let writer: SocketLineWriter
-    /// Signalled as the reading thread ends (the socket shut down or the dock hung up).
-    private let readerEnded = DispatchSemaphore(value: 0)
+    /// Reads the dock's lines until the socket is shut down or the dock hangs up.
+    private let reader: OwnedThread
     private let idleStop: IdleStop?
 
     /// Connects to the dock serving `path`, says hello and waits (up to `timeout` seconds) for
@@ -65,15 +66,11 @@ public final class ProtocolDock: Dock, Sendable {
             throw DockConnectionError("\(path): no dock answers there (\(error)); start one, e.g. docksim --socket \(path)")
         }
         self.fd = fd
-        let (heard, readerEnded) = (heard, readerEnded)
+        let heard = heard
         let writer = SocketLineWriter(fd: fd)
         self.writer = writer
-        let reader = Thread {
-            Self.read(fd, clock: clock, into: heard, writer: writer)
-            readerEnded.signal()
-        }
-        reader.name = "docktrack-dock-reader"
-        reader.start()
+        let reader = OwnedThread(named: "docktrack dock") { Self.read(fd, clock: clock, into: heard, writer: writer) }
+        self.reader = reader
         writer.write(Self.helloRequest)
         writer.write(#"{"command":"getLimits"}"#)
         let (hello, limits, refusal, hungUp) = heard.withLock(
@@ -81,7 +78,7 @@ public final class ProtocolDock: Dock, Sendable {
             until: Date(timeIntervalSinceNow: timeout)) { heard, _ in (heard.hello, heard.heldLimits, heard.refusals.first, heard.hungUp) }
         guard hello != nil, limits != nil else {
             shutdown(fd, Int32(SHUT_RDWR))
-            readerEnded.wait()
+            reader.join()
             close(fd)
             let why = refusal.map { "refused the session: \($0)" } ?? (hungUp ? "hung up" : "did not answer within \(timeout) s")
             throw DockConnectionError("the dock at \(path) \(why)")
@@ -131,7 +128,7 @@ public final class ProtocolDock: Dock, Sendable {
     deinit {
         idleStop?.end()
         shutdown(fd, Int32(SHUT_RDWR))
-        readerEnded.wait()
+        reader.join()
         close(fd)
     }
 
@@ -278,20 +275,5 @@ public final class ProtocolDock: Dock, Sendable {
             return heard.awaitingAnswer.values.map(\.answered)
         }
         for waiting in unanswered { waiting(.notConnected) }
-    }
-}
-
-/// Lines written whole to a socket, one writer at a time.
-final class SocketLineWriter: Sendable {
-    private let fd: Int32
-    private let writing = Mutex(())
-
-    init(fd: Int32) { self.fd = fd }
-
-    /// Writes `line` and a newline; `false` when the peer is gone.
-    @discardableResult
-    func write(_ line: String) -> Bool {
-        let bytes = Array((line + "\n").utf8)
-        return writing.withLock { _ in (try? Syscall.writeAll(bytes, to: fd, socketFlags: Int32(MSG_NOSIGNAL))) != nil }
     }
 }

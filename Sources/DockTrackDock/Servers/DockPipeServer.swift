@@ -34,7 +34,6 @@ public struct DockPipeServer {
     /// Serves until the input ends, the output is closed or `stopped` says so (docksim: a
     /// signal); the dock is left still and the last motion state and battery go out at the end.
     public mutating func serve(stopped: (() -> Bool)? = nil) -> Summary {
-        signal(SIGPIPE, SIG_IGN)  // a reader that goes away ends the run below, with a message
         var time = 0.0, requests = 0
         var output = true
         var traceError: OutputFile.CannotWrite?

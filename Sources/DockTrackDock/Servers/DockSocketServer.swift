@@ -47,20 +47,15 @@ public struct DockSocketServer<Endpoint: DockEndpoint> {
     /// Seconds on the monotonic clock: the simulation's time and the pauses run on it.
     let clock: @Sendable () -> Double
 
-    /// Whether SIGINT and SIGTERM stop the server: only when the program asks (docksim does);
-    /// by default a library leaves a program's signals alone, and the server stops when
-    /// `stopped` says so.
-    let handlesSignals: Bool
     /// Asked between polls: `true` ends the server.
     let stopped: @Sendable () -> Bool
 
     /// Serves `session` at `path`; motion states to the session's owner every `stateInterval`
-    /// seconds; stops after `duration` seconds when given, when `stopped` says so, or (with
-    /// `handlesSignals`) on SIGINT or SIGTERM.
+    /// seconds; stops after `duration` seconds when given or when `stopped` says so (docksim:
+    /// on SIGINT or SIGTERM; the server leaves a program's signals alone).
     public init(path: String, session: Endpoint, trace: OutputFile?, stateInterval: Double, duration: Double?,
-                handlesSignals: Bool = false, stopped: @escaping @Sendable () -> Bool = { false },
+                stopped: @escaping @Sendable () -> Bool = { false },
                 clock: @escaping @Sendable () -> Double = MonotonicClock.now, log: @escaping @Sendable (String) -> Void) {
-        self.handlesSignals = handlesSignals
         self.stopped = stopped
         self.clock = clock
         self.log = log
@@ -109,10 +104,6 @@ public struct DockSocketServer<Endpoint: DockEndpoint> {
     /// Serves on a socket bound already (a program that must know at once whether the path can
     /// be served: `track --serve`); removes it at the end.
     public mutating func serve(on listening: ListeningSocket) throws(SocketError) {
-        // SIGINT and SIGTERM end the loop (and remove the socket) instead of killing the
-        // process: RunInterruption's handlers, the one place signals are taken, asked between polls.
-        if handlesSignals { RunInterruption.install() }
-        signal(SIGPIPE, SIG_IGN)
 
         defer { listening.remove() }
         log("serving \(DockSession.protocolName) on \(listening.path)")
@@ -164,10 +155,6 @@ public struct DockSocketServer<Endpoint: DockEndpoint> {
         }
 
         while duration.map({ clock() - launched < $0 }) ?? true {
-            if handlesSignals && RunInterruption.requested {
-                log("stopping on a signal")
-                break
-            }
             if stopped() { break }
             let listenerPaused = acceptPausedUntil.map { clock() < $0 } ?? false
             var fds = [pollfd(fd: listening.fd, events: listenerPaused ? 0 : Int16(POLLIN), revents: 0)]

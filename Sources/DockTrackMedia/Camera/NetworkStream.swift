@@ -25,6 +25,8 @@ public final class NetworkStream {
     public let frameTimeout: Double
     private let slot = Monitor(Slot())
     private var delivered = 0
+    /// Reads and decodes the stream until ``stop()``; alone uses and frees the decoder.
+    private let reading: OwnedThread
 
     /// What the reading thread and the caller share.
     private struct Slot {
@@ -33,8 +35,6 @@ public final class NetworkStream {
         /// Why the stream ended (read failed, or the server closed it).
         var failure: String?
         var stopping = false
-        /// Set by the reading thread as it ends (its decoder freed).
-        var ended = false
     }
 
     /// `url` with the password of its user information replaced by `***`.
@@ -62,8 +62,7 @@ public final class NetworkStream {
         let raw = dcv_capture_get_info(handle)
         info = MediaInfo(name: name, kind: .camera, size: ImageSize(width: Int(raw.width), height: Int(raw.height)),
                          framesPerSecond: raw.fps > 0 && raw.fps < 1000 ? raw.fps : nil)
-        // The decoder is the reading thread's, which alone uses and frees it.
-        ThreadHandoff.start(named: "docktrack stream", with: handle) { [slot] handle in
+        reading = OwnedThread(named: "docktrack stream", with: handle) { [slot] handle in
             while !slot.withLock({ $0.stopping }) {
                 let image = Image()
                 var status = dcv_status()
@@ -81,7 +80,6 @@ public final class NetworkStream {
                 if failure != nil { break }
             }
             dcv_capture_destroy(handle)
-            slot.withLock { $0.ended = true }
         }
     }
 
@@ -118,6 +116,6 @@ public final class NetworkStream {
     /// is inside FFmpeg crashes in its static destructors.
     public func stop() {
         slot.withLock { $0.stopping = true }
-        slot.wait(for: \.ended, until: Date(timeIntervalSinceNow: frameTimeout + 1))
+        reading.join()
     }
 }

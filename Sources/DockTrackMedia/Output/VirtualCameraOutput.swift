@@ -24,6 +24,8 @@ public final class VirtualCameraOutput: Sendable {
     public let framesPerSecond: Int
     private let process: Process
     private let input: FileHandle
+    /// Writes the newest frame to the pipeline until ``close()``.
+    private let writer: OwnedThread
     /// What the caller and the writing thread share.
     private struct Shared {
         var waiting: (image: Image, capture: Double)?
@@ -72,12 +74,8 @@ public final class VirtualCameraOutput: Sendable {
         }
         self.process = process
         input = pipe.fileHandleForWriting
-        // A pipeline that ends must not kill this process with SIGPIPE on the next write.
-        signal(SIGPIPE, SIG_IGN)
         let (shared, input, size, name) = (shared, input, size, name)
-        let thread = Thread { Self.writeFrames(shared: shared, to: input, size: size, name: name) }
-        thread.name = "virtual camera"
-        thread.start()
+        writer = OwnedThread(named: "docktrack vcam") { Self.writeFrames(shared: shared, to: input, size: size, name: name) }
     }
 
     deinit { close() }
@@ -100,6 +98,9 @@ public final class VirtualCameraOutput: Sendable {
             return shared.closed
         }
         guard !wasClosed else { return }
+        // The writer ends after the frame it is writing; then the pipe is closed (never under a
+        // write, whose descriptor number the next file opened could take).
+        writer.join()
         try? input.close()
         if process.isRunning { process.terminate() }
         process.waitUntilExit()
@@ -133,19 +134,12 @@ public final class VirtualCameraOutput: Sendable {
         guard let frame = try? (image.size == size && image.channels == 3 ? image : image.resized(to: size)),
               frame.channels == 3, let base = dcv_image_pixels(frame.handle) else { return true }
         let stride = dcv_image_stride(frame.handle), rowBytes = size.width * 3
-        var rows = Data(capacity: rowBytes * size.height)
-        for y in 0..<size.height { rows.append(base + y * stride, count: rowBytes) }
-        return withExtendedLifetime(frame) {
-            rows.withUnsafeBytes { buffer in
-                var offset = 0
-                while offset < buffer.count {
-                    let n = Foundation.write(input.fileDescriptor, buffer.baseAddress! + offset, buffer.count - offset)
-                    if n < 0 && errno == EINTR { continue }
-                    if n <= 0 { return false }
-                    offset += n
-                }
-                return true
-            }
+        var rows = [UInt8]()
+        rows.reserveCapacity(rowBytes * size.height)
+        withExtendedLifetime(frame) {
+            for y in 0..<size.height { rows.append(contentsOf: UnsafeRawBufferPointer(start: base + y * stride, count: rowBytes)) }
         }
+        // A pipeline that ended is a failed write (EPIPE), never a SIGPIPE to this process.
+        return (try? Syscall.writeAll(rows, to: input.fileDescriptor)) != nil
     }
 }

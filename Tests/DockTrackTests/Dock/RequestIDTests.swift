@@ -196,6 +196,19 @@ import Glibc
         #expect(usage.status == 2 && usage.stdout.contains("usage:"))
         let nobody = try ToolRun.run(example, ["/tmp/no-dock-\(UUID().uuidString.prefix(6)).sock"])
         #expect(nobody.status == 1 && nobody.stdout.contains("dock-client-example:"), "\(nobody.stdout)")
+     }
+
+    /// A program that speaks to a dock links the client library alone: no OpenCV, FFmpeg, V4L2 or
+    /// ALSA to install beside it.
+    @Test(arguments: ["dock-client-example", "dockkit-samples"])
+    func aClientProgramLinksNoImageSoundOrCameraLibrary(name: String) throws {
+        let program = URL(fileURLWithPath: Fixtures.tool).deletingLastPathComponent().appendingPathComponent(name).path
+        let libraries = try ToolRun.run("/usr/bin/ldd", [program])
+        #expect(libraries.status == 0 && libraries.stdout.contains("libc.so"), "\(libraries.stdout)\(libraries.stderr)")
+        let heavy = libraries.stdout.split(separator: "\n").filter { line in
+            ["opencv", "libavformat", "libavcodec", "libswscale", "libv4l", "libasound"].contains { line.contains($0) }
+        }
+        #expect(heavy.isEmpty, "\(name) links \(heavy)")
     }
 }
 

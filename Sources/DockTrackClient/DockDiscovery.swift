@@ -82,6 +82,8 @@ public final class DockFolderWatcher: Sendable {
     private let continuation: AsyncStream<DockFolderChange>.Continuation
     private let inotify: Int32
     private let stopped = Mutex(false)
+    /// Watches the folder until ``stop()``.
+    private let watcher = Mutex<OwnedThread?>(nil)
     /// The sockets reported as appeared and not yet gone.
     private let present = Mutex(Set<String>())
 
@@ -122,13 +124,20 @@ public final class DockFolderWatcher: Sendable {
         (changes, continuation) = AsyncStream.makeStream()
         let existing = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted()
         let timeout = helloTimeout.isFinite ? max(0.1, helloTimeout) : 2
-        Thread.detachNewThread { [self] in watch(announcing: existing, timeout: timeout) }
+        // The thread holds the watcher until stop().
+        watcher.withLock { $0 = OwnedThread(named: "docktrack docks") { [self] in watch(announcing: existing, timeout: timeout) } }
     }
 
-    deinit { close(inotify) }
+    deinit {
+        stop()
+        close(inotify)
+    }
 
-    /// Stops watching; ``changes`` ends.
-    public func stop() { stopped.withLock { $0 = true } }
+    /// Stops watching and waits for the watching thread to end; ``changes`` ends.
+    public func stop() {
+        stopped.withLock { $0 = true }
+        watcher.withLock { $0?.join() }
+    }
 
     private func watch(announcing existing: [String], timeout: Double) {
         let introductions = Task { [self] in

@@ -71,6 +71,8 @@ public final class DockAccessoryManager: Sendable {
     private let fd: Int32
     /// Lines go out whole, one at a time, from any task.
     private let writer: SocketLineWriter
+    /// Reads the dock's lines until the connection ends.
+    private let reader = Mutex<OwnedThread?>(nil)
     private let stateBroadcast = Broadcast<AccessoryStateChange>(buffered: 16)
     private let motionBroadcast = Broadcast<MotionState>(buffered: 1)
     private let eventBroadcast = Broadcast<AccessoryEvent>(buffered: 64)
@@ -113,14 +115,10 @@ public final class DockAccessoryManager: Sendable {
         let fd = try UnixSocket.connect(to: socketPath)
         self.fd = fd
         writer = SocketLineWriter(fd: fd)
-        Thread.detachNewThread { [self] in readLoop() }
+        let helloDeadline = MonotonicClock.now() + (helloTimeout.isFinite ? max(0, helloTimeout) : 5)
+        // The thread holds the manager until the connection ends.
+        reader.withLock { $0 = OwnedThread(named: "docktrack client") { [self] in readLoop(helloDeadline: helloDeadline) } }
         sayHello()
-        let timeout = helloTimeout.isFinite ? max(0, helloTimeout) : 5
-        Thread.detachNewThread { [weak self] in
-            Thread.sleep(forTimeInterval: timeout)
-            guard let self, self.current == nil else { return }
-            self.disconnect()
-        }
     }
 
     /// The dock as its hello said, waiting for the hello when it has not come yet; throws
@@ -150,6 +148,7 @@ public final class DockAccessoryManager: Sendable {
 
     deinit {
         shutdown(fd, Int32(SHUT_RDWR))
+        reader.withLock { $0?.join() }
         close(fd)
     }
 
@@ -365,7 +364,7 @@ public final class DockAccessoryManager: Sendable {
     }
 
     private func sayHello() {
-        write(#"{"type":"hello","protocols":["\#(DockSession.protocolName)"]}"#)
+        write(#"{"type":"hello","protocols":["\#(DockProtocol.name)"]}"#)
     }
 
     private func write(_ line: String) {
@@ -373,8 +372,10 @@ public final class DockAccessoryManager: Sendable {
         writer.write(line)
     }
 
-    private func readLoop() {
-        for item in LineReader(fileDescriptor: fd) {
+    /// Reads until the dock hangs up or is hung up on, or until `helloDeadline` (monotonic
+    /// seconds) passes without a hello; then hangs up itself and ends every stream.
+    private func readLoop(helloDeadline: Double) {
+        for item in LineReader(fileDescriptor: fd, stopped: { self.current == nil && MonotonicClock.now() >= helloDeadline }) {
             guard case .line(let line) = item else { continue }  // a line too long to be the dock's
             guard let reply = DockReply(line: line) else { continue }
             if let id = reply.id, let waiting = session.withLock({ $0.pending.removeValue(forKey: id) }) {
@@ -388,6 +389,7 @@ public final class DockAccessoryManager: Sendable {
             }
             handle(reply.message)
         }
+        shutdown(fd, Int32(SHUT_RDWR))  // a dock that never said hello is hung up on
         let (unanswered, unfinished, greeters) = session.withLock { session in
             session.connected = false
             defer { session.pending = [:]; session.moves = []; session.helloWaiters = [] }
