@@ -52,8 +52,9 @@ test: APT_PACKAGES += $(CAMERA_PACKAGES) $(BROWSER_PACKAGES)
 # that failed, then what each recorded (the expectation and its values), last.
 test: deps
 	$(SWIFT) build --build-tests
-	@mkdir -p .build; \
+	@mkdir -p .build; started=$$(date +%s); \
 	{ $(SWIFT) test --skip-build 2>&1; echo $$? > .build/test.status; } | tee .build/test.log; status=$$(cat .build/test.status); \
+	echo "== the test run took $$(( $$(date +%s) - started )) s of wall time ($$(nproc) cores)"; \
 	if [ $$status -ne 0 ]; then echo "== what failed (from .build/test.log):"; \
 	  grep -E '✘.*failed after|error:' .build/test.log | tail -20; \
 	  grep -E -A3 'recorded an issue' .build/test.log | grep -E 'recorded an issue|^↳' | cut -c1-600 | tail -12; fi; \

@@ -147,7 +147,7 @@ public final class SpeechListener {
 
     private let input: Input
     private var detector = VoiceActivityDetector()
-    public private(set) var fusion = AudioVisualSpeaking()
+    package private(set) var fusion = AudioVisualSpeaking()
     private var fileEnded = false
     private let onRouteChange: (AudioRouteChange) -> Void
 

@@ -9,30 +9,30 @@ import Foundation
 /// voice activity, the best-scoring person is the speaker (confidence = voice activity) and the
 /// others are scaled down by their score against the best; without voice activity, nobody's
 /// confidence rises above it. Without any audio (``hasAudio`` false) the visual signal stands.
-public struct AudioVisualSpeaking: Sendable {
-    public struct Params: Sendable, Equatable {
+package struct AudioVisualSpeaking: Sendable {
+    package struct Params: Sendable, Equatable {
         /// Voice activity is averaged over this long before the frame (s).
-        public var activityWindow = 0.3
+        package var activityWindow = 0.3
         /// Mouth and sound are compared over this long (s).
-        public var syncWindow = 1.0
+        package var syncWindow = 1.0
         /// A best score below this still makes a speaker of that person, scaled by it.
-        public var minimumBestScore = 0.25
+        package var minimumBestScore = 0.25
 
-        public init() {}
+        package init() {}
     }
 
-    public let params: Params
+    package let params: Params
     private var windows: [VoiceActivity] = []
     /// Whether audio arrived recently (else the visual signal is used alone).
-    public private(set) var hasAudio = false
+    package private(set) var hasAudio = false
     private var lastAudioTime = -Double.infinity
 
-    public init(params: Params = Params()) {
+    package init(params: Params = Params()) {
         self.params = params
     }
 
     /// Adds analysed windows of the sound (from ``VoiceActivityDetector``).
-    public mutating func add(_ activity: [VoiceActivity]) {
+    package mutating func add(_ activity: [VoiceActivity]) {
         guard let last = activity.last else { return }
         windows += activity
         lastAudioTime = last.time
@@ -42,13 +42,13 @@ public struct AudioVisualSpeaking: Sendable {
     }
 
     /// The audio went away (route lost): visual only from now on.
-    public mutating func audioLost() {
+    package mutating func audioLost() {
         hasAudio = false
         windows = []
     }
 
     /// Voice activity around `time`: the mean probability over the activity window.
-    public func voiceActivity(at time: Double) -> Double? {
+    package func voiceActivity(at time: Double) -> Double? {
         let recent = windows.filter { $0.time > time - params.activityWindow && $0.time <= time + 0.02 }
         guard !recent.isEmpty else { return nil }
         return recent.map { $0.isSpeech ? max($0.probability, 0.9) : $0.probability }.reduce(0, +) / Double(recent.count)
@@ -56,7 +56,7 @@ public struct AudioVisualSpeaking: Sendable {
 
     /// Replaces the persons' `speakingConfidence` by the fused value at `time`. `mouth` gives a
     /// person's recent mouth-openness samples.
-    public func fuse(_ subjects: inout [TrackedSubject], time: Double,
+    package func fuse(_ subjects: inout [TrackedSubject], time: Double,
                      mouth: (UUID) -> [(time: Double, openness: Double)]) {
         guard hasAudio, let activity = voiceActivity(at: time) else { return }
         var scores: [Int: Double] = [:]

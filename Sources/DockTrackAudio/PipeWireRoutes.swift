@@ -6,8 +6,8 @@ import Glibc
 #endif
 
 /// One end of an audio route: a PipeWire node the sound goes into or comes out of.
-public struct AudioPort: Sendable, Hashable, CustomStringConvertible {
-    public enum Kind: String, Sendable {
+package struct AudioPort: Sendable, Hashable, CustomStringConvertible {
+    package enum Kind: String, Sendable {
         /// A capture device (a microphone, a virtual source).
         case input
         /// A playback device (speakers, headphones, a virtual sink).
@@ -17,21 +17,21 @@ public struct AudioPort: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The node's name: what opens it (`pw-record --target NAME`).
-    public var name: String
+    package var name: String
     /// What a person reads.
-    public var label: String
-    public var kind: Kind
+    package var label: String
+    package var kind: Kind
     /// The kind of device (built-in, headphones, USB…), as the graph's properties say.
-    public var type: AudioPortType
+    package var type: AudioPortType
 
-    public init(name: String, label: String, kind: Kind, type: AudioPortType = .unknown) {
+    package init(name: String, label: String, kind: Kind, type: AudioPortType = .unknown) {
         self.name = name
         self.label = label
         self.kind = kind
         self.type = type
     }
 
-    public var description: String { label.isEmpty || label == name ? name : "\(label) (\(name))" }
+    package var description: String { label.isEmpty || label == name ? name : "\(label) (\(name))" }
 
     var jsonLine: JSONLine {
         var line = JSONLine()
@@ -45,16 +45,16 @@ public struct AudioPort: Sendable, Hashable, CustomStringConvertible {
 
 /// Where sound comes in and goes out now (AVAudioSession's current route): the default input
 /// and output of the audio graph.
-public struct AudioSessionRoute: Sendable, Hashable, CustomStringConvertible {
-    public var inputs: [AudioPort]
-    public var outputs: [AudioPort]
+package struct AudioSessionRoute: Sendable, Hashable, CustomStringConvertible {
+    package var inputs: [AudioPort]
+    package var outputs: [AudioPort]
 
-    public init(inputs: [AudioPort] = [], outputs: [AudioPort] = []) {
+    package init(inputs: [AudioPort] = [], outputs: [AudioPort] = []) {
         self.inputs = inputs
         self.outputs = outputs
     }
 
-    public var description: String {
+    package var description: String {
         func list(_ ports: [AudioPort]) -> String { ports.isEmpty ? "none" : ports.map(\.description).joined(separator: ", ") }
         return "in: \(list(inputs)); out: \(list(outputs))"
     }
@@ -67,7 +67,7 @@ public struct AudioSessionRoute: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// `{"type":"audioRoute","inputs":[…],"outputs":[…]}`: the answer to `getAudioRoute`.
-    public var audioRouteLine: String {
+    package var audioRouteLine: String {
         var line = JSONLine()
         line.add("type", "audioRoute")
         line.add("inputs", array: inputs.map(\.jsonLine))
@@ -78,28 +78,28 @@ public struct AudioSessionRoute: Sendable, Hashable, CustomStringConvertible {
 
 /// A change of the route (AVAudioSession's route-change notification): why, the route before
 /// and the route now.
-public struct AudioSessionRouteChange: Sendable, Equatable, CustomStringConvertible {
+package struct AudioSessionRouteChange: Sendable, Equatable, CustomStringConvertible {
     /// `newDeviceAvailable`: the route moved to a device that appeared; `oldDeviceUnavailable`:
     /// a device of the route went away; `override`: the route moved to a device that was
     /// there already (a person chose it).
-    public var reason: AudioRouteChange.Reason
-    public var previous: AudioSessionRoute
-    public var current: AudioSessionRoute
-    public var time: Double
+    package var reason: AudioRouteChange.Reason
+    package var previous: AudioSessionRoute
+    package var current: AudioSessionRoute
+    package var time: Double
 
-    public init(reason: AudioRouteChange.Reason, previous: AudioSessionRoute, current: AudioSessionRoute, time: Double) {
+    package init(reason: AudioRouteChange.Reason, previous: AudioSessionRoute, current: AudioSessionRoute, time: Double) {
         self.reason = reason
         self.previous = previous
         self.current = current
         self.time = time
     }
 
-    public var description: String {
+    package var description: String {
         "audio route changed at \(String(format: "%.2f", time)) s (\(reason.rawValue)): \(previous) -> \(current)"
     }
 
     /// `{"type":"audioRouteChange","time":…,"reason":"…","previous":{"inputs":[…],"outputs":[…]},"current":{…}}`
-    public var jsonLine: String {
+    package var jsonLine: String {
         var line = JSONLine()
         line.add("type", "audioRouteChange")
         line.add("time", time, digits: 3)
@@ -115,7 +115,7 @@ public struct AudioSessionRouteChange: Sendable, Equatable, CustomStringConverti
 /// `default.audio.source`). Fed the arrays of objects `pw-dump --monitor` prints: a whole graph
 /// first, then the objects that changed (a removed one is `{"id":N,"info":null}`; metadata
 /// updates name only the keys that changed).
-public struct PipeWireGraph: Sendable {
+package struct PipeWireGraph: Sendable {
     struct Node: Sendable {
         var name: String
         var label: String
@@ -132,10 +132,10 @@ public struct PipeWireGraph: Sendable {
     /// Metadata keys by metadata object, values as node names.
     private var metadata: [Int: [String: String]] = [:]
 
-    public init() {}
+    package init() {}
 
     /// Takes one array of objects; returns the names of the audio nodes that appeared and went.
-    public mutating func apply(_ objects: [[String: Any]]) -> (added: Set<String>, removed: Set<String>) {
+    package mutating func apply(_ objects: [[String: Any]]) -> (added: Set<String>, removed: Set<String>) {
         var added = Set<String>(), removed = Set<String>()
         for object in objects {
             guard let id = object["id"] as? Int else { continue }
@@ -170,7 +170,7 @@ public struct PipeWireGraph: Sendable {
     /// Takes one line of `pw-metadata --monitor --name default`:
     /// `update: id:0 key:'default.audio.sink' value:'{"name":"…"}' type:'Spa:String:JSON'` or
     /// `remove: id:0 key:'default.audio.sink'`. Other lines change nothing.
-    public mutating func applyMetadataLine(_ line: String) {
+    package mutating func applyMetadataLine(_ line: String) {
         func field(_ name: String) -> String? {
             guard let start = line.range(of: "\(name):'") else { return nil }
             let rest = line[start.upperBound...]
@@ -209,7 +209,7 @@ public struct PipeWireGraph: Sendable {
     }
 
     /// The default input and output, when they are nodes of the graph.
-    public var route: AudioSessionRoute {
+    package var route: AudioSessionRoute {
         var route = AudioSessionRoute()
         if let sink = node(named: defaultNode("default.audio.sink")), sink.mediaClass.hasPrefix("Audio/Sink") {
             route.outputs = [sink.port(.output)]
@@ -225,7 +225,7 @@ public struct PipeWireGraph: Sendable {
     }
 
     /// The capture devices the graph has (sources), the default first.
-    public var inputs: [AudioPort] {
+    package var inputs: [AudioPort] {
         let defaultName = defaultNode("default.audio.source")
         return nodes.values.filter { $0.mediaClass.hasPrefix("Audio/Source") }
             .sorted { ($0.name == defaultName ? 0 : 1, $0.name) < ($1.name == defaultName ? 0 : 1, $1.name) }
@@ -284,7 +284,7 @@ struct JSONArrayStream {
 ///
 /// Changes that come together (a device going and the session manager choosing another) are
 /// one change: the graph is read until it has been quiet for `settle` seconds.
-public final class PipeWireRouteWatcher: Sendable {
+package final class PipeWireRouteWatcher: Sendable {
     private struct State {
         var route = AudioSessionRoute()
         var primed = false
@@ -297,7 +297,7 @@ public final class PipeWireRouteWatcher: Sendable {
 
     /// Whether a PipeWire daemon has its socket in `runtimeDirectory` (by default this
     /// environment's: `PIPEWIRE_RUNTIME_DIR`, else `XDG_RUNTIME_DIR`) and pw-dump is installed.
-    public static func isAvailable(runtimeDirectory: String? = nil) -> Bool {
+    package static func isAvailable(runtimeDirectory: String? = nil) -> Bool {
         let environment = ProcessInfo.processInfo.environment
         guard let directory = runtimeDirectory ?? environment["PIPEWIRE_RUNTIME_DIR"] ?? environment["XDG_RUNTIME_DIR"] else { return false }
         let socket = directory + "/" + (environment["PIPEWIRE_REMOTE"] ?? "pipewire-0")
@@ -319,7 +319,7 @@ public final class PipeWireRouteWatcher: Sendable {
     /// Two of PipeWire's own tools watch: `pw-dump --monitor` for the nodes, `pw-metadata
     /// --monitor --name default` for the defaults (pw-dump does not always show the metadata the
     /// session manager makes: on these machines it missed WirePlumber's "default" in some runs).
-    public init(runtimeDirectory: String? = nil, settle: Double = 0.2, clock: @escaping @Sendable () -> Double = MonotonicClock.now,
+    package init(runtimeDirectory: String? = nil, settle: Double = 0.2, clock: @escaping @Sendable () -> Double = MonotonicClock.now,
                 onChange: @escaping @Sendable (AudioSessionRouteChange) -> Void) throws(AudioError) {
         guard let dump = Self.executable, let metadata = Self.find("pw-metadata") else {
             throw .deviceUnavailable(name: "pipewire", reason: "pw-dump and pw-metadata are not installed (Debian: pipewire-bin)")
@@ -378,10 +378,10 @@ public final class PipeWireRouteWatcher: Sendable {
     deinit { stop() }
 
     /// The route now.
-    public var route: AudioSessionRoute { state.withLock { $0.route } }
+    package var route: AudioSessionRoute { state.withLock { $0.route } }
 
     /// Ends the watching (pw-dump and pw-metadata are stopped).
-    public func stop() {
+    package func stop() {
         for process in processes where process.isRunning { process.terminate() }
         watching.join()
     }
@@ -460,9 +460,9 @@ public final class PipeWireRouteWatcher: Sendable {
 /// `sampleRate`, raw on a pipe. The stream names no target, so the session manager moves it
 /// to whatever input becomes the default: the sound follows the route
 /// (``PipeWireRouteWatcher`` tells the changes).
-public final class PipeWireCaptureSource: AudioSource {
-    public let name = "pipewire"
-    public let sampleRate: Int
+package final class PipeWireCaptureSource: AudioSource {
+    package let name = "pipewire"
+    package let sampleRate: Int
     private let process: Process
     private let fd: Int32
     private let pipe: Pipe
@@ -470,7 +470,7 @@ public final class PipeWireCaptureSource: AudioSource {
     private let clockOrigin: Double
     private var pending: [UInt8] = []
 
-    public init(sampleRate: Int = VoiceActivityDetector.sampleRate, clockOrigin: Double = 0,
+    package init(sampleRate: Int = VoiceActivityDetector.sampleRate, clockOrigin: Double = 0,
                 clock: @escaping @Sendable () -> Double = MonotonicClock.now) throws(AudioError) {
         guard let record = PipeWireRouteWatcher.find("pw-record") else {
             throw .deviceUnavailable(name: "pipewire", reason: "pw-record is not installed (Debian: pipewire-bin)")
@@ -496,7 +496,7 @@ public final class PipeWireCaptureSource: AudioSource {
     /// must not wait for it: 20 ms a frame made the emulated camera's run miss people); the
     /// chunk's time is when its last sample arrived, less its length. `deviceGone` when
     /// pw-record ended (the daemon went away).
-    public func read(maximum: Int) throws(AudioError) -> AudioChunk? {
+    package func read(maximum: Int) throws(AudioError) -> AudioChunk? {
         var buffer = [UInt8](repeating: 0, count: max(2, maximum * 2 - pending.count))
         let n = Glibc.read(fd, &buffer, buffer.count)
         if n == 0 { throw .deviceGone(name: name) }
@@ -514,12 +514,12 @@ public final class PipeWireCaptureSource: AudioSource {
 
 /// PipeWire as the system of inputs: one input, the default (``PipeWireCaptureSource``
 /// follows it as it changes).
-public final class PipeWireInputSystem: AudioInputSystem {
-    public let clockOrigin: Double
-    public static let defaultInput = AudioDevice(id: "pipewire", name: "PipeWire's default input")
-    public init(clockOrigin: Double = MonotonicClock.now()) { self.clockOrigin = clockOrigin }
-    public func availableInputs() -> [AudioDevice] { [Self.defaultInput] }
-    public func open(_ device: AudioDevice) throws(AudioError) -> any AudioSource {
+package final class PipeWireInputSystem: AudioInputSystem {
+    package let clockOrigin: Double
+    package static let defaultInput = AudioDevice(id: "pipewire", name: "PipeWire's default input")
+    package init(clockOrigin: Double = MonotonicClock.now()) { self.clockOrigin = clockOrigin }
+    package func availableInputs() -> [AudioDevice] { [Self.defaultInput] }
+    package func open(_ device: AudioDevice) throws(AudioError) -> any AudioSource {
         try PipeWireCaptureSource(clockOrigin: clockOrigin)
     }
 }

@@ -3,9 +3,9 @@ import Foundation
 
 /// A video file joined with the sound of another (FFmpeg, packets copied, nothing re-encoded):
 /// how `reframe` gives its output the input's audio track.
-public enum SoundCopy {
+package enum SoundCopy {
     /// What became of the sound.
-    public enum Outcome: Sendable, Equatable {
+    package enum Outcome: Sendable, Equatable {
         case copied
         /// The video alone was written: the source had no sound, or the container cannot hold it.
         case videoOnly(reason: String)
@@ -13,7 +13,7 @@ public enum SoundCopy {
 
     /// Writes `output` (container from its name) with the video of `video` and the sound of
     /// `soundSource` from `start` seconds up to `end` (`nil`: its end), moved to start at 0.
-    public static func mux(video: String, soundFrom soundSource: String, start: Double = 0, end: Double? = nil,
+    package static func mux(video: String, soundFrom soundSource: String, start: Double = 0, end: Double? = nil,
                            to output: String) throws(AudioError) -> Outcome {
         var status = daudio_status()
         let result = daudio_mux(video, soundSource, max(0, start.isFinite ? start : 0), end.map { $0.isFinite ? $0 : 0 } ?? 0,

@@ -2,17 +2,17 @@ import DockTrackCore
 import Foundation
 
 /// One analysis window's verdict.
-public struct VoiceActivity: Sendable, Equatable {
+package struct VoiceActivity: Sendable, Equatable {
     /// The window's centre, seconds.
-    public var time: Double
+    package var time: Double
     /// How likely the window holds speech, 0...1 (before hangover).
-    public var probability: Double
+    package var probability: Double
     /// The decision after smoothing and hangover.
-    public var isSpeech: Bool
+    package var isSpeech: Bool
     /// The window's level, dB relative to full scale.
-    public var level: Double
+    package var level: Double
 
-    public init(time: Double, probability: Double, isSpeech: Bool, level: Double) {
+    package init(time: Double, probability: Double, isSpeech: Bool, level: Double) {
         self.time = time
         self.probability = probability
         self.isSpeech = isSpeech
@@ -21,11 +21,11 @@ public struct VoiceActivity: Sendable, Equatable {
 }
 
 /// A stretch of speech, seconds.
-public struct SpeechSegment: Sendable, Equatable, Codable {
-    public var start: Double
-    public var end: Double
+package struct SpeechSegment: Sendable, Equatable, Codable {
+    package var start: Double
+    package var end: Double
 
-    public init(start: Double, end: Double) {
+    package init(start: Double, end: Double) {
         self.start = start
         self.end = end
     }
@@ -87,7 +87,7 @@ public struct VoiceActivityDetector: Sendable {
     }
 
     /// Analyses `chunk` (16 kHz mono) after what came before; a gap in time restarts the buffer.
-    public mutating func process(_ chunk: AudioChunk) -> [VoiceActivity] {
+    package mutating func process(_ chunk: AudioChunk) -> [VoiceActivity] {
         let rate = Double(Self.sampleRate)
         let expected = bufferStart + Double(buffer.count) / rate
         if !started || abs(chunk.startTime - expected) > 0.05 {
@@ -168,7 +168,7 @@ public struct VoiceActivityDetector: Sendable {
 
     /// Speech segments from windows in time order: runs of `isSpeech`, joined across gaps shorter
     /// than `joinGap`, those shorter than `minimumLength` dropped.
-    public static func segments(_ windows: [VoiceActivity], joinGap: Double = 0.2, minimumLength: Double = 0.15) -> [SpeechSegment] {
+    package static func segments(_ windows: [VoiceActivity], joinGap: Double = 0.2, minimumLength: Double = 0.15) -> [SpeechSegment] {
         var segments: [SpeechSegment] = []
         var current: SpeechSegment?
         for window in windows {

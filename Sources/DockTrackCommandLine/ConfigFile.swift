@@ -22,27 +22,27 @@ import Foundation
 /// settings: `size`, `fps`, ...). Sections, dotted keys, inline tables, dates and nested
 /// arrays are refused (see ``FlatTOML``), as is a key the command does not know (the command's
 /// own parser says so).
-public struct ConfigFile: Sendable {
+package struct ConfigFile: Sendable {
     /// What is wrong with a config file, with the file's path.
-    public struct Invalid: Error, CustomStringConvertible {
-        public var description: String
+    package struct Invalid: Error, CustomStringConvertible {
+        package var description: String
         /// One line, whatever the file holds (a key or a TOML error may carry line breaks).
         init(_ path: String, _ problem: String) { description = TerminalText.line("--config \(path): \(problem)") }
     }
 
     /// A file larger than this is not a setup (1 MiB).
-    public static let maximumSize = 1 << 20
+    package static let maximumSize = 1 << 20
     /// The keys that name the run's input: any input on the command line leaves all of them out.
-    public static let inputKeys: Set<String> = ["input", "camera", "observations"]
+    package static let inputKeys: Set<String> = ["input", "camera", "observations"]
 
-    public let path: String
+    package let path: String
     /// Each key with the arguments it stands for, in the file's order, `input` apart.
-    public let options: [(key: String, arguments: [String])]
+    package let options: [(key: String, arguments: [String])]
     /// The command's argument (`input = "…"`).
-    public let input: String?
+    package let input: String?
 
     /// Reads and checks the file at `path`: a regular file of at most ``maximumSize`` bytes, UTF-8, TOML.
-    public init(contentsOf path: String) throws(Invalid) {
+    package init(contentsOf path: String) throws(Invalid) {
         let attributes: [FileAttributeKey: Any]
         do {
             attributes = try FileManager.default.attributesOfItem(atPath: path)
@@ -57,7 +57,7 @@ public struct ConfigFile: Sendable {
     }
 
     /// Parses `toml` (the text of the file at `path`), the part of TOML ``FlatTOML`` reads.
-    public init(toml: String, path: String) throws(Invalid) {
+    package init(toml: String, path: String) throws(Invalid) {
         self.path = path
         let entries: [FlatTOML.Entry]
         do {
@@ -115,7 +115,7 @@ public struct ConfigFile: Sendable {
 
     /// The option names a command line gives (`--name`, `--name=value`, and short ones through
     /// `shortNames`), with each one's `no-` partner: the options the file must leave out.
-    public static func namesGiven(by commandLine: [String], shortNames: [Character: String]) -> Set<String> {
+    package static func namesGiven(by commandLine: [String], shortNames: [Character: String]) -> Set<String> {
         var names: Set<String> = []
         for token in commandLine {
             var name: String?
@@ -132,7 +132,7 @@ public struct ConfigFile: Sendable {
     }
 
     /// The input a command line gives, as far as the file's options care.
-    public enum CommandLineInput: Sendable {
+    package enum CommandLineInput: Sendable {
         /// None: the file's `input` (or `camera`, `observations`) is the run's.
         case none
         /// A camera or a stream: the file's camera settings still apply.
@@ -142,12 +142,12 @@ public struct ConfigFile: Sendable {
     }
 
     /// Settings that only a camera or a stream takes.
-    public static let cameraSettingKeys: Set<String> = ["size", "fps", "pixel-format", "reconnect", "duration"]
+    package static let cameraSettingKeys: Set<String> = ["size", "fps", "pixel-format", "reconnect", "duration"]
 
     /// The file's arguments for a command line that gave the options `names` and `input`: they
     /// go before the command line's, the file's input (the command's argument) last. Values go
     /// as `--name=value`, so that one starting with a dash is not taken for an option.
-    public func arguments(leavingOut names: Set<String>, commandLineInput input: CommandLineInput) -> [String] {
+    package func arguments(leavingOut names: Set<String>, commandLineInput input: CommandLineInput) -> [String] {
         var arguments: [String] = []
         for (key, values) in options where !names.contains(key) {
             if input != .none && Self.inputKeys.contains(key) { continue }

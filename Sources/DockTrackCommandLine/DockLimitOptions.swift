@@ -3,26 +3,26 @@ import DockTrack
 
 /// What the dock can do, as both executables take it on the command line: `docktrack`'s
 /// framing limits and `docksim`'s simulated motors.
-public struct DockLimitOptions: ParsableArguments {
+package struct DockLimitOptions: ParsableArguments {
     @Option(help: "Pan (yaw) maximum speed in degrees per second.")
-    public var maxPanSpeed = 170.0
+    package var maxPanSpeed = 170.0
 
     @Option(help: "Tilt (pitch) range in degrees either side of level.")
-    public var tiltRange = 30.0
+    package var tiltRange = 30.0
 
     @Option(help: "Tilt (pitch) maximum speed in degrees per second.")
-    public var maxTiltSpeed = 85.0
+    package var maxTiltSpeed = 85.0
 
-    public init() {}
+    package init() {}
 
-    public func validate() throws {
+    package func validate() throws {
         guard maxPanSpeed > 0, maxTiltSpeed > 0, maxPanSpeed.isFinite, maxTiltSpeed.isFinite, tiltRange >= 0, tiltRange <= 90 else {
             throw ValidationError("speeds must be positive and --tilt-range between 0 and 90 degrees")
         }
     }
 
     /// `base` with these speeds and tilt range (accelerations and the pan range kept).
-    public func limits(from base: DockLimits = .standard) -> DockLimits {
+    package func limits(from base: DockLimits = .standard) -> DockLimits {
         var limits = base
         let degree = Double.pi / 180
         limits.yaw.maximumSpeed = maxPanSpeed * degree

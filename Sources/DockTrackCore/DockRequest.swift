@@ -16,7 +16,7 @@ public enum RequestID: Sendable, Hashable, CustomStringConvertible {
 
     /// `line` (one JSON object) with this id added first: `{"id":7,"command":…}`. The one place
     /// an id goes on a line: a client's request here, an answer through ``DockAnswer`` only.
-    package func tagging(_ line: String) -> String {
+    public func tagging(_ line: String) -> String {
         guard line.hasPrefix("{") else { return line }
         let rest = line.dropFirst()
         return "{\"id\":\(description)" + (rest.hasPrefix("}") ? "" : ",") + rest
@@ -32,7 +32,7 @@ extension RequestID: Decodable {
 
 /// Something a dock or a tracker answers: a request, or a line that was meant as one (its
 /// ``DockRequest/Failure``), with the id its sender gave it.
-public protocol AnsweredRequest {
+package protocol AnsweredRequest {
     var id: RequestID? { get }
 }
 
@@ -40,19 +40,19 @@ public protocol AnsweredRequest {
 /// request's id first, when it had one (the dock protocol's rule, JSON-RPC's). Servers answer
 /// through this type only, so an answer cannot be made without the request it answers, nor
 /// given another request's id.
-public struct DockAnswer: Sendable, Equatable {
-    public let lines: [String]
+package struct DockAnswer: Sendable, Equatable {
+    package let lines: [String]
 
     /// `bodies` (JSON objects, without an id) answering `request`.
-    public init(to request: some AnsweredRequest, _ bodies: [String]) {
+    package init(to request: some AnsweredRequest, _ bodies: [String]) {
         lines = request.id.map { id in bodies.map(id.tagging) } ?? bodies
     }
 }
 
 /// One request line of the dock protocol, parsed once: what the session answers and what a
 /// server decides on (who may open a session), never the raw text.
-public struct DockRequest: Sendable, Equatable, AnsweredRequest {
-    public enum Kind: Sendable, Equatable {
+package struct DockRequest: Sendable, Equatable, AnsweredRequest {
+    package enum Kind: Sendable, Equatable {
         /// `{"type":"hello","protocols":[…]}`
         case hello(protocols: [String])
         /// `{"command":"getMotionState"}`, `getBattery`, `getLimits`, `getAccessory`; from a
@@ -64,19 +64,19 @@ public struct DockRequest: Sendable, Equatable, AnsweredRequest {
         case tracking(TrackingRequest)
     }
 
-    public static let queries = Set(["getMotionState", "getBattery", "getLimits", "getAccessory"]).union(trackerQueries)
+    package static let queries = Set(["getMotionState", "getBattery", "getLimits", "getAccessory"]).union(trackerQueries)
     /// What only a tracker answers (DockKit's `isSystemTrackingEnabled`, `framingMode`,
     /// `regionOfInterest`, AVAudioSession's `currentRoute`); a dock alone says it is not capable
     /// (docksim answers its own tracking switch).
-    public static let trackerQueries: Set<String> = ["getSystemTracking", "getFramingMode", "getRegionOfInterest", "getAudioRoute"]
+    package static let trackerQueries: Set<String> = ["getSystemTracking", "getFramingMode", "getRegionOfInterest", "getAudioRoute"]
 
-    public var kind: Kind
+    package var kind: Kind
     /// The line's own `"time"` (seconds, the sender's clock), when it has a finite one.
-    public var time: Double?
+    package var time: Double?
     /// The request's `"id"`, when it has one: its answers carry it back.
-    public var id: RequestID?
+    package var id: RequestID?
 
-    public init(kind: Kind, time: Double? = nil, id: RequestID? = nil) {
+    package init(kind: Kind, time: Double? = nil, id: RequestID? = nil) {
         self.kind = kind
         self.time = time
         self.id = id
@@ -84,18 +84,18 @@ public struct DockRequest: Sendable, Equatable, AnsweredRequest {
 
     /// A line that is no request: the error its sender gets back, and the line's id when one
     /// could be read from it (a command with a bad argument still names its request).
-    public struct Failure: Error, Sendable, Equatable, AnsweredRequest {
-        public var error: DockError
-        public var id: RequestID?
+    package struct Failure: Error, Sendable, Equatable, AnsweredRequest {
+        package var error: DockError
+        package var id: RequestID?
 
-        public init(_ error: DockError, id: RequestID? = nil) {
+        package init(_ error: DockError, id: RequestID? = nil) {
             self.error = error
             self.id = id
         }
     }
 
     /// One framed item as a request, or the error its sender gets back; nil for a blank line.
-    public static func parse(_ item: LineFramer.Item) -> Result<DockRequest, Failure>? {
+    package static func parse(_ item: LineFramer.Item) -> Result<DockRequest, Failure>? {
         switch item {
         case .tooLong(let bytes):
             return .failure(Failure(.invalidRequest("line of \(bytes) bytes or more; at most \(LineFramer.defaultMaximumLineLength)")))
@@ -111,7 +111,7 @@ public struct DockRequest: Sendable, Equatable, AnsweredRequest {
     }
 
     /// Parses one line; a line that is not a request throws the error its sender gets back.
-    public init(parsing line: String) throws(DockError) {
+    package init(parsing line: String) throws(DockError) {
         do {
             self = try JSONDecoder().decode(DockRequest.self, from: Data(line.utf8))
         } catch let error as DockError {
@@ -129,7 +129,7 @@ public struct DockRequest: Sendable, Equatable, AnsweredRequest {
 extension DockRequest: Decodable {
     private enum Keys: String, CodingKey { case type, protocols, command, time, id }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: Keys.self)
         // A time that is not a finite number is no time (the line may still be a request).
         time = (try? c.decodeIfPresent(Double.self, forKey: .time)).flatMap { $0?.isFinite == true ? $0 : nil }

@@ -71,7 +71,7 @@ public struct JSONLine: Sendable {
 
 extension UnitRect {
     /// `{"x":…,"y":…,"width":…,"height":…}`, four decimals.
-    public var jsonLine: JSONLine {
+    package var jsonLine: JSONLine {
         var line = JSONLine()
         line.add("x", x, digits: 4)
         line.add("y", y, digits: 4)
@@ -82,13 +82,13 @@ extension UnitRect {
 }
 
 /// The observations of one frame: one line of `docktrack detect`'s output.
-public struct DetectionRecord: Sendable, Equatable {
-    public var frame: Int
-    public var time: Double
-    public var size: ImageSize
-    public var observations: [Observation]
+package struct DetectionRecord: Sendable, Equatable {
+    package var frame: Int
+    package var time: Double
+    package var size: ImageSize
+    package var observations: [Observation]
 
-    public init(frame: Int, time: Double, size: ImageSize, observations: [Observation]) {
+    package init(frame: Int, time: Double, size: ImageSize, observations: [Observation]) {
         self.frame = frame
         self.time = time
         self.size = size
@@ -96,7 +96,7 @@ public struct DetectionRecord: Sendable, Equatable {
     }
 
     /// `{"frame":0,"time":0.0,"width":768,"height":576,"observations":[{"type":"humanFace","rect":{…},"confidence":0.97}]}`
-    public var jsonLine: String {
+    package var jsonLine: String {
         var line = JSONLine()
         line.add("frame", frame)
         line.add("time", time, digits: 3)
@@ -121,7 +121,7 @@ extension Observation: Decodable {
 
     /// `{"type":"humanFace","rect":{…},"confidence":0.97}` (and the identifier and face yaw
     /// when there are).
-    public var jsonLine: JSONLine {
+    package var jsonLine: JSONLine {
         var item = JSONLine()
         item.add("type", type.rawValue)
         item.add("rect", object: rect.jsonLine)
@@ -136,7 +136,7 @@ extension DetectionRecord: Decodable {
     private enum Keys: String, CodingKey { case frame, time, width, height, observations }
 
     /// Reads a line in the format of ``jsonLine``, e.g. observations fed by a caller.
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: Keys.self)
         frame = try c.decode(Int.self, forKey: .frame)
         time = try c.decode(Double.self, forKey: .time)
@@ -146,9 +146,9 @@ extension DetectionRecord: Decodable {
 }
 
 /// What went wrong decoding a JSON line, in a few words.
-public enum JSONDecoding {
+package enum JSONDecoding {
     /// A decoding error in a few words (`missing time`, `bad velocity.y`), for error replies.
-    public static func describe(_ error: any Error) -> String {
+    package static func describe(_ error: any Error) -> String {
         switch error {
         case DecodingError.keyNotFound(let key, _): return "missing \(key.stringValue)"
         case DecodingError.dataCorrupted(let c) where c.codingPath.isEmpty: return "not JSON"

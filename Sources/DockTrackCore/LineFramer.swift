@@ -9,9 +9,9 @@ import Glibc
 /// Linear in the bytes it is given, however they are cut into chunks; a line longer than
 /// ``maximumLineLength`` is not kept: it comes out once as ``Item/tooLong(bytes:)`` and its
 /// bytes up to the next newline are dropped as they arrive, so memory stays bounded.
-public struct LineFramer: Sendable {
+package struct LineFramer: Sendable {
     /// What the framer hands out.
-    public enum Item: Sendable, Equatable {
+    package enum Item: Sendable, Equatable {
         /// One line, without its newline (a trailing `\r` is kept; JSON ignores it).
         case line(String)
         /// A line longer than the maximum, dropped; `bytes` is how much of it was seen when it
@@ -20,9 +20,9 @@ public struct LineFramer: Sendable {
     }
 
     /// 1 MiB: a line of the dock protocol or of observations is a few hundred bytes.
-    public static let defaultMaximumLineLength = 1 << 20
+    package static let defaultMaximumLineLength = 1 << 20
 
-    public let maximumLineLength: Int
+    package let maximumLineLength: Int
     private var buffer: [UInt8] = []
     /// Where the unread part of `buffer` starts.
     private var start = 0
@@ -31,15 +31,15 @@ public struct LineFramer: Sendable {
     /// Dropping the rest of an over-long line until its newline.
     private var discarding = false
 
-    public init(maximumLineLength: Int = LineFramer.defaultMaximumLineLength) {
+    package init(maximumLineLength: Int = LineFramer.defaultMaximumLineLength) {
         self.maximumLineLength = max(1, maximumLineLength)
     }
 
     /// Bytes held for a line not yet complete.
-    public var pendingByteCount: Int { buffer.count - start }
+    package var pendingByteCount: Int { buffer.count - start }
 
     /// Takes the next chunk of the stream.
-    public mutating func append<Bytes: Collection>(_ bytes: Bytes) where Bytes.Element == UInt8 {
+    package mutating func append<Bytes: Collection>(_ bytes: Bytes) where Bytes.Element == UInt8 {
         if start > 0 && start >= buffer.count / 2 {
             buffer.removeSubrange(0..<start)
             start = 0
@@ -48,7 +48,7 @@ public struct LineFramer: Sendable {
     }
 
     /// The next complete line (or over-long line) in what was given, or nil until more comes.
-    public mutating func next() -> Item? {
+    package mutating func next() -> Item? {
         while true {
             let from = start + scanned
             if let newline = buffer[from...].firstIndex(of: 0x0A) {
@@ -76,7 +76,7 @@ public struct LineFramer: Sendable {
     }
 
     /// At the end of the stream: the last line when it had no newline.
-    public mutating func finish() -> Item? {
+    package mutating func finish() -> Item? {
         defer {
             buffer.removeAll()
             start = 0

@@ -5,30 +5,30 @@ import Foundation
 /// (extrapolated with the last velocity), and how long it takes to answer a command
 /// (``LatencyEstimator``). Remote and device docks keep one; the frame loop asks it where the
 /// dock pointed when a frame was captured.
-public struct ReportedMotion: Sendable {
+package struct ReportedMotion: Sendable {
     /// The reports kept, oldest first (at most `capacity`).
-    public private(set) var states: [MotionState] = []
-    public var capacity = 512
+    package private(set) var states: [MotionState] = []
+    package var capacity = 512
     /// Past the last report, motion is extrapolated this long at most (then held).
-    public var maximumExtrapolation = 0.3
+    package var maximumExtrapolation = 0.3
     /// The motors' acceleration limits (rad/s²), when known: extrapolated speeds change no faster.
-    public var acceleration: DockVector?
-    public var latency: LatencyEstimator
+    package var acceleration: DockVector?
+    package var latency: LatencyEstimator
     /// Commands sent (time; velocity, `nil` for a command of another kind; the orientation an
     /// absolute move goes to), newest last: past the last report, the dock follows the ones that
     /// have reached its motors, and a move to an orientation stops there.
     private var commands: [(time: Double, velocity: AngularVelocity?, target: DockOrientation?)] = []
 
-    public init(initialLatency: Double = 0.05) {
+    package init(initialLatency: Double = 0.05) {
         latency = LatencyEstimator(initial: initialLatency)
     }
 
     /// The newest report.
-    public var latest: MotionState? { states.last }
+    package var latest: MotionState? { states.last }
 
     /// Takes a report. Reports out of time order or with numbers that are not finite are
     /// dropped (a report is a measurement: one that makes no sense is no measurement).
-    public mutating func record(_ state: MotionState) {
+    package mutating func record(_ state: MotionState) {
         let numbers = [state.time, state.position.x, state.position.y, state.position.z, state.velocity.x, state.velocity.y, state.velocity.z]
         guard numbers.allSatisfy(\.isFinite) else { return }
         if let last = states.last, state.time <= last.time {
@@ -41,7 +41,7 @@ public struct ReportedMotion: Sendable {
     }
 
     /// Notes a command sent at `time`, for the latency estimate.
-    public mutating func commanded(_ command: DockCommand, at time: Double) {
+    package mutating func commanded(_ command: DockCommand, at time: Double) {
         latency.commanded(command, at: time, last: states.last)
         guard time.isFinite, time >= (commands.last?.time ?? -.infinity) else { return }
         switch command {
@@ -55,7 +55,7 @@ public struct ReportedMotion: Sendable {
 
     /// The dock stopped its motors itself at `time` (its clock): as it was taken off, say. Past
     /// the last report it stays where it was; commands sent before no longer carry it on.
-    public mutating func stopped(at time: Double) {
+    package mutating func stopped(at time: Double) {
         commands.removeAll { $0.time >= time - latency.estimate }
         commands.append((time - latency.estimate, .zero, nil))
         if let last = states.last, last.velocity != .zero, time.isFinite, time >= last.time {
@@ -66,7 +66,7 @@ public struct ReportedMotion: Sendable {
     /// Where the dock pointed at `time`: between two reports, positions and velocities are
     /// interpolated; before the first, the first; after the last, the last moved on at its
     /// velocity for at most ``maximumExtrapolation`` seconds. `nil` before any report.
-    public func motion(at time: Double) -> MotionState? {
+    package func motion(at time: Double) -> MotionState? {
         guard let last = states.last, let first = states.first else { return nil }
         guard time.isFinite else { return last }
         if time >= last.time { return extrapolated(from: last, to: time) }
@@ -126,29 +126,29 @@ public struct ReportedMotion: Sendable {
 /// autotracker calibrates its move latency: a command that sets an axis at rest moving is timed
 /// to the first report that shows that axis moving the commanded way, the onset traced back
 /// along the reported velocity. The estimate is the median of the last samples.
-public struct LatencyEstimator: Sendable {
+package struct LatencyEstimator: Sendable {
     /// The estimate before any measurement.
-    public let initial: Double
+    package let initial: Double
     /// Samples kept for the median.
-    public var window = 9
+    package var window = 9
     /// An axis is at rest below this speed (rad/s); a move is seen past this many radians.
-    public var restSpeed = 0.01
-    public var movedBy = 0.002
+    package var restSpeed = 0.01
+    package var movedBy = 0.002
     /// A command not seen answered within this long is not timed (refused, or too small).
-    public var timeout = 1.5
-    public private(set) var samples: [Double] = []
+    package var timeout = 1.5
+    package private(set) var samples: [Double] = []
     /// The command being timed; `still`: the last report since it that showed no motion yet.
     private var pending: (time: Double, axis: DockAxis, direction: Double, from: Double, still: Double)?
 
-    public init(initial: Double) {
+    package init(initial: Double) {
         self.initial = initial
     }
 
     /// The median of the samples, or `initial` before there are any.
-    public var estimate: Double { samples.isEmpty ? initial : Statistics.percentile(samples, 0.5) }
+    package var estimate: Double { samples.isEmpty ? initial : Statistics.percentile(samples, 0.5) }
 
     /// A command sent at `time`; `last` is the dock's last report.
-    public mutating func commanded(_ command: DockCommand, at time: Double, last: MotionState?) {
+    package mutating func commanded(_ command: DockCommand, at time: Double, last: MotionState?) {
         if let pending, time - pending.time > timeout { self.pending = nil }
         guard pending == nil, let last else { return }
         let atRest = [last.velocity.x, last.velocity.y].allSatisfy { abs($0) < restSpeed }
@@ -167,7 +167,7 @@ public struct LatencyEstimator: Sendable {
     }
 
     /// A report from the dock.
-    public mutating func observed(_ state: MotionState) {
+    package mutating func observed(_ state: MotionState) {
         guard let p = pending, state.time >= p.time else { return }
         if state.time - p.time > timeout {
             pending = nil

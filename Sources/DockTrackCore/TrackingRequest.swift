@@ -33,7 +33,7 @@ public enum FramingMode: String, Sendable, CaseIterable, Codable {
 ///   looks at the camera; the camera (``CameraInformation``) is how the observations' picture
 ///   maps onto angles.
 /// System tracking on and off is the dock command `setSystemTracking`.
-public enum TrackingRequest: Sendable, Equatable {
+package enum TrackingRequest: Sendable, Equatable {
     case setFramingMode(FramingMode)
     /// The region with its origin at the upper-left, as on the wire.
     case setRegionOfInterest(upperLeft: UnitRect)
@@ -42,11 +42,11 @@ public enum TrackingRequest: Sendable, Equatable {
     case track([Observation], camera: CameraInformation? = nil)
 
     /// The `origin` a region of interest's rect must name.
-    public static let regionOrigin = "upperLeft"
+    package static let regionOrigin = "upperLeft"
 
-    public static let names: Set<String> = ["setFramingMode", "setRegionOfInterest", "selectSubjects", "selectSubject", "track"]
+    package static let names: Set<String> = ["setFramingMode", "setRegionOfInterest", "selectSubjects", "selectSubject", "track"]
 
-    public var name: String {
+    package var name: String {
         switch self {
         case .setFramingMode: "setFramingMode"
         case .setRegionOfInterest: "setRegionOfInterest"
@@ -57,7 +57,7 @@ public enum TrackingRequest: Sendable, Equatable {
     }
 
     /// The request line (without an id).
-    public var jsonLine: String {
+    package var jsonLine: String {
         var line = JSONLine()
         line.add("command", name)
         switch self {
@@ -110,7 +110,7 @@ extension TrackingRequest: Decodable {
     private enum Keys: String, CodingKey { case command, mode, rect, origin, identifiers, point, observations, camera }
     private struct Point: Decodable { var x: Double; var y: Double }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: Keys.self)
         let name = try c.decode(String.self, forKey: .command)
         switch name {

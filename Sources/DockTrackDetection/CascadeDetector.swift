@@ -6,35 +6,35 @@ import Foundation
 /// Faces or bodies with OpenCV's boosted cascades (Haar or LBP features, from Debian's
 /// opencv-data). Lighter than the DNN, weaker on hard poses; profile cascades run on the image
 /// and on its mirror so that faces turned either way are found.
-public final class CascadeDetector: Detector {
-    public struct Params: Sendable, Equatable {
+package final class CascadeDetector: Detector {
+    package struct Params: Sendable, Equatable {
         /// Images wider than this are shrunk to it before detection.
-        public var workingWidth = 640
+        package var workingWidth = 640
         /// The pyramid's scale step (`scaleFactor` of detectMultiScale).
-        public var scaleFactor = 1.1
+        package var scaleFactor = 1.1
         /// Neighbouring hits a detection needs (`minNeighbors`).
-        public var minimumNeighbours = 3
+        package var minimumNeighbours = 3
         /// The smallest object searched for, as a fraction of the image height.
-        public var minimumRelativeHeight = 0.04
-        public init() {}
+        package var minimumRelativeHeight = 0.04
+        package init() {}
     }
 
     /// One cascade file and whether it also runs on the mirrored image.
-    public struct Cascade: Sendable, Equatable {
-        public var path: String
-        public var alsoMirrored: Bool
-        public init(path: String, alsoMirrored: Bool = false) {
+    package struct Cascade: Sendable, Equatable {
+        package var path: String
+        package var alsoMirrored: Bool
+        package init(path: String, alsoMirrored: Bool = false) {
             self.path = path
             self.alsoMirrored = alsoMirrored
         }
     }
 
-    public let name: String
-    public let type: ObservationType
-    public let params: Params
+    package let name: String
+    package let type: ObservationType
+    package let params: Params
     private let cascades: [(handle: OpaquePointer, alsoMirrored: Bool)]
 
-    public init(name: String, type: ObservationType, cascades: [Cascade], hint: String, params: Params = Params()) throws(DetectorError) {
+    package init(name: String, type: ObservationType, cascades: [Cascade], hint: String, params: Params = Params()) throws(DetectorError) {
         var loaded: [(OpaquePointer, Bool)] = []
         for cascade in cascades {
             let path = cascade.path
@@ -55,7 +55,7 @@ public final class CascadeDetector: Detector {
     deinit { cascades.forEach { dcv_cascade_destroy($0.handle) } }
 
     /// Frontal and profile faces with Haar cascades (frontal `alt2`, profile both ways).
-    public static func haarFaces(models: ModelStore) throws(DetectorError) -> CascadeDetector {
+    package static func haarFaces(models: ModelStore) throws(DetectorError) -> CascadeDetector {
         try CascadeDetector(name: "haar-face", type: .humanFace, cascades: [
             Cascade(path: models.haarCascade("haarcascade_frontalface_alt2.xml")),
             Cascade(path: models.haarCascade("haarcascade_profileface.xml"), alsoMirrored: true),
@@ -63,7 +63,7 @@ public final class CascadeDetector: Detector {
     }
 
     /// Frontal and profile faces with LBP cascades: the fastest face detector.
-    public static func lbpFaces(models: ModelStore) throws(DetectorError) -> CascadeDetector {
+    package static func lbpFaces(models: ModelStore) throws(DetectorError) -> CascadeDetector {
         try CascadeDetector(name: "lbp-face", type: .humanFace, cascades: [
             Cascade(path: models.lbpCascade("lbpcascade_frontalface_improved.xml")),
             Cascade(path: models.lbpCascade("lbpcascade_profileface.xml"), alsoMirrored: true),
@@ -71,7 +71,7 @@ public final class CascadeDetector: Detector {
     }
 
     /// Full and upper bodies with Haar cascades.
-    public static func haarBodies(models: ModelStore) throws(DetectorError) -> CascadeDetector {
+    package static func haarBodies(models: ModelStore) throws(DetectorError) -> CascadeDetector {
         var params = Params()
         params.minimumRelativeHeight = 0.1
         return try CascadeDetector(name: "cascade-body", type: .humanBody, cascades: [
@@ -86,7 +86,7 @@ public final class CascadeDetector: Detector {
         return n / (n + 3)
     }
 
-    public func detect(in image: Image, minimumConfidence: Double) throws(DetectorError) -> [Observation] {
+    package func detect(in image: Image, minimumConfidence: Double) throws(DetectorError) -> [Observation] {
         let work = image.size.fitting(maxWidth: params.workingWidth)
         let gray = try preparing(name) { () throws(OpenCVError) in try image.resized(to: work).gray(equalized: true) }
         let mirror = cascades.contains(where: \.alsoMirrored) ? try preparing(name) { () throws(OpenCVError) in try gray.mirrored() } : nil

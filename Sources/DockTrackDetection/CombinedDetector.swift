@@ -3,20 +3,20 @@ import DockTrackMedia
 import Foundation
 
 /// Runs several detectors on the same image and merges what they find.
-public final class CombinedDetector: Detector {
-    public let parts: [any Detector]
+package final class CombinedDetector: Detector {
+    package let parts: [any Detector]
     /// Every part checks what it finds.
-    public var checksWhatItFinds: Bool { parts.allSatisfy(\.checksWhatItFinds) }
-    public var name: String { parts.map(\.name).joined(separator: "+") }
+    package var checksWhatItFinds: Bool { parts.allSatisfy(\.checksWhatItFinds) }
+    package var name: String { parts.map(\.name).joined(separator: "+") }
 
-    public init(_ parts: [any Detector]) {
+    package init(_ parts: [any Detector]) {
         self.parts = parts
     }
 
     /// What every part finds. A part that cannot look at a frame this small is passed over
     /// (faces are still found in a frame too small for a body); when no part can, the first
     /// part's error is thrown.
-    public func detect(in image: Image, minimumConfidence: Double) throws(DetectorError) -> [Observation] {
+    package func detect(in image: Image, minimumConfidence: Double) throws(DetectorError) -> [Observation] {
         var all: [Observation] = []
         var tooSmall: DetectorError?
         var looked = false
@@ -36,7 +36,7 @@ public final class CombinedDetector: Detector {
     /// are pieces of a close-up face found with them, or of one of `besideFaces` (found in an
     /// earlier round by a part that did not run this one), dropped
     /// (``Swift/Array/droppingBodiesBesideCloseUps(heightRatio:facesAside:closeUpFaceHeight:alsoBeside:)``).
-    public static func merged(_ found: [Observation], besideFaces: [UnitRect] = []) -> [Observation] {
+    package static func merged(_ found: [Observation], besideFaces: [UnitRect] = []) -> [Observation] {
         found.suppressingOverlaps().droppingBodiesBesideCloseUps(alsoBeside: besideFaces)
     }
 }

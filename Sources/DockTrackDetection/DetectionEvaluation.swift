@@ -5,19 +5,19 @@ import Foundation
 /// Face boxes a person drew on pictures, in dlib's imglab XML (`<image file='a.jpg'><box
 /// top='181' left='274' width='52' height='53'/>…</image>`; a box with `ignore='1'` neither
 /// counts as missed nor as false when found). Files are relative to the XML's folder.
-public struct LabelledImage: Sendable, Equatable {
-    public var path: String
-    public var boxes: [PixelRect]
-    public var ignored: [PixelRect]
+package struct LabelledImage: Sendable, Equatable {
+    package var path: String
+    package var boxes: [PixelRect]
+    package var ignored: [PixelRect]
 
-    public init(path: String, boxes: [PixelRect], ignored: [PixelRect] = []) {
+    package init(path: String, boxes: [PixelRect], ignored: [PixelRect] = []) {
         self.path = path
         self.boxes = boxes
         self.ignored = ignored
     }
 
     /// The images of a dlib XML file.
-    public static func read(dlibXML path: String) throws(FrameSourceError) -> [LabelledImage] {
+    package static func read(dlibXML path: String) throws(FrameSourceError) -> [LabelledImage] {
         guard let text = try? String(contentsOfFile: path, encoding: .isoLatin1) else { throw .fileNotFound(path: path) }
         let folder = (path as NSString).deletingLastPathComponent
         func attribute(_ name: String, in tag: Substring) -> String? {
@@ -52,21 +52,21 @@ public struct LabelledImage: Sendable, Equatable {
 /// How well found faces match labelled ones: each labelled face is matched to at most one found
 /// face (best overlap first, intersection over union at least ``minimumOverlap``); a found face
 /// matched to nothing, and not on an ignored box, is false.
-public struct DetectionScore: Sendable, Equatable {
-    public static let minimumOverlap = 0.3
-    public var images = 0
-    public var faces = 0
-    public var found = 0
-    public var falseFaces = 0
-    public var seconds = 0.0
+package struct DetectionScore: Sendable, Equatable {
+    package static let minimumOverlap = 0.3
+    package var images = 0
+    package var faces = 0
+    package var found = 0
+    package var falseFaces = 0
+    package var seconds = 0.0
 
-    public init() {}
+    package init() {}
 
-    public var recall: Double { faces == 0 ? 1 : Double(found) / Double(faces) }
-    public var precision: Double { found + falseFaces == 0 ? 1 : Double(found) / Double(found + falseFaces) }
+    package var recall: Double { faces == 0 ? 1 : Double(found) / Double(faces) }
+    package var precision: Double { found + falseFaces == 0 ? 1 : Double(found) / Double(found + falseFaces) }
 
     /// Scores the faces found in one picture of `size` against the labelled ones; `seconds` the time it took.
-    public mutating func add(found detected: [UnitRect], labelled: [PixelRect], ignored: [PixelRect] = [], size: ImageSize, seconds: Double) {
+    package mutating func add(found detected: [UnitRect], labelled: [PixelRect], ignored: [PixelRect] = [], size: ImageSize, seconds: Double) {
         images += 1
         faces += labelled.count
         self.seconds += seconds
@@ -90,7 +90,7 @@ public struct DetectionScore: Sendable, Equatable {
     }
 
     /// `{"images":9,"faces":43,"found":41,"falseFaces":1,"recall":0.953,"precision":0.976,"msPerImage":…}`
-    public var jsonLine: String {
+    package var jsonLine: String {
         var line = JSONLine()
         line.add("images", images)
         line.add("faces", faces)
@@ -106,7 +106,7 @@ public struct DetectionScore: Sendable, Equatable {
 extension LabelledImage {
     /// The pictures laid out on one canvas of `width` pixels (rows left to right, top to bottom,
     /// black between), faces unchanged in pixels: how a detector does on small faces in a large frame.
-    public static func canvas(of labelled: [LabelledImage], width: Int) throws -> (image: Image, labels: LabelledImage) {
+    package static func canvas(of labelled: [LabelledImage], width: Int) throws -> (image: Image, labels: LabelledImage) {
         let images = try labelled.map { try Image(contentsOf: $0.path) }
         var places: [PixelPoint] = []
         var x = 0, y = 0, rowHeight = 0

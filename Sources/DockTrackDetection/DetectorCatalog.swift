@@ -20,7 +20,7 @@ public enum DetectorCatalog {
     public static var names: [String] { descriptions.map(\.key) }
 
     /// The detector named `name`: one of ``names``, or several joined by `,` or `+`.
-    public static func make(_ name: String, models: ModelStore) throws(DetectorError) -> any Detector {
+    package static func make(_ name: String, models: ModelStore) throws(DetectorError) -> any Detector {
         let parts = name.split(whereSeparator: { $0 == "," || $0 == "+" }).map { $0.trimmingCharacters(in: .whitespaces) }
         guard !parts.isEmpty else { throw .unknownDetector(name: name, known: names) }
         if parts.count == 1 { return try makeOne(parts[0], models: models) }

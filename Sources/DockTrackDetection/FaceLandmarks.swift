@@ -64,7 +64,7 @@ public final class FaceLandmarkDetector {
     /// that a face is there, and where its box regression puts that face. A face that moved by up
     /// to about a third of its size from `rect` is found where it went (re-detection between
     /// full-frame detections).
-    public func face(in image: Image, near rect: UnitRect) throws(DetectorError) -> FaceSighting {
+    package func face(in image: Image, near rect: UnitRect) throws(DetectorError) -> FaceSighting {
         let seen = try look(in: image, at: rect)
         return FaceSighting(rect: seen.box, score: seen.landmarks.faceScore, landmarks: seen.landmarks)
     }
@@ -91,24 +91,24 @@ public final class FaceLandmarkDetector {
 }
 
 /// Where O-Net saw a face near a box it was asked about, and how sure it is (0...1).
-public struct FaceSighting: Sendable, Equatable {
+package struct FaceSighting: Sendable, Equatable {
     /// The face's box (unit coordinates, lower-left origin, clipped to the image).
-    public var rect: UnitRect
-    public var score: Double
+    package var rect: UnitRect
+    package var score: Double
     /// The five points it read in the box it was asked about, as ``FaceLandmarkDetector/landmarks(in:face:)``
     /// reads them there.
-    public var landmarks: FaceLandmarks
+    package var landmarks: FaceLandmarks
 }
 
 extension Image {
     /// Gray levels of `region` (pixels, top-left origin) resized to `width` x `height`, row by
     /// row; 0 outside the image.
-    public func grayPatch(_ region: PixelRect, width: Int, height: Int) throws(OpenCVError) -> [Float] {
+    package func grayPatch(_ region: PixelRect, width: Int, height: Int) throws(OpenCVError) -> [Float] {
         try patch(region, width: width, height: height, gray: true)
     }
 
     /// B, G, R of `region` resized to `width` x `height`, pixel by pixel, row by row.
-    public func colorPatch(_ region: PixelRect, width: Int, height: Int) throws(OpenCVError) -> [Float] {
+    package func colorPatch(_ region: PixelRect, width: Int, height: Int) throws(OpenCVError) -> [Float] {
         try patch(region, width: width, height: height, gray: false)
     }
 

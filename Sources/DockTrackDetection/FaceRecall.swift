@@ -6,17 +6,17 @@ import Foundation
 /// The faces a person marked in a folder of media (`samples/labelled-faces.tsv`): what face
 /// recall is measured on. One line per file, tab-separated: a picture with the pixel (from the
 /// top-left) at the centre of its one face, or a clip alone, which has a face in every frame.
-public struct LabelledFaces: Sendable {
+package struct LabelledFaces: Sendable {
     /// The name of the labels file in a media folder.
-    public static let fileName = "labelled-faces.tsv"
+    package static let fileName = "labelled-faces.tsv"
 
     /// Pictures with one face each, and where its centre is.
-    public var portraits: [(file: String, face: PixelPoint)] = []
+    package var portraits: [(file: String, face: PixelPoint)] = []
     /// Clips with one face in every frame.
-    public var clips: [String] = []
+    package var clips: [String] = []
 
     /// Reads the labels of `folder`; `#` starts a comment line.
-    public init(folder: String) throws {
+    package init(folder: String) throws {
         let path = (folder as NSString).appendingPathComponent(Self.fileName)
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { throw FrameSourceError.fileNotFound(path: path) }
         for (number, line) in text.split(separator: "\n").enumerated() where !line.hasPrefix("#") && !line.trimmingCharacters(in: .whitespaces).isEmpty {
@@ -36,21 +36,21 @@ public struct LabelledFaces: Sendable {
 
 /// How many of the labelled faces a detector finds: a portrait counts when a face box holds
 /// its face's centre, a frame of a labelled clip when any face is found.
-public struct FaceRecall: Sendable, Equatable {
-    public var portraitsFound = 0
-    public var portraits = 0
-    public var framesFound = 0
-    public var frames = 0
+package struct FaceRecall: Sendable, Equatable {
+    package var portraitsFound = 0
+    package var portraits = 0
+    package var framesFound = 0
+    package var frames = 0
 
-    public init() {}
+    package init() {}
 
-    public var found: Int { portraitsFound + framesFound }
-    public var total: Int { portraits + frames }
-    public var fraction: Double { total == 0 ? 0 : Double(found) / Double(total) }
+    package var found: Int { portraitsFound + framesFound }
+    package var total: Int { portraits + frames }
+    package var fraction: Double { total == 0 ? 0 : Double(found) / Double(total) }
 
     /// Scores faces found by any detector: `faces(file, image)` gives the face boxes of one
     /// picture or frame, read from `folder`.
-    public static func measure(folder: String, faces: (String, Image) throws -> [UnitRect]) throws -> FaceRecall {
+    package static func measure(folder: String, faces: (String, Image) throws -> [UnitRect]) throws -> FaceRecall {
         var recall = FaceRecall()
         let labels = try LabelledFaces(folder: folder)
         for (file, face) in labels.portraits {
@@ -69,7 +69,7 @@ public struct FaceRecall: Sendable, Equatable {
     }
 
     /// The faces `detector` finds at `minimumConfidence`, scored.
-    public static func measure(folder: String, detector: any Detector, minimumConfidence: Double = 0.5) throws -> FaceRecall {
+    package static func measure(folder: String, detector: any Detector, minimumConfidence: Double = 0.5) throws -> FaceRecall {
         try measure(folder: folder) { _, image in
             try detector.detect(in: image, minimumConfidence: minimumConfidence).filter { $0.type == .humanFace }.map(\.rect)
         }

@@ -5,10 +5,10 @@ import Foundation
 
 /// Whole standing people with OpenCV's HOG descriptor and its default linear SVM (Dalal and
 /// Triggs, 64x128 window): finds people too far away for their faces to be seen.
-public final class HOGPeopleDetector: RegionLimitedDetector {
+package final class HOGPeopleDetector: RegionLimitedDetector {
     /// Which trained window: Dalal and Triggs' 64x128 (INRIA people), or Daimler's 48x96
     /// (pedestrians, smaller: about 2.7 times cheaper on vtest.avi, since it needs no upscaling).
-    public enum Model: String, Sendable, Equatable {
+    package enum Model: String, Sendable, Equatable {
         case dalalTriggs, daimler
 
         /// The height (px) of a person the window fits.
@@ -21,7 +21,7 @@ public final class HOGPeopleDetector: RegionLimitedDetector {
 
     /// How a window's SVM margin is computed. Both take HOGDescriptor's gradient and sum the
     /// same block histograms; the margins differ by float rounding only (about 1e-6).
-    public enum WindowScoring: Sendable, Equatable {
+    package enum WindowScoring: Sendable, Equatable {
         /// DockTrack's scorer (`hog_scorer.hpp`): each block's histograms summed along its rows,
         /// then down its columns, each row's sums shared by the two blocks that overlap there.
         /// A 1067x600 level costs 4.9 ms against HOGDescriptor's 11.7 (vtest.avi at 1280x720:
@@ -31,38 +31,38 @@ public final class HOGPeopleDetector: RegionLimitedDetector {
         case openCV
     }
 
-    public struct Params: Sendable, Equatable {
-        public var model = Model.dalalTriggs
+    package struct Params: Sendable, Equatable {
+        package var model = Model.dalalTriggs
         /// The shortest person to find, as a fraction of the image height. The image is scaled
         /// so that such a person is 96 px tall, the size the 64x128 window was trained on
         /// (0.12 finds the pedestrians of vtest.avi, 70 px tall in 576 rows, at scale 1.4).
-        public var minimumRelativeHeight = 0.12
+        package var minimumRelativeHeight = 0.12
         /// The scaled image is never wider than this (bounds the cost on large frames).
-        public var maximumWorkingWidth = 1280
+        package var maximumWorkingWidth = 1280
         /// Nor enlarged more than this (a 176x144 clip is not worth a 1000 px search).
-        public var maximumUpscale = 1.5
+        package var maximumUpscale = 1.5
         /// Window stride in pixels (8 is OpenCV's sample; 4 is slower and finds a bit more).
-        public var windowStride = 8
+        package var windowStride = 8
         /// Pyramid scale step. 1.1 halves the work of OpenCV's sample value 1.05 and found the
         /// same labelled pedestrians of vtest.avi.
-        public var scale = 1.1
+        package var scale = 1.1
         /// Who scores the windows: DockTrack's scorer (the default) or HOGDescriptor itself.
-        public var scoring = WindowScoring.separableSums
+        package var scoring = WindowScoring.separableSums
         /// People shorter than ``minimumRelativeHeight``, from this fraction of the height up,
         /// looked for in a pass of their own: the picture enlarged for them and only the
         /// pyramid's first levels searched, up to where the main search begins. The main
         /// search's levels stay where they are, so what it finds and groups (a dense group, a
         /// walk) does not move, as it does when the whole pyramid starts lower. `nil`: no
         /// such pass.
-        public var smallPeopleFrom: Double?
-        public init() {}
+        package var smallPeopleFrom: Double?
+        package init() {}
 
         /// `hog-body-fast`: the Daimler window, which needs no upscaling for 70 px people, at
         /// pyramid steps of 1.2 (half the work of 1.1; on vtest.avi the same labelled pedestrians
         /// are found, `DetectorTests.peopleAreFoundInVtestFrames`), and smaller people from
         /// 0.085 of the height in a pass of their own (49 px of 576 rows; vtest.avi's people
         /// from 50 px, tracked: found on 0.891 of their frames rather than 0.737).
-        public static var fast: Params {
+        package static var fast: Params {
             var params = Params()
             params.model = .daimler
             params.scale = 1.2
@@ -73,7 +73,7 @@ public final class HOGPeopleDetector: RegionLimitedDetector {
 
     /// The size the detector runs at for an image of `size`, looking for people of
     /// `smallestHeight` of its height and taller (never below ``Params/minimumRelativeHeight``).
-    public func workingSize(for size: ImageSize, smallestHeight: Double = 0) -> ImageSize {
+    package func workingSize(for size: ImageSize, smallestHeight: Double = 0) -> ImageSize {
         guard size.height > 0, size.width > 0 else { return size }
         let smallest = max(params.minimumRelativeHeight, smallestHeight.isFinite ? min(smallestHeight, 1) : 0)
         return scaled(size, by: enlargement(of: size, smallest: smallest))
@@ -91,20 +91,20 @@ public final class HOGPeopleDetector: RegionLimitedDetector {
     }
 
     /// The small people's pass for an image of `size` whose main search runs at `work`.
-    public struct SmallPeoplePass: Sendable, Equatable {
+    package struct SmallPeoplePass: Sendable, Equatable {
         /// The enlarged picture it searches, and how many of its pyramid's levels.
-        public var work: ImageSize
-        public var levels: Int
+        package var work: ImageSize
+        package var levels: Int
         /// Whether the level after its last is the main search's first (the picture enlarged
         /// by a whole number of pyramid steps): that level is then searched once for both.
-        public var sharesMainLevel: Bool
+        package var sharesMainLevel: Bool
     }
 
     /// The small people's pass for an image of `size` whose main search runs at `work`: the
     /// picture enlarged by as many pyramid steps as reach from the main search's smallest
     /// person down to ``Params/smallPeopleFrom`` (or to `smallestHeight`, when the caller looks
     /// for taller people only); `nil` when there is no such pass or nothing between.
-    public func smallPeoplePass(for size: ImageSize, mainWork work: ImageSize, smallestHeight: Double = 0) -> SmallPeoplePass? {
+    package func smallPeoplePass(for size: ImageSize, mainWork work: ImageSize, smallestHeight: Double = 0) -> SmallPeoplePass? {
         guard let from = params.smallPeopleFrom, from.isFinite, from > 0, size.height > 0, size.width > 0, work.height > 0 else { return nil }
         let smallest = max(from, smallestHeight.isFinite ? smallestHeight : 0)
         // The shortest person (fraction of the height) the main search finds at its first level.
@@ -133,11 +133,11 @@ public final class HOGPeopleDetector: RegionLimitedDetector {
                                sharesMainLevel: false)
     }
 
-    public var name: String { params.model == .daimler ? "hog-body-fast" : "hog-body" }
-    public let params: Params
+    package var name: String { params.model == .daimler ? "hog-body-fast" : "hog-body" }
+    package let params: Params
     private let hog: OpaquePointer
 
-    public init(params: Params = Params()) throws(DetectorError) {
+    package init(params: Params = Params()) throws(DetectorError) {
         var status = dcv_status()
         guard let hog = params.model == .daimler ? dcv_hog_create_daimler(&status) : dcv_hog_create_people(&status) else {
             throw .failed(detector: params.model == .daimler ? "hog-body-fast" : "hog-body", reason: OpenCVError(status).message)
@@ -156,7 +156,7 @@ public final class HOGPeopleDetector: RegionLimitedDetector {
     }
 
     /// The smallest frame the window fits in once enlarged as far as allowed.
-    public var minimumFrameSize: ImageSize { minimumFrameSize(for: ImageSize(width: 1, height: 1)) }
+    package var minimumFrameSize: ImageSize { minimumFrameSize(for: ImageSize(width: 1, height: 1)) }
 
     /// The same for a frame of `size`: a very wide frame is shrunk to the working width, so it
     /// needs more rows; a very tall one is shrunk until its shortest person is the window's
@@ -172,7 +172,7 @@ public final class HOGPeopleDetector: RegionLimitedDetector {
     /// People from `smallestHeight` of the image's height up (the image is shrunk further
     /// first), near `regions` when given: the windows searched there are the whole search's, at
     /// the same levels and places, so each scores as it would there.
-    public func detect(in image: Image, minimumConfidence: Double, smallestHeight: Double, regions: [UnitRect]?) throws(DetectorError) -> [Observation] {
+    package func detect(in image: Image, minimumConfidence: Double, smallestHeight: Double, regions: [UnitRect]?) throws(DetectorError) -> [Observation] {
         let window = params.model.window
         var work = workingSize(for: image.size, smallestHeight: smallestHeight)
         // Shrunk below the window for such tall people: the whole search instead.
@@ -290,7 +290,7 @@ public final class HOGPeopleDetector: RegionLimitedDetector {
     /// instead swapped the identities of the two walkers side by side (2 changes on the
     /// labelled walks); pieces taken from 1.3 times the height rather than 1.2 (1.1 to 1.2 gave
     /// the same) left 0.14 false people a frame rather than 0.09.
-    public static func merged(tall: [Observation], short: [Observation]) -> [Observation] {
+    package static func merged(tall: [Observation], short: [Observation]) -> [Observation] {
         var kept: [Observation] = []
         for box in tall {
             var inside = 0

@@ -8,26 +8,26 @@ import Foundation
 /// ``Params/minimumFace`` pixels up, then a refine and an output network on the proposals. Finds
 /// small faces in large frames (the pyramid starts at the frame's own pixels, where res10 first
 /// shrinks the frame to 300 px), at a cost that grows with the frame's area.
-public final class MTCNNFaceDetector: RegionLimitedDetector, SmallestFaceDetector {
-    public struct Params: Sendable, Equatable {
+package final class MTCNNFaceDetector: RegionLimitedDetector, SmallestFaceDetector {
+    package struct Params: Sendable, Equatable {
         /// The smallest face looked for, in pixels (12 at least).
-        public var minimumFace = 20.0
+        package var minimumFace = 20.0
         /// Face probability each network's boxes must reach (proposal, refine, output).
-        public var thresholds: [Float] = [0.6, 0.7, 0.5]
+        package var thresholds: [Float] = [0.6, 0.7, 0.5]
         /// The output network's face probability reported as confidence 0.5, the operating
         /// point. On the public labelled set every real face scores 0.995 or more on the
         /// cascade's own boxes; over 24 panned and zoomed views of samples/faces/dogs.jpg the
         /// dogs score 0.84 at most.
-        public var probabilityAtHalfConfidence = 0.95
+        package var probabilityAtHalfConfidence = 0.95
         /// A wider frame is shrunk to this width first (the smallest face found grows with it):
         /// the cost grows with the frame's area, 1.1 s for 1920x1418 on 2 cores.
-        public var maximumWorkingWidth = 1920
-        public init() {}
+        package var maximumWorkingWidth = 1920
+        package init() {}
     }
 
     /// The confidence of a face the output network gives `probability`: its log-odds less those
     /// of ``Params/probabilityAtHalfConfidence``, through the logistic curve.
-    public func confidence(probability: Double) -> Double {
+    package func confidence(probability: Double) -> Double {
         func logit(_ p: Double) -> Double {
             let q = min(max(p, 1e-9), 1 - 1e-9)
             return log(q / (1 - q))
@@ -35,19 +35,19 @@ public final class MTCNNFaceDetector: RegionLimitedDetector, SmallestFaceDetecto
         return 1 / (1 + exp(-(logit(probability) - logit(params.probabilityAtHalfConfidence))))
     }
 
-    public let name = "mtcnn-face"
+    package let name = "mtcnn-face"
     /// Each face passed R-Net and then O-Net at a face probability of 0.95.
-    public var checksWhatItFinds: Bool { true }
-    public let params: Params
+    package var checksWhatItFinds: Bool { true }
+    package let params: Params
 
     /// ``Params/minimumFace`` of the frame once shrunk to the working width.
-    public func smallestFace(in size: ImageSize) -> Double {
+    package func smallestFace(in size: ImageSize) -> Double {
         let work = size.fitting(maxWidth: params.maximumWorkingWidth)
         return work.height > 0 ? params.minimumFace / Double(work.height) : 1
     }
     private let net: OpaquePointer
 
-    public init(models: ModelStore, params: Params = Params()) throws(DetectorError) {
+    package init(models: ModelStore, params: Params = Params()) throws(DetectorError) {
         let files = ["pnet.onnx", "rnet.onnx", "onet.onnx"].map { models.model($0) }
         for file in files where !ModelStore.fileExists(file) { throw .modelMissing(path: file, hint: models.modelsHint) }
         net = try loadModel(files[0], hint: models.modelsHint) { dcv_mtcnn_open(files[0], files[1], files[2], $0) }
@@ -62,7 +62,7 @@ public final class MTCNNFaceDetector: RegionLimitedDetector, SmallestFaceDetecto
     /// smaller); near `regions` when given: the cascade runs on the part of the picture around
     /// each (grown by half its size each way, at least a smallest face), so a face that moved
     /// into a region, or was found there before, is found whole.
-    public func detect(in image: Image, minimumConfidence: Double, smallestHeight: Double, regions: [UnitRect]?) throws(DetectorError) -> [Observation] {
+    package func detect(in image: Image, minimumConfidence: Double, smallestHeight: Double, regions: [UnitRect]?) throws(DetectorError) -> [Observation] {
         let size = image.size
         let work = size.fitting(maxWidth: params.maximumWorkingWidth)
         guard min(work.width, work.height) >= 12 else {

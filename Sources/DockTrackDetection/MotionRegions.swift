@@ -4,13 +4,13 @@ import CDockCV
 
 /// A picture shrunk to cells: each cell the mean gray of `cellSize` x `cellSize` pixels. Two of
 /// them say where the picture changed between their frames (``MotionRegions``).
-public struct MotionCells: Sendable, Equatable {
-    public let columns: Int
-    public let rows: Int
+package struct MotionCells: Sendable, Equatable {
+    package let columns: Int
+    package let rows: Int
     /// Row by row, top row first: one gray value per cell.
-    public let values: [UInt8]
+    package let values: [UInt8]
 
-    public init(columns: Int, rows: Int, values: [UInt8]) {
+    package init(columns: Int, rows: Int, values: [UInt8]) {
         precondition(columns > 0 && rows > 0 && values.count == columns * rows, "cells and their count disagree")
         self.columns = columns
         self.rows = rows
@@ -19,7 +19,7 @@ public struct MotionCells: Sendable, Equatable {
 
     /// The cells of `image` (BGR or gray): shrunk by area averaging, then gray. An image smaller
     /// than a cell is one cell.
-    public init(of image: Image, cellSize: Int) throws(OpenCVError) {
+    package init(of image: Image, cellSize: Int) throws(OpenCVError) {
         let size = ImageSize(width: max(1, image.width / max(1, cellSize)), height: max(1, image.height / max(1, cellSize)))
         var small = try image.resized(to: size)
         if small.channels != 1 { small = try small.gray(equalized: false) }
@@ -41,25 +41,25 @@ public struct MotionCells: Sendable, Equatable {
 /// more than ``Params/threshold`` are grown by a cell and joined into rectangles (8-connected).
 /// When more than ``Params/maximumMovingShare`` of the cells changed (the camera turned, the
 /// light changed, a cut), there are no regions: the whole picture is to be searched.
-public enum MotionRegions {
-    public struct Params: Sendable, Equatable {
+package enum MotionRegions {
+    package struct Params: Sendable, Equatable {
         /// Pixels per cell side (8: a 768x576 frame is 96x72 cells; a cell is a tenth of a
         /// 70 px pedestrian's height).
-        public var cellSize = 8
+        package var cellSize = 8
         /// A cell moved when its mean gray changed by more than this (of 255). Averaging 64
         /// pixels takes a webcam's noise well below it. (vtest.avi's labelled walks gave the
         /// same at 10, 15 and 20.)
-        public var threshold = 15
+        package var threshold = 15
         /// More than this share of the cells moved: search everything.
-        public var maximumMovingShare = 0.5
-        public init() {}
+        package var maximumMovingShare = 0.5
+        package init() {}
     }
 
     /// The moving rectangles (unit coordinates, lower-left origin) between `earlier` and `now`;
     /// `nil` when everything is to be searched (the cells disagree in size, or too much moved).
     /// Cells whose middle is inside one of `explained` (unit, lower-left origin) moved for a
     /// reason already known and are left out, after the share that moved is counted.
-    public static func regions(from earlier: MotionCells, to now: MotionCells, params: Params = Params(),
+    package static func regions(from earlier: MotionCells, to now: MotionCells, params: Params = Params(),
                                explained: [UnitRect] = []) -> [UnitRect]? {
         guard earlier.columns == now.columns, earlier.rows == now.rows else { return nil }
         let columns = now.columns, rows = now.rows

@@ -12,32 +12,32 @@ import CDockCV
 /// times each box's longer side around it, at ``Params/inputSize`` px: the person then fills most
 /// of what it sees, whatever their size in the frame, so a small input is enough (128 px: 10 to
 /// 16 ms for one crop on one core; the crops of one round go through in one batch).
-public final class PersonNetwork {
-    public struct Params: Sendable, Equatable {
+package final class PersonNetwork {
+    package struct Params: Sendable, Equatable {
         /// The side (px) each candidate's crop is resized to. On HOG's boxes of bikes.mp4 (523, one
         /// cyclist) and vtest.avi (842 in 200 frames), a person score of 0.4 kept 2 and 715 at 128
         /// px; 12 and 735 at 160, for 1.4 times the time.
-        public var inputSize = 128
+        package var inputSize = 128
         /// The crop's side as a multiple of the candidate's longer side: the person with some of
         /// what surrounds them, as the network saw people in training.
-        public var context = 1.5
+        package var context = 1.5
         /// A person the network finds in the crop must overlap the candidate this much
         /// (intersection over union) to speak for it.
-        public var minimumOverlap = 0.3
+        package var minimumOverlap = 0.3
         /// The input side when it looks at the whole frame (`ssd-body`), as it was trained.
-        public var wholeFrameInputSize = 300
-        public init() {}
+        package var wholeFrameInputSize = 300
+        package init() {}
     }
 
-    public let params: Params
+    package let params: Params
     private let net: OpaquePointer
 
     /// The network's two files in `models`: the frozen graph and the text graph OpenCV reads with it.
-    public static func modelFiles(in models: ModelStore) -> (graph: String, textGraph: String) {
+    package static func modelFiles(in models: ModelStore) -> (graph: String, textGraph: String) {
         (models.model("ssdlite_mobilenet_v2_people.pb"), models.model("ssdlite_mobilenet_v2_people.pbtxt"))
     }
 
-    public init(models: ModelStore, params: Params = Params()) throws(DetectorError) {
+    package init(models: ModelStore, params: Params = Params()) throws(DetectorError) {
         let (graph, textGraph) = Self.modelFiles(in: models)
         guard ModelStore.fileExists(textGraph) else { throw .modelMissing(path: textGraph, hint: models.modelsHint) }
         net = try loadModel(graph, hint: models.modelsHint) { dcv_person_net_open(graph, textGraph, $0) }
@@ -48,7 +48,7 @@ public final class PersonNetwork {
 
     /// For each of `boxes` (unit coordinates, lower-left origin), how sure the network is that a
     /// person stands there, 0...1 (0: it found nobody overlapping the box).
-    public func scores(for boxes: [UnitRect], in image: Image) throws(DetectorError) -> [Double] {
+    package func scores(for boxes: [UnitRect], in image: Image) throws(DetectorError) -> [Double] {
         guard !boxes.isEmpty else { return [] }
         let size = image.size
         var corners: [Float] = []
@@ -82,15 +82,15 @@ public final class PersonNetwork {
 /// `ssd-body`: the person network over the whole frame at 300x300. Finds people that fill a good
 /// part of the frame at 25 to 50 ms a frame on two cores; small people in a large frame are lost in
 /// the squashed input (on vtest.avi's first frame it finds 2 of its 8 walkers).
-public final class SSDPeopleDetector: Detector {
-    public let name = "ssd-body"
-    public let network: PersonNetwork
+package final class SSDPeopleDetector: Detector {
+    package let name = "ssd-body"
+    package let network: PersonNetwork
 
-    public init(models: ModelStore, params: PersonNetwork.Params = .init()) throws(DetectorError) {
+    package init(models: ModelStore, params: PersonNetwork.Params = .init()) throws(DetectorError) {
         network = try PersonNetwork(models: models, params: params)
     }
 
-    public func detect(in image: Image, minimumConfidence: Double) throws(DetectorError) -> [Observation] {
+    package func detect(in image: Image, minimumConfidence: Double) throws(DetectorError) -> [Observation] {
         try network.people(in: image, minimumConfidence: minimumConfidence, detector: name)
     }
 }
@@ -108,29 +108,29 @@ public final class SSDPeopleDetector: Detector {
 /// cyclist's face); on vtest.avi the labelled walks stay 17 tracked, 0 identity changes, at 100
 /// checks of about 13 ms in 795 frames. A confirmation kept 40 rounds instead of 16 took 62 checks
 /// but let a box between two crossing walkers pass as one of them (one identity change).
-public final class ConfirmedBodyDetector: RegionLimitedDetector {
-    public struct Params: Sendable, Equatable {
+package final class ConfirmedBodyDetector: RegionLimitedDetector {
+    package struct Params: Sendable, Equatable {
         /// The person network's score a body needs (0...1).
-        public var minimumPersonScore = 0.4
+        package var minimumPersonScore = 0.4
         /// New boxes checked in one round at most (one batch through the network).
-        public var checksPerRound = 4
+        package var checksPerRound = 4
         /// A box is the same person as one confirmed in the last rounds (each taken by one box a
         /// round), and confirmed without a new check, when its centre is within this fraction of
         /// that box's width sideways and height up or down, and its height within this fraction of
         /// that box's: a walker moves about half their width between rounds four frames apart
         /// (vtest.avi at 10 fps), so overlap alone would check them again and again. vtest.avi's
         /// 795 frames: 49 checks at 1.0, 100 at 0.75, 256 by overlap (0.3); walks 17/0 each.
-        public var sameConfirmedShift = 1.0
+        package var sameConfirmedShift = 1.0
         /// A box overlapping a rejected one by this much is the same thing, rejected again
         /// without a check (tighter than for people: someone stepping in front of a window
         /// frame is a new box).
-        public var sameRejectedOverlap = 0.5
+        package var sameRejectedOverlap = 0.5
         /// Rounds a confirmation holds; then the box is checked again.
-        public var confirmationKeptFor = 16
+        package var confirmationKeptFor = 16
         /// Rounds a rejection holds, seen again or not; then the place is checked again (a
         /// person may have stepped where the ladder was).
-        public var rejectionKeptFor = 16
-        public init() {}
+        package var rejectionKeptFor = 16
+        package init() {}
     }
 
     /// A verdict of the network, where it was given.
@@ -143,27 +143,27 @@ public final class ConfirmedBodyDetector: RegionLimitedDetector {
         var givenWhere: UnitRect
     }
 
-    public let base: any RegionLimitedDetector
-    public let network: PersonNetwork
-    public let params: Params
+    package let base: any RegionLimitedDetector
+    package let network: PersonNetwork
+    package let params: Params
     private var verdicts: [Verdict] = []
     private var round = 0
     /// Boxes the network looked at so far, and how many it confirmed (for the bench and tests).
-    public private(set) var checks = 0
-    public private(set) var confirmed = 0
+    package private(set) var checks = 0
+    package private(set) var confirmed = 0
 
-    public init(_ base: any RegionLimitedDetector, network: PersonNetwork, params: Params = Params()) {
+    package init(_ base: any RegionLimitedDetector, network: PersonNetwork, params: Params = Params()) {
         self.base = base
         self.network = network
         self.params = params
     }
 
 
-    public var name: String { "confirmed-body" }
+    package var name: String { "confirmed-body" }
     /// Each body is the person network's.
-    public var checksWhatItFinds: Bool { true }
+    package var checksWhatItFinds: Bool { true }
 
-    public func detect(in image: Image, minimumConfidence: Double, smallestHeight: Double, regions: [UnitRect]?) throws(DetectorError) -> [Observation] {
+    package func detect(in image: Image, minimumConfidence: Double, smallestHeight: Double, regions: [UnitRect]?) throws(DetectorError) -> [Observation] {
         let proposed = try base.detect(in: image, minimumConfidence: minimumConfidence, smallestHeight: smallestHeight, regions: regions)
         round += 1
         // A verdict holds for a while from when it was given, then the place is checked again:

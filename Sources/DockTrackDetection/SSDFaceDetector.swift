@@ -4,36 +4,36 @@ import CDockCV
 
 /// Faces with OpenCV's res10 SSD (a ResNet-10 single-shot detector trained for faces, Caffe
 /// weights in `models/`). The most accurate face detector DockTrack ships.
-public final class SSDFaceDetector: Detector {
-    public struct Params: Sendable, Equatable {
+package final class SSDFaceDetector: Detector {
+    package struct Params: Sendable, Equatable {
         /// Network input height in pixels (the model was trained at 300x300).
-        public var inputHeight = 300
+        package var inputHeight = 300
         /// Give the network an input with the image's aspect ratio instead of squashing the
         /// image to a square; finds more faces in wide frames at the same height.
-        public var keepAspectRatio = true
+        package var keepAspectRatio = true
         /// Boxes less tall than this fraction of the image are dropped (noise at 300 px input).
-        public var minimumRelativeHeight = 0.02
+        package var minimumRelativeHeight = 0.02
         /// Width over height (in pixels) a face box may have. Real faces are 0.65 to 1.0; the
         /// SSD's false hits on pens and table edges are thin slivers clipped at the border.
-        public var aspectRange: ClosedRange<Double> = 0.6...1.35
+        package var aspectRange: ClosedRange<Double> = 0.6...1.35
         /// The part of a box that must lie inside the image. The SSD's false hits on objects
         /// at the border reach far outside it; real faces cut by the border are rarely the
         /// subject a dock should frame.
-        public var minimumFractionInside = 0.7
-        public init() {}
+        package var minimumFractionInside = 0.7
+        package init() {}
     }
 
-    public let name = "dnn-face"
-    public let params: Params
+    package let name = "dnn-face"
+    package let params: Params
     private let net: OpaquePointer
 
     /// The network's two files in `models`: its layers (prototxt) and its weights (caffemodel).
-    public static func modelFiles(in models: ModelStore) -> (prototxt: String, weights: String) {
+    package static func modelFiles(in models: ModelStore) -> (prototxt: String, weights: String) {
         (models.model("res10_300x300_ssd_deploy.prototxt"), models.model("res10_300x300_ssd_iter_140000.caffemodel"))
     }
 
     /// Loads `res10_300x300_ssd_deploy.prototxt` and `res10_300x300_ssd_iter_140000.caffemodel`.
-    public init(models: ModelStore, params: Params = Params()) throws(DetectorError) {
+    package init(models: ModelStore, params: Params = Params()) throws(DetectorError) {
         let (prototxt, weights) = Self.modelFiles(in: models)
         guard ModelStore.fileExists(prototxt) else { throw .modelMissing(path: prototxt, hint: models.modelsHint) }
         net = try loadModel(weights, hint: models.modelsHint) { dcv_ssd_open_caffe(prototxt, weights, $0) }
@@ -42,7 +42,7 @@ public final class SSDFaceDetector: Detector {
 
     deinit { dcv_ssd_destroy(net) }
 
-    public func detect(in image: Image, minimumConfidence: Double) throws(DetectorError) -> [Observation] {
+    package func detect(in image: Image, minimumConfidence: Double) throws(DetectorError) -> [Observation] {
         let size = image.size
         let height = params.inputHeight
         var width = height

@@ -9,23 +9,23 @@ import Foundation
 /// most over 24 panned and zoomed views of samples/faces/dogs.jpg, 0.32 on the whole picture), at one
 /// 48x48 network run per face. The confidence kept is res10's, so 0.5 stays its operating point.
 /// Other observations pass unchanged.
-public final class VerifiedFaceDetector: Detector {
-    public let base: any Detector
+package final class VerifiedFaceDetector: Detector {
+    package let base: any Detector
     private let verifier: FaceLandmarkDetector
     /// O-Net's face probability a face must reach (0...1).
-    public var minimumFaceScore: Double
+    package var minimumFaceScore: Double
 
-    public init(_ base: any Detector, models: ModelStore, minimumFaceScore: Double = 0.8) throws(DetectorError) {
+    package init(_ base: any Detector, models: ModelStore, minimumFaceScore: Double = 0.8) throws(DetectorError) {
         self.base = base
         verifier = try FaceLandmarkDetector(models: models)
         self.minimumFaceScore = minimumFaceScore
     }
 
-    public var name: String { "\(base.name)-verified" }
+    package var name: String { "\(base.name)-verified" }
     /// Each face is confirmed by MTCNN's output network.
-    public var checksWhatItFinds: Bool { true }
+    package var checksWhatItFinds: Bool { true }
 
-    public func detect(in image: Image, minimumConfidence: Double) throws(DetectorError) -> [Observation] {
+    package func detect(in image: Image, minimumConfidence: Double) throws(DetectorError) -> [Observation] {
         var kept: [Observation] = []
         for observation in try base.detect(in: image, minimumConfidence: minimumConfidence) {
             guard observation.type == .humanFace else {

@@ -8,21 +8,21 @@ import Foundation
 /// false when found, as MOTChallenge does; class and visibility are read past). Lines starting
 /// with `#` are comments. Frames without a line have nobody in them, up to `frames` (the clip's
 /// length, which the evaluation knows).
-public struct LabelledVideo: Sendable, Equatable {
+package struct LabelledVideo: Sendable, Equatable {
     /// The boxes of each frame (index from 0), and the ones that count neither way.
-    public var people: [Int: [PixelRect]]
-    public var ignored: [Int: [PixelRect]]
+    package var people: [Int: [PixelRect]]
+    package var ignored: [Int: [PixelRect]]
     /// The labelled identifier of each box in `people`, in the same order.
-    public var identities: [Int: [Int]]
+    package var identities: [Int: [Int]]
 
-    public init(people: [Int: [PixelRect]], ignored: [Int: [PixelRect]] = [:], identities: [Int: [Int]] = [:]) {
+    package init(people: [Int: [PixelRect]], ignored: [Int: [PixelRect]] = [:], identities: [Int: [Int]] = [:]) {
         self.people = people
         self.ignored = ignored
         self.identities = identities
     }
 
     /// The boxes of a MOTChallenge text file.
-    public static func read(mot path: String) throws(FrameSourceError) -> LabelledVideo {
+    package static func read(mot path: String) throws(FrameSourceError) -> LabelledVideo {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { throw .fileNotFound(path: path) }
         return try parse(mot: text, path: path)
     }
@@ -56,37 +56,37 @@ public struct LabelledVideo: Sendable, Equatable {
 /// errors that cost a dock user most. A subject is on a labelled person when most of it lies
 /// inside their box (a face-only subject is inside its person's box), or they overlap by 0.3;
 /// each labelled person takes one subject. A subject on nobody is a false person.
-public struct PeopleScore: Sendable, Equatable {
-    public private(set) var frames = 0
-    public private(set) var labelledPeople = 0
-    public private(set) var foundPeople = 0
-    public private(set) var falsePeople = 0
+package struct PeopleScore: Sendable, Equatable {
+    package private(set) var frames = 0
+    package private(set) var labelledPeople = 0
+    package private(set) var foundPeople = 0
+    package private(set) var falsePeople = 0
     /// Frames with a subject ranked 1, and of those, the frames where it is on a labelled person.
-    public private(set) var framesWithRankOne = 0
-    public private(set) var rankOneOnPeople = 0
+    package private(set) var framesWithRankOne = 0
+    package private(set) var rankOneOnPeople = 0
     /// Subjects in all frames.
-    public private(set) var subjects = 0
+    package private(set) var subjects = 0
     /// Labelled people at least `tallEnough` pixels tall, and of those, the ones found: the
     /// people a tracker is expected to find (50 px is a pedestrian far down a street).
-    public private(set) var tallPeople = 0
-    public private(set) var tallPeopleFound = 0
-    public static let tallEnough = 50.0
+    package private(set) var tallPeople = 0
+    package private(set) var tallPeopleFound = 0
+    package static let tallEnough = 50.0
     /// Frames where more subjects show a face than there are people (labelled or ignored): a
     /// ghost still holding a face, or one face reported twice.
-    public private(set) var framesWithExtraFaces = 0
+    package private(set) var framesWithExtraFaces = 0
     /// Frames whose subject ranked 1 covers more than an eighth of the picture and more than
     /// twice the person it is on (or is on nobody): the dock aimed at a box stretched over the
     /// clutter beside someone.
-    public private(set) var framesWithOversizedRankOne = 0
+    package private(set) var framesWithOversizedRankOne = 0
     /// For each labelled identity, how many of the frames it was found in each subject was the one.
     private var subjectsOfIdentity: [Int: [UUID: Int]] = [:]
 
-    public init() {}
+    package init() {}
 
     /// Adds a frame: the people `reported` (subjects of kind person, ranked) against the boxes
     /// `labelled` and `ignored` (pixels of a frame of `size`).
     /// `identities`, when given, are the labelled identifiers of `labelled`, in order.
-    public mutating func add(reported: [TrackedSubject], labelled: [PixelRect], ignored: [PixelRect] = [], identities: [Int] = [], size: ImageSize) {
+    package mutating func add(reported: [TrackedSubject], labelled: [PixelRect], ignored: [PixelRect] = [], identities: [Int] = [], size: ImageSize) {
         frames += 1
         let people = reported.filter { $0.kind == .person }
         subjects += people.count
@@ -137,26 +137,26 @@ public struct PeopleScore: Sendable, Equatable {
         }
     }
 
-    public var falsePeoplePerFrame: Double { Double(falsePeople) / Double(max(frames, 1)) }
-    public var subjectsPerFrame: Double { Double(subjects) / Double(max(frames, 1)) }
+    package var falsePeoplePerFrame: Double { Double(falsePeople) / Double(max(frames, 1)) }
+    package var subjectsPerFrame: Double { Double(subjects) / Double(max(frames, 1)) }
     /// Of the labelled people, those found; nil (`null`) when nobody is labelled (a clip of no
     /// one scores false people only: a recall of 1 there said nothing).
-    public var recall: Double? { labelledPeople == 0 ? nil : Double(foundPeople) / Double(labelledPeople) }
-    public var recallOfTallPeople: Double? { tallPeople == 0 ? nil : Double(tallPeopleFound) / Double(tallPeople) }
+    package var recall: Double? { labelledPeople == 0 ? nil : Double(foundPeople) / Double(labelledPeople) }
+    package var recallOfTallPeople: Double? { tallPeople == 0 ? nil : Double(tallPeopleFound) / Double(tallPeople) }
     /// Of the frames with a subject ranked 1, those where it is on a person; nil without any.
-    public var rankOneOnPerson: Double? { framesWithRankOne == 0 ? nil : Double(rankOneOnPeople) / Double(framesWithRankOne) }
+    package var rankOneOnPerson: Double? { framesWithRankOne == 0 ? nil : Double(rankOneOnPeople) / Double(framesWithRankOne) }
 
     /// Of the frames each labelled identity was found in, the share where it was found as the
     /// subject it was found as most often (1: one identifier for each person throughout); nil
     /// without identities.
-    public var identityKept: Double? {
+    package var identityKept: Double? {
         let found = subjectsOfIdentity.values.map { $0.values.reduce(0, +) }.reduce(0, +)
         guard found > 0 else { return nil }
         return Double(subjectsOfIdentity.values.map { $0.values.max() ?? 0 }.reduce(0, +)) / Double(found)
     }
 
     /// The totals as one JSON object.
-    public var jsonLine: String {
+    package var jsonLine: String {
         func ratio(_ value: Double?) -> String { value.map { String(format: "%.3f", $0) } ?? "null" }
         return String(format: "{\"frames\":%d,\"labelledPeople\":%d,\"found\":%d,\"recall\":%@,\"peopleFrom50px\":%d,\"recallFrom50px\":%@,\"falsePeople\":%d,\"falsePeoplePerFrame\":%.3f,\"subjectsPerFrame\":%.3f,\"framesWithRankOne\":%d,\"rankOneOnPerson\":%@,\"framesWithExtraFaces\":%d,\"framesWithOversizedRankOne\":%d,\"identityKept\":%@}",
                       frames, labelledPeople, foundPeople, ratio(recall), tallPeople, ratio(recallOfTallPeople), falsePeople,

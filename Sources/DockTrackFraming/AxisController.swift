@@ -9,48 +9,48 @@ import DockTrackCore
 /// gently; once moving, the full gain applies down to the settle band). Then PI with anti-windup (the integral only runs near the target, is bounded, and
 /// is frozen while the output saturates), a derivative on the low-pass filtered error, and
 /// limits on velocity and acceleration. After obs-face-tracker's controller.
-public struct AxisController: Sendable, Equatable {
-    public struct Params: Sendable, Equatable {
+package struct AxisController: Sendable, Equatable {
+    package struct Params: Sendable, Equatable {
         /// Radians of error ignored while at rest.
-        public var deadBand = 0.025
+        package var deadBand = 0.025
         /// Radians of error at which a moving axis comes to rest.
-        public var settleBand = 0.006
+        package var settleBand = 0.006
         /// The integral only accumulates while the error is below this (no windup during
         /// large moves, which the proportional term handles).
-        public var integralZone = 0.1
+        package var integralZone = 0.1
         /// Radians of error at which the full gain applies.
-        public var softZone = 0.09
+        package var softZone = 0.09
         /// Velocity per radian of error (1/s).
-        public var proportionalGain = 3.0
+        package var proportionalGain = 3.0
         /// Velocity per radian-second of accumulated error (1/s²).
-        public var integralGain = 0.6
+        package var integralGain = 0.6
         /// The integral term's contribution never exceeds this velocity (rad/s).
-        public var integralLimit = 0.3
+        package var integralLimit = 0.3
         /// Velocity per radian-per-second of error change (dimensionless).
-        public var derivativeGain = 0.08
+        package var derivativeGain = 0.08
         /// Time constant of the derivative's low-pass filter (s).
-        public var derivativeFilter = 0.1
+        package var derivativeFilter = 0.1
         /// Time constant with which the integral fades while the subject is lost (s).
-        public var integralDecay = 0.8
-        public init() {}
+        package var integralDecay = 0.8
+        package init() {}
     }
 
-    public var params: Params
+    package var params: Params
     private(set) var integral = 0.0
     private var lastError: Double?
     private var derivative = 0.0
     /// The last velocity commanded (rad/s).
-    public private(set) var output = 0.0
+    package private(set) var output = 0.0
     /// Whether the axis is at rest inside the dead band.
-    public private(set) var isSettled = true
+    package private(set) var isSettled = true
 
-    public init(params: Params = Params()) {
+    package init(params: Params = Params()) {
         self.params = params
     }
 
     /// The error after the dead band and the soft zone at rest; while moving, less the settle
     /// band (full gain to the end of a move: a soft zone there would crawl the last few degrees).
-    public func shaped(_ error: Double) -> Double {
+    package func shaped(_ error: Double) -> Double {
         let size = abs(error)
         guard isSettled else {
             guard size > params.settleBand else { return 0 }
@@ -65,7 +65,7 @@ public struct AxisController: Sendable, Equatable {
     /// The velocity for an error of `error` radians, `dt` seconds after the last update,
     /// within `limits` (speed, acceleration). `position` is the axis' present angle: motion past
     /// the range's ends is refused.
-    public mutating func update(error: Double, dt: Double, limits: AxisLimits, position: Double) -> Double {
+    package mutating func update(error: Double, dt: Double, limits: AxisLimits, position: Double) -> Double {
         let e = shaped(error)
         isSettled = e == 0
         if dt > 0, let last = lastError {
@@ -90,7 +90,7 @@ public struct AxisController: Sendable, Equatable {
 
     /// Holds still (the subject is lost): the velocity ramps down within the acceleration
     /// limit and the integral fades.
-    public mutating func hold(dt: Double, limits: AxisLimits, position: Double) -> Double {
+    package mutating func hold(dt: Double, limits: AxisLimits, position: Double) -> Double {
         integral *= max(0, 1 - dt / params.integralDecay)
         lastError = nil
         derivative = 0
@@ -101,7 +101,7 @@ public struct AxisController: Sendable, Equatable {
     /// to span from the velocity before: observations come at least 10 times a second, so a
     /// command moves no faster from rest than the acceleration allows in a tenth of a second
     /// (after a 1000 s gap the first command was 2.41 rad/s, 24 rad/s^2 against 8).
-    public static let startingSpan = 0.1
+    package static let startingSpan = 0.1
 
     private mutating func limit(_ wanted: Double, dt: Double, limits: AxisLimits, position: Double) -> Double {
         var velocity = wanted

@@ -32,14 +32,14 @@ public struct FramingController: Sendable {
         public var groupFit = 0.8
         /// People ranked up to this are candidates for the group shot.
         public var groupRanks = 4
-        public var axis = AxisController.Params()
+        package var axis = AxisController.Params()
         /// Orientation or velocity commands.
         public var commands = DockCommandKind.velocity
         /// Seconds between orientation commands (a little over the protocol's 2 per second, so
         /// a dock on another clock never sees them faster).
         public var orientationInterval = 0.55
         /// How to look for people when nobody is in view; `nil`: hold, then home after `homeAfter`.
-        public var search: SubjectSearch.Params?
+        package var search: SubjectSearch.Params?
         public init() {}
     }
 

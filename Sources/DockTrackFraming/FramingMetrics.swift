@@ -2,33 +2,33 @@ import DockTrackCore
 import Foundation
 
 /// How well a closed loop kept its subject framed.
-public struct FramingMetrics: Sendable, Equatable {
-    public var frames = 0
+package struct FramingMetrics: Sendable, Equatable {
+    package var frames = 0
     /// Frames in which a primary subject was tracked.
-    public var framesWithSubject = 0
+    package var framesWithSubject = 0
     /// Of those, the frames in which the primary subject's anchor was inside the target zone.
-    public var framesInZone = 0
+    package var framesInZone = 0
     /// Distances (unit coordinates of the view) from the anchor to the framing target.
-    public var errors: [Double] = []
+    package var errors: [Double] = []
     /// The largest amount (radians) the pan went past its target while moving.
-    public var overshoot = 0.0
-    public var commands = 0
-    public var duration = 0.0
+    package var overshoot = 0.0
+    package var commands = 0
+    package var duration = 0.0
     /// Seconds from the first frame to the first with the primary subject in the target zone.
-    public var firstInZone: Double?
+    package var firstInZone: Double?
     /// The first frame's time, and the pan error and target of the last frame tracked (for
     /// overshoot).
     private var firstTime: Double?
     private var previousError: Double?
     private var previousTarget: Double?
 
-    public init() {}
+    package init() {}
 
     /// Counts one frame captured at `time` from a camera running at `framesPerSecond`: where
     /// the controller aimed (``FramingController/aim(at:)``), its state and target pose, the
     /// dock's pose at capture and its pan speed when the command was made; whether a command
     /// was sent.
-    public mutating func record(time: Double, framesPerSecond: Double, aim: (subject: (x: Double, y: Double), target: (x: Double, y: Double))?,
+    package mutating func record(time: Double, framesPerSecond: Double, aim: (subject: (x: Double, y: Double), target: (x: Double, y: Double))?,
                                 state: FramingController.State, target: DockOrientation?, pose: DockOrientation, panSpeed: Double,
                                 commanded: Bool = true) {
         firstTime = firstTime ?? time
@@ -59,13 +59,13 @@ public struct FramingMetrics: Sendable, Equatable {
         }
     }
 
-    public var inZoneFraction: Double { framesWithSubject == 0 ? 0 : Double(framesInZone) / Double(framesWithSubject) }
-    public var meanError: Double { errors.isEmpty ? 0 : errors.reduce(0, +) / Double(errors.count) }
-    public var p95Error: Double { Statistics.percentile(errors, 0.95) }
-    public var commandRate: Double { duration > 0 ? Double(commands) / duration : 0 }
+    package var inZoneFraction: Double { framesWithSubject == 0 ? 0 : Double(framesInZone) / Double(framesWithSubject) }
+    package var meanError: Double { errors.isEmpty ? 0 : errors.reduce(0, +) / Double(errors.count) }
+    package var p95Error: Double { Statistics.percentile(errors, 0.95) }
+    package var commandRate: Double { duration > 0 ? Double(commands) / duration : 0 }
 
     /// `{"frames":…,"framesWithSubject":…,"inTargetZone":…,"meanError":…,"p95Error":…,"overshootDegrees":…,"commandsPerSecond":…}`
-    public var jsonLine: String {
+    package var jsonLine: String {
         var line = JSONLine()
         line.add("frames", frames)
         line.add("framesWithSubject", framesWithSubject)
@@ -80,6 +80,6 @@ public struct FramingMetrics: Sendable, Equatable {
 
 /// The framing target zone: around the framing target, a sixth of the view's width and a fifth
 /// of its height either way (for automatic framing of a group, the target is the group's centre).
-public func isInTargetZone(_ point: (x: Double, y: Double), target: (x: Double, y: Double)) -> Bool {
+package func isInTargetZone(_ point: (x: Double, y: Double), target: (x: Double, y: Double)) -> Bool {
     abs(point.x - target.x) <= 1.0 / 6 && abs(point.y - target.y) <= 0.2
 }

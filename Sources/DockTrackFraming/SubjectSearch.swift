@@ -8,38 +8,38 @@ import Foundation
 /// snake, fast enough to cover a 100-degree scene in a few seconds and slow enough that a person
 /// stays in view for several detections; after ``Params/giveUpAfter`` seconds with nobody, home.
 /// Any subject seen ends the search.
-public struct SubjectSearch: Sendable {
-    public struct Params: Sendable, Equatable {
+package struct SubjectSearch: Sendable {
+    package struct Params: Sendable, Equatable {
         /// Seconds a lost subject is waited for where it was (a face turned away, a missed
         /// detection or two) before the search moves the dock.
-        public var holdFirst = 0.5
+        package var holdFirst = 0.5
         /// Seconds after that spent looking where the subject was heading (holding still
         /// when it stood still).
-        public var lookAhead = 1.5
+        package var lookAhead = 1.5
         /// How far past the subject's last direction to look, in view widths.
-        public var lookAheadDistance = 0.5
+        package var lookAheadDistance = 0.5
         /// The subject was heading somewhere when its direction changed faster than this (rad/s).
-        public var headingSpeed = 0.05
+        package var headingSpeed = 0.05
         /// Seconds before the first sweep when nobody has been seen yet (detection's first look).
-        public var startAfter = 1.0
+        package var startAfter = 1.0
         /// Sweep speed in view widths per second: a person passes through the view in 1.25 s
         /// at the default, 10 detections when detecting every 4th frame at 30 fps. At 0.4 a
         /// person in the upper corner of a 100-degree scene seen 40 degrees wide was first
         /// framed after 12.8 s (`simulate` on a scene of the sample pictures); at 0.8, with the
         /// upper rows first, after the times the README gives.
-        public var sweepSpeed = 0.8
+        package var sweepSpeed = 0.8
         /// Half the pan sweep around home when the pan has no ends (360° docks), radians.
-        public var panSpan = Double.pi
+        package var panSpan = Double.pi
         /// Tilt rows, in view heights apart: 0.8 overlaps them by a fifth of the view, so that a
         /// face cut by one row's edge is whole in the next.
-        public var rowSpacing = 0.8
+        package var rowSpacing = 0.8
         /// Seconds with nobody in view before giving up and returning home.
-        public var giveUpAfter = 30.0
-        public init() {}
+        package var giveUpAfter = 30.0
+        package init() {}
     }
 
     /// What the dock should do now.
-    public enum Goal: Sendable, Equatable {
+    package enum Goal: Sendable, Equatable {
         /// Stay where it is.
         case hold
         /// Head for this pose, no faster than `speed` (rad/s; `nil`: as the controller goes).
@@ -56,26 +56,26 @@ public struct SubjectSearch: Sendable {
         case gaveUp
     }
 
-    public var params: Params
+    package var params: Params
     private(set) var phase = Phase.idle
     private var since: Double?
 
-    public init(params: Params = Params()) {
+    package init(params: Params = Params()) {
         self.params = params
     }
 
     /// Whether the search has given up (the dock went home and stays there).
-    public var hasGivenUp: Bool { phase == .gaveUp }
+    package var hasGivenUp: Bool { phase == .gaveUp }
 
     /// A subject is in view: the search ends.
-    public mutating func reset() {
+    package mutating func reset() {
         phase = .idle
         since = nil
     }
 
     /// The goal at `now`, the dock at `pose`. `lost` is the pose that framed the last subject
     /// and how fast that pose moved in yaw (rad/s), when a subject was seen before.
-    public mutating func goal(now: Double, pose: DockOrientation, lost: (target: DockOrientation, yawRate: Double)?,
+    package mutating func goal(now: Double, pose: DockOrientation, lost: (target: DockOrientation, yawRate: Double)?,
                               limits: DockLimits, camera: CameraModel, home: DockOrientation) -> Goal {
         if phase == .idle {
             since = now
@@ -120,7 +120,7 @@ public struct SubjectSearch: Sendable {
     /// that reach both ends of the tilt range, the top row first, then each row below it down to
     /// the bottom one; each row panned from end to end, the first from the nearer pan end, the
     /// next back the other way.
-    public static func sweep(from pose: DockOrientation, limits: DockLimits, camera: CameraModel, home: DockOrientation,
+    package static func sweep(from pose: DockOrientation, limits: DockLimits, camera: CameraModel, home: DockOrientation,
                       params: Params) -> [DockOrientation] {
         let low = max(limits.yaw.range.lowerBound, home.y - params.panSpan)
         let high = min(limits.yaw.range.upperBound, home.y + params.panSpan)

@@ -8,16 +8,16 @@ import Foundation
 /// The scene spans `sceneFieldOfView` horizontally; the camera sees `zoom` of it (its own field
 /// of view is that share). Pan moves the crop sideways and tilt up and down, linearly in angle;
 /// the dock's range is limited to keep the crop inside the scene.
-public struct VirtualCamera: Sendable {
-    public var sceneSize: ImageSize
+package struct VirtualCamera: Sendable {
+    package var sceneSize: ImageSize
     /// Radians the whole scene spans horizontally.
-    public var sceneFieldOfView: Double
+    package var sceneFieldOfView: Double
     /// The share of the scene's width and height the camera sees (0...1).
-    public var zoom: Double
+    package var zoom: Double
     /// The size of the rendered view.
-    public var viewSize: ImageSize
+    package var viewSize: ImageSize
 
-    public init(sceneSize: ImageSize, sceneFieldOfView: Double = 100 * .pi / 180, zoom: Double = 0.55, viewWidth: Int? = nil) {
+    package init(sceneSize: ImageSize, sceneFieldOfView: Double = 100 * .pi / 180, zoom: Double = 0.55, viewWidth: Int? = nil) {
         self.sceneSize = sceneSize
         self.sceneFieldOfView = sceneFieldOfView
         self.zoom = zoom
@@ -26,15 +26,15 @@ public struct VirtualCamera: Sendable {
     }
 
     /// Radians the scene spans vertically (same angle per pixel as horizontally).
-    public var sceneVerticalFieldOfView: Double { sceneFieldOfView * Double(sceneSize.height) / Double(sceneSize.width) }
+    package var sceneVerticalFieldOfView: Double { sceneFieldOfView * Double(sceneSize.height) / Double(sceneSize.width) }
 
     /// The camera as the framing controller sees it (angles per unit of the view, linear).
-    public var camera: CameraModel {
+    package var camera: CameraModel {
         CameraModel(horizontalFieldOfView: sceneFieldOfView * zoom, verticalFieldOfView: sceneVerticalFieldOfView * zoom)
     }
 
     /// Dock limits that keep the view inside the scene, with the given speeds.
-    public func limits(from base: DockLimits = .standard) -> DockLimits {
+    package func limits(from base: DockLimits = .standard) -> DockLimits {
         var limits = base
         let pan = (1 - zoom) / 2 * sceneFieldOfView, tilt = (1 - zoom) / 2 * sceneVerticalFieldOfView
         limits.yaw.range = -pan...pan
@@ -43,7 +43,7 @@ public struct VirtualCamera: Sendable {
     }
 
     /// The part of the scene (pixels, top-left origin) seen at `pose`.
-    public func crop(at pose: DockOrientation) -> PixelRect {
+    package func crop(at pose: DockOrientation) -> PixelRect {
         let w = Double(sceneSize.width) * zoom, h = Double(sceneSize.height) * zoom
         let centerX = Double(sceneSize.width) * (0.5 + pose.y / sceneFieldOfView)
         let centerY = Double(sceneSize.height) * (0.5 + pose.x / sceneVerticalFieldOfView)
@@ -51,7 +51,7 @@ public struct VirtualCamera: Sendable {
     }
 
     /// What the camera sees of `scene` at `pose`.
-    public func view(of scene: Image, at pose: DockOrientation) throws(OpenCVError) -> Image {
+    package func view(of scene: Image, at pose: DockOrientation) throws(OpenCVError) -> Image {
         try scene.cropped(to: crop(at: pose), size: viewSize)
     }
 }

@@ -7,35 +7,35 @@ import Foundation
 /// only when it is more than a dead band from where it is heading, so the picture does not
 /// breathe with every detection, and it never runs away after a lost face: with nobody in view
 /// it holds, then widens.
-public struct ZoomFraming: Sendable {
-    public struct Params: Sendable, Equatable {
+package struct ZoomFraming: Sendable {
+    package struct Params: Sendable, Equatable {
         /// The share of the window's height (and width) the subjects' shot may fill.
-        public var fill = 0.8
+        package var fill = 0.8
         /// A face's shot: head and shoulders, this many face heights tall (from half a face above
         /// it to two below) and three face widths wide.
-        public var shotHeightInFaces = 3.5
-        public var shotWidthInFaces = 3.0
+        package var shotHeightInFaces = 3.5
+        package var shotWidthInFaces = 3.0
         /// A relative change of the wanted zoom smaller than this leaves the target as it is.
-        public var deadBand = 0.15
+        package var deadBand = 0.15
         /// Seconds with nobody in view before zooming out to the widest.
-        public var widenAfter = 4.0
+        package var widenAfter = 4.0
         /// People ranked up to this, at least half as tall as the primary subject, are framed
         /// together in automatic mode (as the framing controller's group).
-        public var groupRanks = 4
-        public init() {}
+        package var groupRanks = 4
+        package init() {}
     }
 
-    public var params: Params
-    public private(set) var target: Double?
+    package var params: Params
+    package private(set) var target: Double?
     private var lastSeen: Double?
 
-    public init(params: Params = Params()) {
+    package init(params: Params = Params()) {
         self.params = params
     }
 
     /// The zoom to head for at `now`, for `subjects` (unit coordinates of the whole picture,
     /// ranked) framed in `mode` through `window`; `current` is where the zoom is now.
-    public mutating func update(subjects: [TrackedSubject], mode: FramingMode, window: CropWindow, current: Double, now: Double) -> Double {
+    package mutating func update(subjects: [TrackedSubject], mode: FramingMode, window: CropWindow, current: Double, now: Double) -> Double {
         let held = target ?? window.clampZoom(current)
         guard let shot = Self.shot(of: subjects, mode: mode, params: params) else {
             if let seen = lastSeen, now - seen < params.widenAfter { target = held } else { target = 1 }
@@ -55,7 +55,7 @@ public struct ZoomFraming: Sendable {
 
     /// Counts `now` as when someone was last seen, when nobody has been yet: a camera that
     /// starts zoomed stays so for ``Params/widenAfter`` seconds before widening.
-    public mutating func holdIfUnseen(at now: Double) {
+    package mutating func holdIfUnseen(at now: Double) {
         if lastSeen == nil, now.isFinite { lastSeen = now }
     }
 
@@ -86,27 +86,27 @@ public struct ZoomFraming: Sendable {
 /// magnification to head for there (one person head and shoulders, a group whole, the widest
 /// after ``ZoomFraming/Params/widenAfter`` seconds with nobody: it never runs away after a lost
 /// face), and the framing controller aims with the camera at the magnification in force.
-public struct CameraZoomFraming: Sendable {
+package struct CameraZoomFraming: Sendable {
     /// The picture at the widest zoom: its size and aspect, its field of view across its width,
     /// and the camera's largest magnification (`maximumZoom`).
-    public let widest: CropWindow
+    package let widest: CropWindow
     /// A digital PTZ (a window cropped from the widest picture): its angles are the widest
     /// picture's, linear (``CropWindow/camera(at:)``). An optical zoom: a pinhole whose field of
     /// view narrows with the magnification.
-    public let digital: Bool
-    public var framing: ZoomFraming
+    package let digital: Bool
+    package var framing: ZoomFraming
     /// Seconds between two zoom requests at least (a camera's zoom is slow to settle).
-    public var minimumInterval = 1.0
+    package var minimumInterval = 1.0
     private var sent: (magnification: Double, time: Double)?
 
-    public init(widest: CropWindow, digital: Bool, framing: ZoomFraming = ZoomFraming()) {
+    package init(widest: CropWindow, digital: Bool, framing: ZoomFraming = ZoomFraming()) {
         self.widest = widest
         self.digital = digital
         self.framing = framing
     }
 
     /// The camera the framing controller aims with at `magnification`.
-    public func camera(at magnification: Double) -> CameraModel {
+    package func camera(at magnification: Double) -> CameraModel {
         let m = widest.clampZoom(magnification)
         if digital { return widest.camera(at: m) }
         let size = widest.size(at: 1)
@@ -117,7 +117,7 @@ public struct CameraZoomFraming: Sendable {
     /// The pan and tilt ranges the camera can turn through at `magnification`, with the speeds
     /// of `base`: a digital PTZ's window stays inside the widest picture (no turn at all at the
     /// widest); an optical zoom does not change them.
-    public func limits(at magnification: Double, from base: DockLimits) -> DockLimits {
+    package func limits(at magnification: Double, from base: DockLimits) -> DockLimits {
         guard digital else { return base }
         let range = widest.limits(at: widest.clampZoom(magnification), from: base)
         var limits = base
@@ -128,7 +128,7 @@ public struct CameraZoomFraming: Sendable {
 
     /// `subjects` of a picture at `magnification` as the widest picture would show them: sizes
     /// shrunk by the magnification about the centre (what ``ZoomFraming`` weighs is their size).
-    public static func widened(_ subjects: [TrackedSubject], from magnification: Double) -> [TrackedSubject] {
+    package static func widened(_ subjects: [TrackedSubject], from magnification: Double) -> [TrackedSubject] {
         let m = magnification.isFinite && magnification >= 1 ? magnification : 1
         func widened(_ rect: UnitRect) -> UnitRect {
             UnitRect(x: 0.5 + (rect.x - 0.5) / m, y: 0.5 + (rect.y - 0.5) / m, width: rect.width / m, height: rect.height / m)
@@ -146,7 +146,7 @@ public struct CameraZoomFraming: Sendable {
     /// framed in `mode` while it is at `magnification`; `nil` when the request would change
     /// nothing (within the dead band of the last one sent) or come within ``minimumInterval``
     /// of it.
-    public mutating func request(subjects: [TrackedSubject], mode: FramingMode, magnification: Double, now: Double) -> Double? {
+    package mutating func request(subjects: [TrackedSubject], mode: FramingMode, magnification: Double, now: Double) -> Double? {
         let current = widest.clampZoom(magnification)
         // The camera's own zoom holds at the start, as after a face is lost.
         framing.holdIfUnseen(at: now)

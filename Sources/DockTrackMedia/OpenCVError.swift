@@ -14,7 +14,7 @@ public struct OpenCVError: Error, Sendable, CustomStringConvertible {
     }
 
     /// The error a failed shim call left in `status`.
-    package init(_ status: dcv_status) {
+    public init(_ status: dcv_status) {
         code = status.code
         message = withUnsafeBytes(of: status.message) { raw in
             String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
@@ -48,12 +48,12 @@ package func checkedCount(_ call: (UnsafeMutablePointer<dcv_status>) -> Int32) t
 }
 
 /// OpenCV's own settings that DockTrack sets deliberately.
-public enum OpenCVRuntime {
+package enum OpenCVRuntime {
     /// The OpenCV version the shim was built against.
-    public static var version: String { String(cString: dcv_version()) }
+    package static var version: String { String(cString: dcv_version()) }
 
     /// The number of threads OpenCV's parallel loops use (`cv::setNumThreads`).
-    public static var threads: Int {
+    package static var threads: Int {
         get { Int(dcv_get_num_threads()) }
         set { dcv_set_num_threads(Int32(newValue)) }
     }
@@ -61,5 +61,5 @@ public enum OpenCVRuntime {
     /// Keeps the big blocks OpenCV frees after a frame for the next one (`dcv_keep_freed_blocks`):
     /// page faults and zeroing of fresh pages were 16% of `track`'s CPU time on a 1280x720 clip.
     /// Call once, first thing in a program.
-    public static func keepFreedBlocks() { dcv_keep_freed_blocks() }
+    package static func keepFreedBlocks() { dcv_keep_freed_blocks() }
 }

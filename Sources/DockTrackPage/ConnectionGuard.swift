@@ -9,28 +9,28 @@ import Synchronization
 /// What the control page's server allows a connection, and how many at once: past these a
 /// peer is answered (where HTTP has an answer) and closed, so that no peer, however slow,
 /// silent or large, holds the tracker's memory or descriptors. docs/reliability.md lists them.
-public struct PageLimits: Sendable {
+package struct PageLimits: Sendable {
     /// Connections open at once. Past it a connection that has sent no complete request for
     /// ``headSeconds`` is closed to make room (an idle or slow peer gives way to a new one);
     /// with none such, the new connection is closed.
-    public var maximumConnections = 64
+    package var maximumConnections = 64
     /// Bytes of a request's head (request line and headers together); past it: 431 and closed.
-    public var maximumHeadBytes = 16 * 1024
+    package var maximumHeadBytes = 16 * 1024
     /// Seconds a request's head may take from its first byte; past it: 408 and closed (a peer
     /// that sends a byte now and then).
-    public var headSeconds = 10.0
+    package var headSeconds = 10.0
     /// Seconds a connection may stay silent between requests, or a WebSocket without a byte
     /// from its peer (a live page answers the server's pings, every ``pingSeconds``).
-    public var idleSeconds = 30.0
+    package var idleSeconds = 30.0
     /// The WebSocket ping period.
-    public var pingSeconds = 10.0
+    package var pingSeconds = 10.0
 
-    public init() {}
+    package init() {}
 
     /// The connections allowed with `descriptors` the process may open: at most
     /// ``maximumConnections``, and no more than a quarter of the descriptors left over once the
     /// run's own (camera, files, models, dock, threads: 64 set aside) are counted.
-    public func connections(withDescriptors descriptors: Int) -> Int {
+    package func connections(withDescriptors descriptors: Int) -> Int {
         max(4, min(maximumConnections, (descriptors - 64) / 4))
     }
 }

@@ -24,7 +24,7 @@ import Synchronization
 ///
 /// Bound to loopback unless told otherwise; elsewhere a token is required on every request and
 /// WebSocket (`?token=`), and a WebSocket's `Origin` must be the page's own host.
-public final class ControlPage: FrameViewer {
+package final class ControlPage: FrameViewer {
     /// What the page shows: the newest frame, by number, and what to draw on it (nil: drawn).
     private struct Frames {
         var index = -1
@@ -38,23 +38,23 @@ public final class ControlPage: FrameViewer {
     }
     /// Pictures a second served to all pages together, at most: a file tracked at full speed
     /// yields hundreds of frames a second, and encoding them all would take a core from tracking.
-    public static let maximumPictureRate = 60.0
+    package static let maximumPictureRate = 60.0
     private let frames = Monitor(Frames())
     private let task: Mutex<Task<Void, any Error>?> = Mutex(nil)
     private let encoder = PictureEncoder()
     /// The address the page is served on, as bound (`host:port`).
-    public let address: String
+    package let address: String
     /// What a request must carry (`?token=`), when the page is bound beyond loopback.
-    public let token: String?
+    package let token: String?
     private let registry: ConnectionRegistry
     /// Connections open now.
-    public var connections: Int { registry.count }
+    package var connections: Int { registry.count }
     /// Connections allowed at once.
-    public var connectionCapacity: Int { registry.capacity }
+    package var connectionCapacity: Int { registry.capacity }
 
     /// Binds `host:port` (port 0: any free one) and serves the page for `control` until
     /// ``stop()``. Throws when the address cannot be bound.
-    public init(host: String, port: Int, control: TrackControl, identity: AccessoryIdentity, token: String?,
+    package init(host: String, port: Int, control: TrackControl, identity: AccessoryIdentity, token: String?,
                 limits: PageLimits = PageLimits(), log: @escaping @Sendable (String) -> Void) throws {
         self.token = token
         let router = Router(context: BasicWebSocketRequestContext.self)
@@ -202,10 +202,10 @@ public final class ControlPage: FrameViewer {
     static let frameNumber = HTTPField.Name("X-Frame")!
 
     /// Whether a page is waiting for a newer frame: only then is one handed over.
-    public var isWatched: Bool { frames.withLock { $0.waiting > 0 } }
+    package var isWatched: Bool { frames.withLock { $0.waiting > 0 } }
 
     /// The newest frame (`index`: its number) and what to draw on it; an older one waiting is replaced.
-    public func offer(_ image: Image, annotation: FrameAnnotation?, index: Int) {
+    package func offer(_ image: Image, annotation: FrameAnnotation?, index: Int) {
         frames.withLock { frames in
             frames.index = index
             frames.image = image
@@ -214,7 +214,7 @@ public final class ControlPage: FrameViewer {
     }
 
     /// Ends the server (its pages are closed).
-    public func stop() {
+    package func stop() {
         task.withLock { $0?.cancel() }
         encoder.stop()
     }
@@ -232,11 +232,11 @@ public final class ControlPage: FrameViewer {
 
     /// Whether `host` is this machine's own loopback address (no token needed there). Other
     /// 127.x addresses need one too: they are where a test stands in for a network.
-    public static func isLoopback(_ host: String) -> Bool { HTTPRequestHeads.isLoopbackHost(host) }
+    package static func isLoopback(_ host: String) -> Bool { HTTPRequestHeads.isLoopbackHost(host) }
 
     /// The token in `file`: its first line without the spaces and line ending around it (CRLF
     /// too), at least 16 characters.
-    public static func readToken(_ file: String) throws -> String {
+    package static func readToken(_ file: String) throws -> String {
         let text: String
         do {
             text = try String(contentsOfFile: file, encoding: .utf8)
@@ -254,7 +254,7 @@ public final class ControlPage: FrameViewer {
 
     /// The address a browser opens for a page bound at `bound` (`host:port`): a wildcard
     /// (0.0.0.0, ::) is every address of this machine, so its name is given instead.
-    public static func addressToOpen(_ bound: String) -> String {
+    package static func addressToOpen(_ bound: String) -> String {
         guard let colon = bound.lastIndex(of: ":") else { return bound }
         let host = String(bound[..<colon]), port = bound[bound.index(after: colon)...]
         if host == "0.0.0.0" || host == "::" || host == "[::]" {
@@ -265,8 +265,8 @@ public final class ControlPage: FrameViewer {
 }
 
 /// The control page could not be served.
-public struct ControlPageError: Error, CustomStringConvertible {
-    public var description: String
+package struct ControlPageError: Error, CustomStringConvertible {
+    package var description: String
     init(_ description: String) { self.description = description }
 }
 

@@ -10,10 +10,10 @@ import Foundation
 /// and framed instead of a detector's (DockKit's custom tracking). A line that is not an
 /// observation is reported and skipped; observations outside 10 to 30 a second are reported.
 /// The dock is left still at the end, however the input ends.
-public enum CustomTrackingRun {
+package enum CustomTrackingRun {
     /// Reads the observations of `configuration`'s input to their end (or until `stopping`),
     /// driving its dock.
-    public static func run(_ configuration: TrackConfiguration, notes: @escaping @Sendable (String) -> Void,
+    package static func run(_ configuration: TrackConfiguration, notes: @escaping @Sendable (String) -> Void,
                            commands: (@Sendable (String) throws -> Void)?,
                            stopping: @escaping @Sendable () -> Bool = { RunInterruption.requested }) throws {
         guard case .observations(let path) = configuration.input else {

@@ -25,7 +25,7 @@ public struct FrameLoop<F: Framer, D: Dock> {
     /// process): commands are issued then, not at the capture time plus `latency`.
     public var clock: (@Sendable () -> Double)?
     /// Where the controller's trace goes (``ControlTrace``), if anywhere.
-    public let trace: LineOutput?
+    package let trace: LineOutput?
     /// Whether the framing controller drives the dock (DockKit's system tracking). Off, the
     /// subjects are still perceived and reported, and the dock moves only as told from outside
     /// (``TrackControl``).
@@ -35,7 +35,7 @@ public struct FrameLoop<F: Framer, D: Dock> {
     public var customSubjects: (subjects: [TrackedSubject], time: Double)?
 
     /// Writes the trace's header when there is a trace.
-    public init(controller: F, dock: D, cameraOnDock: Bool, latency: Double = 0, clock: (@Sendable () -> Double)? = nil,
+    package init(controller: F, dock: D, cameraOnDock: Bool, latency: Double = 0, clock: (@Sendable () -> Double)? = nil,
                 trace: LineOutput? = nil) throws {
         self.controller = controller
         self.dock = dock

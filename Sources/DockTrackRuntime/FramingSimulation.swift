@@ -11,16 +11,16 @@ import Foundation
 /// seconds after each capture; on the real clock (``runLive(people:duration:clock:)``, for a
 /// dock in another process or a device) frames are captured as time passes and commands go
 /// out at once.
-public struct FramingSimulation {
+package struct FramingSimulation {
     /// A person in the world: the direction of their face (radians, dock axes) over time, and
     /// the size of the face in the picture.
-    public struct Person: Sendable {
-        public var direction: @Sendable (Double) -> DockOrientation
+    package struct Person: Sendable {
+        package var direction: @Sendable (Double) -> DockOrientation
         /// Face height as a fraction of the picture's height.
-        public var faceSize: Double
-        public var id: UUID
+        package var faceSize: Double
+        package var id: UUID
 
-        public init(id: UUID = UUID(), faceSize: Double = 0.15, direction: @escaping @Sendable (Double) -> DockOrientation) {
+        package init(id: UUID = UUID(), faceSize: Double = 0.15, direction: @escaping @Sendable (Double) -> DockOrientation) {
             self.id = id
             self.faceSize = faceSize
             self.direction = direction
@@ -28,36 +28,36 @@ public struct FramingSimulation {
     }
 
     /// One frame of the loop.
-    public struct Sample: Sendable {
-        public var time: Double
-        public var pose: DockOrientation
+    package struct Sample: Sendable {
+        package var time: Double
+        package var pose: DockOrientation
         /// The velocity commanded, or the dock's own when no velocity was commanded.
-        public var command: AngularVelocity
-        public var state: FramingController.State
+        package var command: AngularVelocity
+        package var state: FramingController.State
         /// Where each person appeared in the picture (unit coordinates, lower-left origin).
-        public var seen: [UUID: (x: Double, y: Double)]
+        package var seen: [UUID: (x: Double, y: Double)]
     }
 
-    public var controller: FramingController
-    public var dock: AnyDock
-    public var frameRate = 30.0
+    package var controller: FramingController
+    package var dock: AnyDock
+    package var frameRate = 30.0
     /// Seconds from capture to the command reaching the dock (simulated clock).
-    public var latency = 0.05
+    package var latency = 0.05
 
-    public init(controller: FramingController, dock: any Dock = SimulatedDock()) {
+    package init(controller: FramingController, dock: any Dock = SimulatedDock()) {
         self.controller = controller
         self.dock = AnyDock(dock)
     }
 
     /// Runs from t = 0 to `duration` seconds on the simulated clock; `present(t)` says who is in
     /// the scene at t (all by default). For a dock that cannot fail (the simulator).
-    public mutating func run(people: [Person], duration: Double, present: @Sendable (Double) -> [UUID]? = { _ in nil }) -> [Sample] {
+    package mutating func run(people: [Person], duration: Double, present: @Sendable (Double) -> [UUID]? = { _ in nil }) -> [Sample] {
         try! run(people: people, duration: duration, clock: nil, present: present)
     }
 
     /// Runs for `duration` seconds of `clock` (the dock's frame clock, seconds), a frame every
     /// 1/`frameRate` seconds as time passes (a late frame is captured when it can be).
-    public mutating func runLive(people: [Person], duration: Double, clock: @escaping @Sendable () -> Double) throws -> [Sample] {
+    package mutating func runLive(people: [Person], duration: Double, clock: @escaping @Sendable () -> Double) throws -> [Sample] {
         try run(people: people, duration: duration, clock: clock, present: { _ in nil })
     }
 
@@ -103,20 +103,20 @@ extension CameraModel {
 
 /// The step test: a person stands still, then is suddenly `step` radians to the side; how fast
 /// and how cleanly the dock follows.
-public struct StepResponse: Sendable, Equatable {
+package struct StepResponse: Sendable, Equatable {
     /// Seconds from the step until the yaw stays within `tolerance` of its final value.
-    public var settleTime: Double
+    package var settleTime: Double
     /// Radians past the final yaw at the worst moment.
-    public var overshoot: Double
+    package var overshoot: Double
     /// Velocity commands per second.
-    public var commandRate: Double
+    package var commandRate: Double
     /// Radians between the final yaw and the person's direction.
-    public var finalError: Double
+    package var finalError: Double
     /// The highest yaw speed commanded (rad/s).
-    public var peakSpeed: Double
+    package var peakSpeed: Double
 
     /// Runs the step test on the simulated clock.
-    public static func measure(step: Double = 0.4, at stepTime: Double = 0.5, duration: Double = 5, tolerance: Double = 0.03,
+    package static func measure(step: Double = 0.4, at stepTime: Double = 0.5, duration: Double = 5, tolerance: Double = 0.03,
                                params: FramingController.Params = .init(), latency: Double = 0.05) -> StepResponse {
         var simulation = FramingSimulation(controller: FramingController(params: params))
         simulation.latency = latency

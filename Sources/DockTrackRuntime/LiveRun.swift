@@ -5,13 +5,13 @@ import Foundation
 import Synchronization
 
 /// A live run's stop conditions (Ctrl-C, --duration) and its capture-to-output latencies.
-public final class LiveRun {
-    public let source: any LiveFrameSource
-    public let started = MonotonicClock.now()
-    public let duration: Double?
-    public private(set) var latencies: [Double] = []
+package final class LiveRun {
+    package let source: any LiveFrameSource
+    package let started = MonotonicClock.now()
+    package let duration: Double?
+    package private(set) var latencies: [Double] = []
 
-    public init?(_ source: any FrameSource, duration: Double?) {
+    package init?(_ source: any FrameSource, duration: Double?) {
         guard let live = source as? any LiveFrameSource else { return nil }
         self.source = live
         self.duration = duration
@@ -19,18 +19,18 @@ public final class LiveRun {
 
     /// Records how old `frame` is now (call when its output has been written), and returns it.
     @discardableResult
-    public func finished(_ frame: Frame) -> Double {
+    package func finished(_ frame: Frame) -> Double {
         let latency = MonotonicClock.now() - source.clockOrigin - frame.time
         latencies.append(latency)
         return latency
     }
 
-    public var shouldStop: Bool {
+    package var shouldStop: Bool {
         RunInterruption.requested || duration.map { MonotonicClock.now() - started >= $0 } ?? false
     }
 
     /// "capture to command latency p50 12.3 ms, p99 45.6 ms over N frames; M frames dropped".
-    public var summary: String {
+    package var summary: String {
         String(format: "capture-to-output latency p50 %.1f ms, p99 %.1f ms, max %.1f ms over %d frames; %d camera frames passed over for newer ones",
                Statistics.percentile(latencies, 0.5) * 1000, Statistics.percentile(latencies, 0.99) * 1000, (latencies.max() ?? 0) * 1000,
                latencies.count, source.droppedFrames)

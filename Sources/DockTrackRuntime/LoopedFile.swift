@@ -3,22 +3,22 @@ import DockTrackMedia
 import Foundation
 
 /// A file played over and over, its frames numbered on and timed at `framesPerSecond`.
-public final class LoopedFile: FrameSource {
-    public let path: String
-    public private(set) var source: any FrameSource
-    public let framesPerSecond: Double
-    public private(set) var index = 0
+package final class LoopedFile: FrameSource {
+    package let path: String
+    package private(set) var source: any FrameSource
+    package let framesPerSecond: Double
+    package private(set) var index = 0
     /// Times the file was started again.
-    public private(set) var loops = 0
-    public var info: MediaInfo { source.info }
+    package private(set) var loops = 0
+    package var info: MediaInfo { source.info }
 
-    public init(path: String, source: any FrameSource, framesPerSecond: Double) {
+    package init(path: String, source: any FrameSource, framesPerSecond: Double) {
         self.path = path
         self.source = source
         self.framesPerSecond = framesPerSecond
     }
 
-    public func nextFrame() throws(FrameSourceError) -> Frame? {
+    package func nextFrame() throws(FrameSourceError) -> Frame? {
         var decoded = try source.nextFrame()
         if decoded == nil {
             source = try MediaFile.open(path)

@@ -21,17 +21,17 @@ import Foundation
 /// the window cuts too, to the first subject seen in the new shot, when that is found before the
 /// cut's frame comes out; no frame is shown through a window reached after a cut that comes later.
 /// Between cuts the window only pans and zooms, within its speed limits.
-public struct Reframer {
+package struct Reframer {
     /// One frame as it is shown.
-    public struct Shot {
-        public var frame: Frame
+    package struct Shot {
+        package var frame: Frame
         /// The part of the frame shown (pixels, top-left origin).
-        public var crop: PixelRect
+        package var crop: PixelRect
         /// The frame's subjects in unit coordinates of the shown part (lower-left origin).
-        public var subjects: [TrackedSubject]
+        package var subjects: [TrackedSubject]
         /// The same in unit coordinates of the whole frame.
-        public var wholeFrameSubjects: [TrackedSubject]
-        public var zoom: Double
+        package var wholeFrameSubjects: [TrackedSubject]
+        package var zoom: Double
     }
 
     /// A frame waiting to come out: its subjects (unit coordinates of the whole frame), whether a
@@ -44,22 +44,22 @@ public struct Reframer {
         var reached: (crop: PixelRect, zoom: Double)
     }
 
-    public private(set) var loop: FrameLoop<FramingController, VirtualDock>
-    public var zoomFraming: ZoomFraming?
-    public let lookAhead: Int
-    public var window: CropWindow { loop.dock.window }
+    package private(set) var loop: FrameLoop<FramingController, VirtualDock>
+    package var zoomFraming: ZoomFraming?
+    package let lookAhead: Int
+    package var window: CropWindow { loop.dock.window }
     /// Finds the film's cuts, for frames pushed without knowing whether a cut leads into them.
-    public var shotBoundary = ShotBoundary()
+    package var shotBoundary = ShotBoundary()
     private var pending: [Waiting] = []
     private var pushed = 0
     /// The cut (frame sequence number; 0: the start) whose window is not chosen yet.
     private var openCut: Int? = 0
     /// Cuts found so far.
-    public private(set) var cuts = 0
+    package private(set) var cuts = 0
 
     /// `framing`'s mode, region of interest and speed limits frame through `dock`; its camera and
     /// ranges are the window's. `zoom` `nil`: the zoom stays as the dock has it.
-    public init(dock: VirtualDock, framing: FramingController.Params, zoom: ZoomFraming? = ZoomFraming(), lookAhead: Int = 0,
+    package init(dock: VirtualDock, framing: FramingController.Params, zoom: ZoomFraming? = ZoomFraming(), lookAhead: Int = 0,
                 trace: LineOutput? = nil) throws {
         var params = framing
         params.camera = dock.camera
@@ -74,7 +74,7 @@ public struct Reframer {
     /// returns the frame `lookAhead` frames back once its window is known. `startsShot`: whether
     /// a cut leads into the frame, when that was found already (``DetectionAhead`` finds the cuts
     /// as it reads); `nil`: ``shotBoundary`` looks.
-    public mutating func push(_ frame: Frame, subjects: [TrackedSubject], startsShot: Bool? = nil) throws -> Shot? {
+    package mutating func push(_ frame: Frame, subjects: [TrackedSubject], startsShot: Bool? = nil) throws -> Shot? {
         let time = frame.time
         let isCut = startsShot ?? shotBoundary.startsShot(frame.image)
         if isCut {
@@ -116,7 +116,7 @@ public struct Reframer {
     }
 
     /// The frames still waiting, each through the last window reached before the next cut.
-    public mutating func finish() -> [Shot] {
+    package mutating func finish() -> [Shot] {
         var shots: [Shot] = []
         while !pending.isEmpty { shots.append(shot(ofFirstOf: pending.count)) }
         return shots

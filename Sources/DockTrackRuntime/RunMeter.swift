@@ -4,20 +4,20 @@ import Foundation
 /// The run's speed as a page shows it: frames a second over the last seconds, and each frame's
 /// latency (capture to command for a live camera; the frame's time in the tracker for a file),
 /// its median and 99th percentile over the last frames.
-public struct RunMeter: Sendable {
+package struct RunMeter: Sendable {
     /// The window the rate is measured over (seconds) and the frames the latencies are taken from.
-    public static let window = 2.0
-    public static let latencyFrames = 300
+    package static let window = 2.0
+    package static let latencyFrames = 300
 
     private var finishedAt: [Double] = []
     private var latencies: [Double] = []
-    public private(set) var frames = 0
+    package private(set) var frames = 0
 
-    public init() {}
+    package init() {}
 
     /// A frame finished `latency` seconds after its capture (or after it entered the tracker),
     /// at `time` (monotonic seconds). A latency that is not finite or below 0 is not counted.
-    public mutating func record(latency: Double, at time: Double) {
+    package mutating func record(latency: Double, at time: Double) {
         frames += 1
         finishedAt.append(time)
         finishedAt.removeAll { $0 < time - Self.window }
@@ -27,7 +27,7 @@ public struct RunMeter: Sendable {
     }
 
     /// Frames a second over the window ending at `time` (0 with fewer than two frames in it).
-    public func framesPerSecond(at time: Double) -> Double {
+    package func framesPerSecond(at time: Double) -> Double {
         let recent = finishedAt.filter { $0 >= time - Self.window }
         guard recent.count >= 2, let first = recent.first else { return 0 }
         return Double(recent.count - 1) / max(time - first, 1e-3)
@@ -35,7 +35,7 @@ public struct RunMeter: Sendable {
 
     /// `{"type":"runSpeed","framesPerSecond":…,"latencyP50":…,"latencyP99":…,"frames":…}`
     /// (latencies in seconds).
-    public func jsonLine(at time: Double) -> String {
+    package func jsonLine(at time: Double) -> String {
         String(format: #"{"type":"runSpeed","framesPerSecond":%.2f,"latencyP50":%.4f,"latencyP99":%.4f,"frames":%d}"#,
                framesPerSecond(at: time), Statistics.percentile(latencies, 0.5), Statistics.percentile(latencies, 0.99), frames)
     }

@@ -107,7 +107,7 @@ public struct TrackConfiguration: Sendable {
         public init() {}
 
         /// The search when nobody is in view: on when asked, else `byDefault`; `nil` when off.
-        public func searchParams(byDefault: Bool) -> SubjectSearch.Params? {
+        package func searchParams(byDefault: Bool) -> SubjectSearch.Params? {
             guard search ?? byDefault else { return nil }
             var params = SubjectSearch.Params()
             params.giveUpAfter = searchTime

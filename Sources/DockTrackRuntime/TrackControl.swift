@@ -15,7 +15,7 @@ import DockTrackSystem
 /// Requests take effect at the next frame, in the order they came. Those that can only be
 /// answered there (a motion command, `selectSubject`, `setLimits`) are answered then, with
 /// their request's id.
-public final class TrackControl: Sendable {
+package final class TrackControl: Sendable {
     /// A request waiting for the next frame.
     enum Change {
         case systemTracking(Bool)
@@ -36,7 +36,7 @@ public final class TrackControl: Sendable {
 
     /// A client of the control path (a `--serve` session, a control page): tracking states and
     /// the dock's news go to every client, the answers to a request to the client that sent it.
-    public struct Client: Hashable, Sendable {
+    package struct Client: Hashable, Sendable {
         let number: Int
     }
 
@@ -120,7 +120,7 @@ public final class TrackControl: Sendable {
     /// protocol says and docksim does: a client gone quiet mid-joystick (a frozen page, a stuck
     /// program, a connection left open) would otherwise turn the dock for as long as the run
     /// lasts, since the frame loop's own queries keep the dock behind it from ever falling silent.
-    public static let velocityRenewal = 1.0
+    package static let velocityRenewal = 1.0
     /// The clock velocities are renewed on (a client's time, not the frames': a file read at
     /// full speed runs many frames a second of real time).
     private let clock: @Sendable () -> Double
@@ -139,7 +139,7 @@ public final class TrackControl: Sendable {
     private let state: Mutex<State>
     /// Lines kept for the client at most: a client slow to read loses the oldest tracking
     /// states, never an answer.
-    public let maximumPending = 256
+    package let maximumPending = 256
 
     /// The limits the run started with (the dock's, or narrower ones the user gave): what a
     /// client's setLimits is checked against, as docksim checks against its hardware's.
@@ -150,7 +150,7 @@ public final class TrackControl: Sendable {
     /// Before the first frame: the dock at rest at `home` with `limits`, framing in `mode`
     /// within `regionOfInterest` (the controller's: origin at the lower-left); `dockLimits`: the
     /// dock's own, when it says them.
-    public init(limits: DockLimits, home: DockOrientation, mode: FramingMode = .automatic,
+    package init(limits: DockLimits, home: DockOrientation, mode: FramingMode = .automatic,
                 regionOfInterest: UnitRect = UnitRect(x: 0, y: 0, width: 1, height: 1), dockLimits: DockLimits? = nil,
                 clock: @escaping @Sendable () -> Double = MonotonicClock.now) {
         startingLimits = limits
@@ -203,7 +203,7 @@ public final class TrackControl: Sendable {
 
     /// A new client: from now on it gets the tracking states, the dock's news and the answers
     /// to its requests (``takePending(for:)``).
-    public func subscribe() -> Client {
+    package func subscribe() -> Client {
         state.withLock { state in
             let client = Client(number: state.nextClient)
             state.nextClient += 1
@@ -218,7 +218,7 @@ public final class TrackControl: Sendable {
     /// interest, limits (the dock's too), the subjects chosen (ranking automatic again). A
     /// setting another client changed after it stays that client's. Returns what was given back.
     @discardableResult
-    public func unsubscribe(_ client: Client) -> [String] {
+    package func unsubscribe(_ client: Client) -> [String] {
         state.withLock { state in
             state.outboxes[client] = nil
             var givenBack: [(String, Change)] = []
@@ -252,7 +252,7 @@ public final class TrackControl: Sendable {
     }
 
     /// The lines that came up for `client` since the last call.
-    public func takePending(for client: Client) -> [String] {
+    package func takePending(for client: Client) -> [String] {
         state.withLock { state in
             defer { if state.outboxes[client] != nil { state.outboxes[client] = [] } }
             return (state.outboxes[client] ?? []).map(\.line)
@@ -263,16 +263,16 @@ public final class TrackControl: Sendable {
     var relayedDock: RelayedDock { state.withLock { $0.dock } }
 
     /// The dock's motion as of the last frame, as a motion-state line.
-    public var motionStateLine: String { motionLine }
+    package var motionStateLine: String { motionLine }
 
     /// The run's speed and latency now (``RunMeter/jsonLine(at:)``).
-    public var runSpeedLine: String {
+    package var runSpeedLine: String {
         let now = MonotonicClock.now()
         return state.withLock { $0.meter.jsonLine(at: now) }
     }
 
     /// A frame was done `latency` seconds after its capture (a file: after it entered the tracker).
-    public func recordFrame(latency: Double) {
+    package func recordFrame(latency: Double) {
         let now = MonotonicClock.now()
         state.withLock { $0.meter.record(latency: latency, at: now) }
     }
@@ -289,7 +289,7 @@ public final class TrackControl: Sendable {
     /// controller, selection on the pipeline's ranker, motion commands and limits on the dock,
     /// a client's own observations tracked on `customTracking` (the caller's, kept from frame to
     /// frame: a pipeline without a detector).
-    public func apply(to loop: inout FrameLoop<FramingController, AnyDock>, pipeline: TrackingPipeline,
+    package func apply(to loop: inout FrameLoop<FramingController, AnyDock>, pipeline: TrackingPipeline,
                       customTracking: TrackingPipeline, at time: Double) {
         let requests = state.withLock { state in
             defer { state.waiting = [] }
@@ -420,7 +420,7 @@ public final class TrackControl: Sendable {
     /// What the dock behind the tracker said of itself since the last call (``DockNews``) goes
     /// to the client as the dock sent it, and is what the hello and `getBattery` say from then
     /// on; `accessory`: the dock's latest hello (what it can do).
-    public func relay(_ news: [DockNews], accessory: DockAccessory) {
+    package func relay(_ news: [DockNews], accessory: DockAccessory) {
         // Of the dock's capabilities, those a client of the tracker meets: its battery, its
         // buttons' events, animations it plays when told (the motors are the tracker's own).
         let relayed = [DockCapability.battery, .buttons, .animations].filter { accessory.capabilities.contains($0.rawValue) }
@@ -447,7 +447,7 @@ public final class TrackControl: Sendable {
 
     /// A change of the audio route goes to every client, and the route now is what
     /// `getAudioRoute` answers from then on.
-    public func relay(audioRouteChange change: AudioSessionRouteChange) {
+    package func relay(audioRouteChange change: AudioSessionRouteChange) {
         state.withLock { state in
             state.audioRouteLine = change.current.audioRouteLine
             state.broadcast(change.jsonLine)
@@ -455,7 +455,7 @@ public final class TrackControl: Sendable {
     }
 
     /// The audio route as the run starts to follow it: what `getAudioRoute` answers.
-    public func relay(audioRoute route: AudioSessionRoute) {
+    package func relay(audioRoute route: AudioSessionRoute) {
         state.withLock { $0.audioRouteLine = route.audioRouteLine }
     }
 
@@ -466,7 +466,7 @@ public final class TrackControl: Sendable {
     /// motion is what queries read until the next frame.
     /// While custom tracking's subjects are fresh, the tracking state reports them (what the
     /// dock frames) instead of the frame's own.
-    public func publish(_ record: SubjectStatesRecord, motion: MotionState) {
+    package func publish(_ record: SubjectStatesRecord, motion: MotionState) {
         let maximumPending = self.maximumPending
         state.withLock { state in
             // What the client reads is what a dock within its limits can do (the loop's motion is
@@ -526,26 +526,26 @@ public final class TrackControl: Sendable {
 /// The client that switched system tracking off hanging up turns it back on. Several clients may
 /// use the same ``TrackControl`` at once (this session and a control page): each gets the
 /// tracking states and the answers to its own requests.
-public struct TrackControlSession: DockEndpoint, Sendable {
-    public let control: TrackControl
-    public let identity: AccessoryIdentity
-    public static let capabilities: [DockCapability] = [.pan, .tilt, .systemTracking, .framing, .trackingStates]
-    public private(set) var hasSession = false
-    public var isDocked: Bool { true }
+package struct TrackControlSession: DockEndpoint, Sendable {
+    package let control: TrackControl
+    package let identity: AccessoryIdentity
+    package static let capabilities: [DockCapability] = [.pan, .tilt, .systemTracking, .framing, .trackingStates]
+    package private(set) var hasSession = false
+    package var isDocked: Bool { true }
     /// System tracking as last asked, by this client or another (the loop follows at its next frame).
-    public var systemTracking: Bool { control.systemTracking }
+    package var systemTracking: Bool { control.systemTracking }
     /// This session's client of the control path, while it has one.
     private var client: TrackControl.Client?
     private var lineNumber = 0
     /// Custom observations come 10 to 30 times a second (DockKit's rates).
     private var observationRate = ObservationRateMonitor()
 
-    public init(control: TrackControl, identity: AccessoryIdentity) {
+    package init(control: TrackControl, identity: AccessoryIdentity) {
         self.control = control
         self.identity = identity
     }
 
-    public mutating func handle(_ parsed: Result<DockRequest, DockRequest.Failure>?, at time: Double) -> [String] {
+    package mutating func handle(_ parsed: Result<DockRequest, DockRequest.Failure>?, at time: Double) -> [String] {
         lineNumber += 1
         switch parsed {
         case nil:
@@ -628,11 +628,11 @@ public struct TrackControlSession: DockEndpoint, Sendable {
                                      dockLimits: control.dockLimits)
     }
 
-    public func advance(to time: Double) -> [String] { [] }
-    public func motionStateLine() -> String { control.motionLine }
-    public mutating func pendingLines() -> [String] { client.map(control.takePending(for:)) ?? [] }
+    package func advance(to time: Double) -> [String] { [] }
+    package func motionStateLine() -> String { control.motionLine }
+    package mutating func pendingLines() -> [String] { client.map(control.takePending(for:)) ?? [] }
 
-    public mutating func sessionEnded(at time: Double) -> String {
+    package mutating func sessionEnded(at time: Double) -> String {
         hasSession = false
         defer { client = nil }
         guard let client else { return "session closed" }
@@ -640,19 +640,19 @@ public struct TrackControlSession: DockEndpoint, Sendable {
         return givenBack.isEmpty ? "session closed" : "session closed; \(givenBack.joined(separator: ", "))"
     }
 
-    public func writeTrace(to trace: OutputFile?) throws(OutputFile.CannotWrite) {}
+    package func writeTrace(to trace: OutputFile?) throws(OutputFile.CannotWrite) {}
 }
 
 /// ``TrackControlSession`` served on a Unix socket from a thread of its own while the frame
 /// loop runs: `docktrack track --serve PATH`.
-public final class TrackControlServer: Sendable {
-    public let control: TrackControl
+package final class TrackControlServer: Sendable {
+    package let control: TrackControl
     private let stopping: StopRequest
     private let serving: OwnedThread
 
     /// Binds `path` at once (a path in use is an error here, before any frame) and serves it
     /// until ``stop()``; `log` gets the server's lines (clients dropped, sessions closed).
-    public init(path: String, control: TrackControl, identity: AccessoryIdentity,
+    package init(path: String, control: TrackControl, identity: AccessoryIdentity,
                 log: @escaping @Sendable (String) -> Void) throws(SocketError) {
         self.control = control
         let listening = try ListeningSocket(path: path)
@@ -667,7 +667,7 @@ public final class TrackControlServer: Sendable {
     }
 
     /// Ends the server (its clients are closed, the socket removed) and waits for it.
-    public func stop() {
+    package func stop() {
         stopping.request()
         serving.join()
     }

@@ -16,13 +16,13 @@ public final class TrackSession {
     /// Where a run's results go besides the dock.
     public struct Outputs {
         /// Subject states, a JSON line per frame.
-        public var states: LineOutput?
+        package var states: LineOutput?
         /// The input with the subjects and the framing drawn on it.
-        public var video: AnnotatedOutput?
+        package var video: AnnotatedOutput?
         /// The same picture shown live; closing it ends the run.
-        public var window: PreviewWindow?
+        package var window: PreviewWindow?
 
-        public init(states: LineOutput? = nil, video: AnnotatedOutput? = nil, window: PreviewWindow? = nil) {
+        package init(states: LineOutput? = nil, video: AnnotatedOutput? = nil, window: PreviewWindow? = nil) {
             self.states = states
             self.video = video
             self.window = window
@@ -60,9 +60,9 @@ public final class TrackSession {
     public private(set) var source: any FrameSource
     public let pipeline: TrackingPipeline
     public private(set) var loop: FrameLoop<FramingController, AnyDock>
-    public let server: TrackControlServer?
+    package let server: TrackControlServer?
     /// The run's control path: the `--serve` server's, or one for a control page alone.
-    public let control: TrackControl?
+    package let control: TrackControl?
     /// A page watching the run (``FrameViewer``): while it watches, each frame is drawn for it.
     public var viewer: (any FrameViewer)?
     public let outputs: Outputs
@@ -87,7 +87,7 @@ public final class TrackSession {
     let audioRoutes: PipeWireRouteWatcher?
 
     /// `clockOrigin`: the monotonic time the dock's clock counts from (a camera's capture clock).
-    public init(source: any FrameSource, pipeline: TrackingPipeline, loop: FrameLoop<FramingController, AnyDock>,
+    package init(source: any FrameSource, pipeline: TrackingPipeline, loop: FrameLoop<FramingController, AnyDock>,
                 selection: FrameSelection, liveRun: LiveRun?, liveDock: Bool, clockOrigin: Double,
                 server: TrackControlServer? = nil, control: TrackControl? = nil, outputs: Outputs = Outputs(), objects: [UnitRect] = [],
                 cameraZoom: CameraZoomFraming? = nil, notes: (@Sendable (String) -> Void)? = nil,
@@ -271,7 +271,7 @@ public struct FrameAnnotation: Sendable {
     }
 
     /// Draws it all on `canvas`.
-    public func draw(on canvas: Canvas) {
+    package func draw(on canvas: Canvas) {
         canvas.subjects(subjects)
         canvas.framing(regionOfInterest: regionOfInterest, target: target, pose: pose, state: state)
     }

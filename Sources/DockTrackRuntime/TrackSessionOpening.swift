@@ -75,7 +75,7 @@ extension TrackSession {
 extension TrackControl {
     /// The control path of a run framing with `params`: its limits, home, mode and region; the
     /// dock's own limits as it says them.
-    public convenience init(framing params: FramingController.Params, dockLimits: DockLimits? = nil) {
+    package convenience init(framing params: FramingController.Params, dockLimits: DockLimits? = nil) {
         self.init(limits: params.limits, home: params.home, mode: params.mode, regionOfInterest: params.regionOfInterest,
                   dockLimits: dockLimits)
     }
@@ -83,7 +83,7 @@ extension TrackControl {
 
 extension AccessoryIdentity {
     /// How a running track introduces itself to its clients.
-    public static let tracker = AccessoryIdentity(name: "docktrack track", identifier: UUID(), firmwareVersion: "0.1.0", hardwareModel: "tracker")
+    package static let tracker = AccessoryIdentity(name: "docktrack track", identifier: UUID(), firmwareVersion: "0.1.0", hardwareModel: "tracker")
 }
 
 extension TrackControlServer {
@@ -104,7 +104,7 @@ extension TrackControlServer {
 extension TrackConfiguration.Input {
     /// The source: a camera or a stream started (waited for and resumed when lost, with
     /// `live.reconnect`), or the file.
-    public func open(_ live: TrackConfiguration.LiveOptions, notes: @escaping @Sendable (String) -> Void) throws -> any FrameSource {
+    package func open(_ live: TrackConfiguration.LiveOptions, notes: @escaping @Sendable (String) -> Void) throws -> any FrameSource {
         switch self {
         case .file(let path) where live.loop:
             let file = try MediaFile.open(path)
@@ -159,7 +159,7 @@ extension TrackConfiguration.Perception {
     /// The pipeline for frames of `source`: the detector, face cues and the sound they are
     /// fused with, re-detection between detections; live input detects on a thread of its own
     /// unless told otherwise.
-    public func pipeline(for source: any FrameSource, input: TrackConfiguration.Input,
+    package func pipeline(for source: any FrameSource, input: TrackConfiguration.Input,
                          notes: @escaping @Sendable (String) -> Void) throws -> TrackingPipeline {
         if threads > 0 { OpenCVRuntime.threads = threads }
         let detector = try DetectorCatalog.make(detector, models: models)
@@ -189,7 +189,7 @@ extension TrackConfiguration.Perception {
 
 extension TrackConfiguration.AudioChoice {
     /// The sound to fuse into speaking confidence; `nil`: the picture alone.
-    public func listener(for source: any FrameSource, input: TrackConfiguration.Input,
+    package func listener(for source: any FrameSource, input: TrackConfiguration.Input,
                          notes: @escaping @Sendable (String) -> Void) throws -> SpeechListener? {
         let announce: (AudioRouteChange) -> Void = { notes("\($0)") }
         let live = source as? any LiveFrameSource
@@ -231,7 +231,7 @@ extension TrackConfiguration.AudioChoice {
 extension TrackConfiguration {
     /// The frame loop: the dock (commands to `commands` for `-`, the dock's pose from a
     /// simulator following them), the trace. `clock` is the frame clock of a live dock.
-    public func frameLoop(_ params: FramingController.Params, liveInput: Bool, clock: @escaping @Sendable () -> Double,
+    package func frameLoop(_ params: FramingController.Params, liveInput: Bool, clock: @escaping @Sendable () -> Double,
                           commands: (@Sendable (String) throws -> Void)?) throws -> FrameLoop<FramingController, AnyDock> {
         var params = params
         if let home = try onvifHome() { params.home = home }

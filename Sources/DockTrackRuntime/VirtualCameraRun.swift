@@ -8,7 +8,7 @@ import Foundation
 
 extension DockLimits {
     /// A virtual dock's window turning at most `degreesPerSecond`, reaching it in a quarter of a second.
-    public static func window(degreesPerSecond: Double) -> DockLimits {
+    package static func window(degreesPerSecond: Double) -> DockLimits {
         var speeds = DockLimits.standard
         for axis in [\DockLimits.yaw, \DockLimits.pitch] {
             speeds[keyPath: axis].maximumSpeed = degreesPerSecond * .pi / 180
@@ -20,17 +20,17 @@ extension DockLimits {
 
 /// `track --virtual-camera`: each frame reframed by a virtual dock (as `reframe` does, with no
 /// look-ahead) and published as a camera other programs open; a file plays in real time.
-public enum VirtualCameraRun {
+package enum VirtualCameraRun {
     /// What a run published.
-    public struct Summary: Sendable, CustomStringConvertible {
-        public var name: String
-        public var published: Int
-        public var passedOver: Int
+    package struct Summary: Sendable, CustomStringConvertible {
+        package var name: String
+        package var published: Int
+        package var passedOver: Int
         /// Capture to output, seconds.
-        public var latencyP50: Double
-        public var latencyP99: Double
+        package var latencyP50: Double
+        package var latencyP99: Double
 
-        public var description: String {
+        package var description: String {
             String(format: "virtual camera %@: %d frames published, %d passed over for newer ones; capture-to-output latency p50 %.1f ms, p99 %.1f ms",
                    name, published, passedOver, latencyP50 * 1000, latencyP99 * 1000)
         }
@@ -38,7 +38,7 @@ public enum VirtualCameraRun {
 
     /// Publishes the reframed pictures of `configuration`'s input as the camera `name` of
     /// `size` until the input ends or `stopping`.
-    public static func run(_ configuration: TrackConfiguration, name: String, size: ImageSize,
+    package static func run(_ configuration: TrackConfiguration, name: String, size: ImageSize,
                            notes: @escaping @Sendable (String) -> Void,
                            stopping: @escaping () -> Bool = { RunInterruption.requested }) throws -> Summary {
         var source = try configuration.input.open(configuration.live, notes: notes)

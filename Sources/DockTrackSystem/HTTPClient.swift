@@ -10,8 +10,8 @@ import Glibc
 /// left running after it returns: the connection is closed, no download goes on.
 ///
 /// Plain `http://` only (what ONVIF cameras serve on a LAN).
-public enum HTTPClient {
-    public enum Failure: Error, Sendable, Equatable, CustomStringConvertible {
+package enum HTTPClient {
+    package enum Failure: Error, Sendable, Equatable, CustomStringConvertible {
         /// No connection (refused, unreachable, a name that does not resolve).
         case unreachable(String)
         /// No whole reply within the time allowed.
@@ -19,7 +19,7 @@ public enum HTTPClient {
         case reply(HTTPReplyParser.Failure)
         case unsupported(String)
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .unreachable(let why): "no connection (\(why))"
             case .timedOut(let seconds): "no whole reply within \(seconds) s"
@@ -31,7 +31,7 @@ public enum HTTPClient {
 
     /// Sends `method` to `url` with `headers` and `body`; the reply within `timeout` seconds and
     /// `maximumBytes` bytes.
-    public static func send(_ method: String, to url: URL, headers: [(String, String)] = [], body: [UInt8] = [],
+    package static func send(_ method: String, to url: URL, headers: [(String, String)] = [], body: [UInt8] = [],
                             timeout: Double, maximumBytes: Int,
                             clock: () -> Double = MonotonicClock.now) throws(Failure) -> HTTPReplyParser.Reply {
         guard url.scheme?.lowercased() == "http", let host = url.host, !host.isEmpty else {

@@ -7,16 +7,16 @@ import Foundation
 ///
 /// The body ends where `Content-Length` says, at the last chunk of a chunked body, or when the
 /// peer closes the connection (``finish()``).
-public struct HTTPReplyParser: Sendable {
+package struct HTTPReplyParser: Sendable {
     /// A reply as received.
-    public struct Reply: Sendable, Equatable {
-        public var status: Int
+    package struct Reply: Sendable, Equatable {
+        package var status: Int
         /// Header names lowercased; a repeated header keeps its last value.
-        public var headers: [String: String]
-        public var body: [UInt8]
+        package var headers: [String: String]
+        package var body: [UInt8]
     }
 
-    public enum Failure: Error, Sendable, Equatable, CustomStringConvertible {
+    package enum Failure: Error, Sendable, Equatable, CustomStringConvertible {
         /// More than the budget.
         case tooLarge(maximum: Int)
         /// Not HTTP, or broken framing.
@@ -24,7 +24,7 @@ public struct HTTPReplyParser: Sendable {
         /// The peer closed the connection before the reply was whole.
         case truncated
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .tooLarge(let maximum): "the reply is larger than \(maximum) bytes"
             case .malformed(let why): "not an HTTP reply (\(why))"
@@ -34,9 +34,9 @@ public struct HTTPReplyParser: Sendable {
     }
 
     /// The most bytes a reply may take (headers and body).
-    public let maximumBytes: Int
+    package let maximumBytes: Int
     /// The longest header section.
-    public static let maximumHeaderBytes = 64 << 10
+    package static let maximumHeaderBytes = 64 << 10
 
     private enum Stage: Sendable {
         case head
@@ -56,22 +56,22 @@ public struct HTTPReplyParser: Sendable {
     private var body: [UInt8] = []
     private var headBytes = 0
 
-    public init(maximumBytes: Int) {
+    package init(maximumBytes: Int) {
         self.maximumBytes = max(0, maximumBytes)
     }
 
     /// Whether the reply is whole.
-    public var isComplete: Bool {
+    package var isComplete: Bool {
         if case .done = stage { return true }
         return false
     }
 
     /// The reply, once whole.
-    public var reply: Reply? { isComplete ? Reply(status: status, headers: headers, body: body) : nil }
+    package var reply: Reply? { isComplete ? Reply(status: status, headers: headers, body: body) : nil }
 
     /// Takes the next bytes received; true when the reply is whole (bytes after it are ignored).
     @discardableResult
-    public mutating func append<Bytes: Collection>(_ bytes: Bytes) throws(Failure) -> Bool where Bytes.Element == UInt8 {
+    package mutating func append<Bytes: Collection>(_ bytes: Bytes) throws(Failure) -> Bool where Bytes.Element == UInt8 {
         if isComplete { return true }
         buffer.append(contentsOf: bytes)
         try advance()
@@ -79,7 +79,7 @@ public struct HTTPReplyParser: Sendable {
     }
 
     /// The peer closed the connection: a body read until close ends here.
-    public mutating func finish() throws(Failure) -> Reply {
+    package mutating func finish() throws(Failure) -> Reply {
         if case .untilClose = stage {
             body.append(contentsOf: buffer)
             buffer = []

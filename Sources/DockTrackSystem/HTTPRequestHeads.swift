@@ -5,32 +5,32 @@ import Foundation
 /// page's connection guard reads before the HTTP parser does, so that no head, however large
 /// or slow, is held past its budget. After a head that asks for an upgrade (a WebSocket) the
 /// bytes are no longer HTTP and are passed over.
-public struct HTTPRequestHeads: Sendable {
+package struct HTTPRequestHeads: Sendable {
     /// What came of the bytes given to ``append(_:)``.
-    public enum Event: Equatable, Sendable {
+    package enum Event: Equatable, Sendable {
         /// A whole head (request line and headers, the blank line included).
         case head([UInt8])
         /// The head grew past ``maximumBytes`` without ending: the peer is to be refused.
         case tooLarge
     }
 
-    public let maximumBytes: Int
+    package let maximumBytes: Int
     /// Bytes of the head being read.
-    public private(set) var pending: [UInt8] = []
+    package private(set) var pending: [UInt8] = []
     /// Whether a head asked for an upgrade: what follows is the upgraded protocol's.
-    public private(set) var upgraded = false
+    package private(set) var upgraded = false
     /// Whether the head was too large: nothing more is read.
-    public private(set) var refused = false
+    package private(set) var refused = false
 
-    public init(maximumBytes: Int) {
+    package init(maximumBytes: Int) {
         self.maximumBytes = max(4, maximumBytes)
     }
 
     /// Whether part of a head has come and its end has not.
-    public var isInHead: Bool { !pending.isEmpty }
+    package var isInHead: Bool { !pending.isEmpty }
 
     /// Reads `bytes`; the heads they end, and a refusal when one grew too large.
-    public mutating func append<Bytes: Sequence>(_ bytes: Bytes) -> [Event] where Bytes.Element == UInt8 {
+    package mutating func append<Bytes: Sequence>(_ bytes: Bytes) -> [Event] where Bytes.Element == UInt8 {
         var events: [Event] = []
         for byte in bytes {
             if upgraded || refused { break }
@@ -54,13 +54,13 @@ public struct HTTPRequestHeads: Sendable {
     }
 
     /// Whether a head has an `Upgrade` header.
-    public static func asksForUpgrade(_ head: [UInt8]) -> Bool {
+    package static func asksForUpgrade(_ head: [UInt8]) -> Bool {
         String(decoding: head, as: UTF8.self).lowercased().contains("\nupgrade:")
     }
 
     /// Whether an authority (a `Host` header: `name`, `name:port`, `[v6]:port`) names this
     /// machine's loopback: `localhost`, `127.0.0.1` or `::1`.
-    public static func isLoopbackAuthority(_ authority: String?) -> Bool {
+    package static func isLoopbackAuthority(_ authority: String?) -> Bool {
         guard var host = authority?.lowercased() else { return false }
         if host.hasPrefix("[") {
             guard let end = host.firstIndex(of: "]") else { return false }
@@ -74,7 +74,7 @@ public struct HTTPRequestHeads: Sendable {
 
     /// `localhost`, `127.0.0.1` or `::1` (other 127.x addresses are not: tests stand them in
     /// for a network's).
-    public static func isLoopbackHost(_ host: String) -> Bool {
+    package static func isLoopbackHost(_ host: String) -> Bool {
         host == "localhost" || host == "::1" || host == "127.0.0.1"
     }
 }
@@ -82,8 +82,8 @@ public struct HTTPRequestHeads: Sendable {
 /// Compares secrets (a page's token) byte for byte, in a time that depends only on the
 /// expected one's length: no Unicode equivalence (another spelling of a token is another token)
 /// and no early exit at the first difference.
-public enum ConstantTime {
-    public static func equal(_ given: String?, _ expected: String) -> Bool {
+package enum ConstantTime {
+    package static func equal(_ given: String?, _ expected: String) -> Bool {
         guard let given else { return false }
         let a = Array(given.utf8), b = Array(expected.utf8)
         var difference: UInt8 = a.count == b.count ? 0 : 1

@@ -8,21 +8,21 @@ import Glibc
 /// ``LineFramer``. Reading retries EINTR; the sequence ends at end of file or on a read error,
 /// and, when a `stopped` check is given, once it says so (the input is waited on in steps of
 /// 0.1 s, so a stop asked for by a signal ends a run blocked on a silent pipe).
-public struct LineReader: Sequence, IteratorProtocol {
+package struct LineReader: Sequence, IteratorProtocol {
     private let fd: Int32
     private var framer: LineFramer
     private var ended = false
     private var chunk = [UInt8](repeating: 0, count: 65536)
     private let stopped: (() -> Bool)?
 
-    public init(fileDescriptor fd: Int32, maximumLineLength: Int = LineFramer.defaultMaximumLineLength,
+    package init(fileDescriptor fd: Int32, maximumLineLength: Int = LineFramer.defaultMaximumLineLength,
                 stopped: (() -> Bool)? = nil) {
         self.fd = fd
         self.stopped = stopped
         framer = LineFramer(maximumLineLength: maximumLineLength)
     }
 
-    public mutating func next() -> LineFramer.Item? {
+    package mutating func next() -> LineFramer.Item? {
         while true {
             if let stopped, stopped() { return nil }
             if let item = framer.next() { return item }

@@ -8,13 +8,13 @@ import Glibc
 /// anything but a socket is refused, a socket that a live server answers on is refused, and a
 /// stale one (nobody listening) is replaced. On the way out the path is removed only if it is
 /// still this server's socket.
-public struct ListeningSocket: Sendable {
-    public let fd: Int32
-    public let path: String
+package struct ListeningSocket: Sendable {
+    package let fd: Int32
+    package let path: String
     private let device: UInt64
     private let inode: UInt64
 
-    public init(path: String) throws(SocketError) {
+    package init(path: String) throws(SocketError) {
         var info = stat()
         if lstat(path, &info) == 0 {
             guard info.st_mode & S_IFMT == S_IFSOCK else {
@@ -61,7 +61,7 @@ public struct ListeningSocket: Sendable {
     }
 
     /// Closes the socket and removes its path, if the path is still this socket.
-    public func remove() {
+    package func remove() {
         close(fd)
         var info = stat()
         if lstat(path, &info) == 0, UInt64(info.st_dev) == device, UInt64(info.st_ino) == inode { unlink(path) }
@@ -69,7 +69,7 @@ public struct ListeningSocket: Sendable {
 }
 
 /// Why a socket could not be served, in one line.
-public struct SocketError: Error, CustomStringConvertible {
-    public var description: String
-    public init(_ description: String) { self.description = description }
+package struct SocketError: Error, CustomStringConvertible {
+    package var description: String
+    package init(_ description: String) { self.description = description }
 }

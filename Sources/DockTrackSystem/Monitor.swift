@@ -6,14 +6,14 @@ import Foundation
 ///
 /// With ``OwnedThread``'s hand-over the one `@unchecked Sendable` that workers are built on: the
 /// state is reached only inside the lock of `condition`.
-public final class Monitor<State>: @unchecked Sendable {
+package final class Monitor<State>: @unchecked Sendable {
     private let condition = NSCondition()
     private var state: State
 
-    public init(_ state: State) { self.state = state }
+    package init(_ state: State) { self.state = state }
 
     /// Runs `body` on the state under the lock, then wakes the waiters.
-    public func withLock<Result, Failure: Error>(_ body: (inout State) throws(Failure) -> Result) throws(Failure) -> Result {
+    package func withLock<Result, Failure: Error>(_ body: (inout State) throws(Failure) -> Result) throws(Failure) -> Result {
         condition.lock()
         defer {
             condition.broadcast()
@@ -25,7 +25,7 @@ public final class Monitor<State>: @unchecked Sendable {
     /// Waits until `ready` says so of the state (tested under the lock, after each change) or
     /// `deadline` passes (`nil`: no deadline), then runs `body` under the same lock, told
     /// whether the state is ready, and wakes the waiters.
-    public func withLock<Result, Failure: Error>(waitingFor ready: (State) -> Bool, until deadline: Date? = nil,
+    package func withLock<Result, Failure: Error>(waitingFor ready: (State) -> Bool, until deadline: Date? = nil,
                                                  _ body: (inout State, _ ready: Bool) throws(Failure) -> Result) throws(Failure) -> Result {
         condition.lock()
         defer {
@@ -46,7 +46,7 @@ public final class Monitor<State>: @unchecked Sendable {
 
     /// Waits until `ready` (or `deadline`); whether it became so.
     @discardableResult
-    public func wait(for ready: (State) -> Bool, until deadline: Date? = nil) -> Bool {
+    package func wait(for ready: (State) -> Bool, until deadline: Date? = nil) -> Bool {
         withLock(waitingFor: ready, until: deadline) { _, isReady in isReady }
     }
 }

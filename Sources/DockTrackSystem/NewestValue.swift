@@ -4,7 +4,7 @@ import Foundation
 /// ``put(_:)`` replaces a value still waiting (and counts it), ``take(timeout:)`` waits for one.
 /// The one such hand-off (a camera's newest frame, the detection thread's next frame); closing
 /// it wakes the taker for good.
-public final class NewestValue<Value: Sendable>: Sendable {
+package final class NewestValue<Value: Sendable>: Sendable {
     private struct Slot {
         var waiting: Value?
         var isClosed = false
@@ -12,10 +12,10 @@ public final class NewestValue<Value: Sendable>: Sendable {
     }
     private let slot = Monitor(Slot())
 
-    public init() {}
+    package init() {}
 
     /// Hands `value` over; replaces one still waiting. Ignored once closed.
-    public func put(_ value: Value) {
+    package func put(_ value: Value) {
         slot.withLock { slot in
             guard !slot.isClosed else { return }
             if slot.waiting != nil { slot.replaced += 1 }
@@ -24,7 +24,7 @@ public final class NewestValue<Value: Sendable>: Sendable {
     }
 
     /// The value waiting, once there is one; `nil` when closed, or after `timeout` seconds.
-    public func take(timeout: Double? = nil) -> Value? {
+    package func take(timeout: Double? = nil) -> Value? {
         slot.withLock(waitingFor: { $0.waiting != nil || $0.isClosed },
                       until: timeout.map { Date(timeIntervalSinceNow: max(0, $0)) }) { slot, _ in
             guard !slot.isClosed else { return nil }
@@ -34,13 +34,13 @@ public final class NewestValue<Value: Sendable>: Sendable {
     }
 
     /// Whether a value is waiting.
-    public var hasValue: Bool { slot.withLock { $0.waiting != nil } }
+    package var hasValue: Bool { slot.withLock { $0.waiting != nil } }
 
     /// Values replaced by newer ones before they were taken.
-    public var replacedCount: Int { slot.withLock { $0.replaced } }
+    package var replacedCount: Int { slot.withLock { $0.replaced } }
 
     /// Wakes the taker and refuses further values.
-    public func close() {
+    package func close() {
         slot.withLock { slot in
             slot.isClosed = true
             slot.waiting = nil

@@ -12,22 +12,22 @@ import Glibc
 /// - A path that is one of the run's inputs (same device and inode, registered with
 ///   ``registerInput(_:)``) is refused before anything is opened or truncated.
 /// - Every failure is ``CannotWrite``: `cannot write PATH: REASON`, one line.
-public final class OutputFile: Sendable {
+package final class OutputFile: Sendable {
     /// A file that cannot be opened or written, and why (the system's words).
-    public struct CannotWrite: Error, CustomStringConvertible, Equatable, Sendable {
-        public var path: String
-        public var reason: String
-        public init(path: String, reason: String) {
+    package struct CannotWrite: Error, CustomStringConvertible, Equatable, Sendable {
+        package var path: String
+        package var reason: String
+        package init(path: String, reason: String) {
             self.path = path
             self.reason = reason
         }
-        public var description: String { "cannot write \(path): \(reason)" }
+        package var description: String { "cannot write \(path): \(reason)" }
     }
 
     /// Standard output ("-" as a path): written with write(2), a failure is an error, not a crash.
-    public static let standardOutput = OutputFile(descriptor: STDOUT_FILENO, path: "standard output")
+    package static let standardOutput = OutputFile(descriptor: STDOUT_FILENO, path: "standard output")
 
-    public let path: String
+    package let path: String
     private let descriptor: Int32
     private let lock = Mutex(false)  // closed
 
@@ -37,7 +37,7 @@ public final class OutputFile: Sendable {
     }
 
     /// Opens `path` for writing in place ("-": ``standardOutput``).
-    public static func open(_ path: String) throws(CannotWrite) -> OutputFile {
+    package static func open(_ path: String) throws(CannotWrite) -> OutputFile {
         if path == "-" { return standardOutput }
         try refuseInput(path)
         let fd = Syscall.retryingEINTR { Glibc.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666) }
@@ -53,7 +53,7 @@ public final class OutputFile: Sendable {
     deinit { close() }
 
     /// Writes all of `bytes`.
-    public func write(_ bytes: [UInt8]) throws(CannotWrite) {
+    package func write(_ bytes: [UInt8]) throws(CannotWrite) {
         do {
             try lock.withLock { (closed: inout Bool) throws(SystemCallError) in
                 guard !closed else { throw SystemCallError("write", errno: EBADF) }
@@ -65,12 +65,12 @@ public final class OutputFile: Sendable {
     }
 
     /// Writes `line` and a newline.
-    public func write(line: String) throws(CannotWrite) {
+    package func write(line: String) throws(CannotWrite) {
         try write(Array((line + "\n").utf8))
     }
 
     /// Closes the file (standard output stays open); later writes fail.
-    public func close() {
+    package func close() {
         lock.withLock { closed in
             guard !closed else { return }
             closed = true
@@ -99,14 +99,14 @@ public final class OutputFile: Sendable {
 
     /// Remembers `path` (when it is a file) as an input of this run: no output may be written
     /// over it.
-    public static func registerInput(_ path: String) {
+    package static func registerInput(_ path: String) {
         guard path != "-", let identity = identity(of: path) else { return }
         inputs.withLock { $0[identity] = path }
     }
 
     /// Throws when `path` is a registered input (for outputs opened elsewhere, such as by a
     /// video encoder).
-    public static func refuseInput(_ path: String) throws(CannotWrite) {
+    package static func refuseInput(_ path: String) throws(CannotWrite) {
         guard path != "-", let identity = identity(of: path) else { return }
         if let input = inputs.withLock({ $0[identity] }) {
             throw CannotWrite(path: path, reason: input == path ? "it is this run's input" : "it is this run's input \(input)")

@@ -9,14 +9,14 @@ import Glibc
 /// that ends) and then calls ``join()``, which waits for the thread to be gone. An owned thread
 /// dropped while it may still run is a bug: the deinit asserts that it was joined (as NIO's
 /// thread pool asserts that it was shut down), so that no thread outlives what it works on.
-public final class OwnedThread: Sendable {
+package final class OwnedThread: Sendable {
     /// The thread's name (`ps -L`, debuggers, crash reports: the first 15 bytes).
-    public let name: String
+    package let name: String
     private let thread: pthread_t
     private let joined = Atomic(false)
 
     /// Starts a thread named `name` that runs `body`.
-    public init(named name: String, _ body: @escaping @Sendable () -> Void) {
+    package init(named name: String, _ body: @escaping @Sendable () -> Void) {
         self.name = name
         let start = Unmanaged.passRetained(Start(name: name, body: body)).toOpaque()
         var thread = pthread_t()
@@ -33,7 +33,7 @@ public final class OwnedThread: Sendable {
     /// Starts a thread named `name` that runs `body` with `value`, given to it alone: `sending`
     /// makes the caller give it up (a device, a capture handle), which is what makes handing it
     /// over safe.
-    public convenience init<Value>(named name: String, with value: sending Value, _ body: @escaping @Sendable (sending Value) -> Void) {
+    package convenience init<Value>(named name: String, with value: sending Value, _ body: @escaping @Sendable (sending Value) -> Void) {
         let box = Handover(value)
         self.init(named: name) { body(box.take()) }
     }
@@ -42,7 +42,7 @@ public final class OwnedThread: Sendable {
     /// uses until the thread is joined though the compiler cannot tell (the value stays in a
     /// property, read again only after ``join()``: a pipeline's detector, counted by the tests
     /// and the bench). The one place that promise is made; prefer the `sending` form.
-    public convenience init<Value>(named name: String, handingOver value: Value, _ body: @escaping @Sendable (Value) -> Void) {
+    package convenience init<Value>(named name: String, handingOver value: Value, _ body: @escaping @Sendable (Value) -> Void) {
         let box = Unchecked(value)
         self.init(named: name) { body(box.value) }
     }
@@ -51,7 +51,7 @@ public final class OwnedThread: Sendable {
     /// is harmless. Called from the thread itself (an owner whose last reference the body held,
     /// released as the body returns), it cannot wait for itself: the thread is ending, and is
     /// detached instead.
-    public func join() {
+    package func join() {
         let (first, _) = joined.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing)
         guard first else { return }
         if pthread_equal(thread, pthread_self()) != 0 {
@@ -62,7 +62,7 @@ public final class OwnedThread: Sendable {
     }
 
     /// Whether ``join()`` has returned for this thread.
-    public var isJoined: Bool { joined.load(ordering: .acquiring) }
+    package var isJoined: Bool { joined.load(ordering: .acquiring) }
 
     deinit {
         if !joined.load(ordering: .acquiring) {
@@ -97,14 +97,14 @@ public final class OwnedThread: Sendable {
 }
 
 /// How an owner tells a thread's body to return: set once, read between waits.
-public final class StopRequest: Sendable {
+package final class StopRequest: Sendable {
     private let flag = Atomic(false)
 
-    public init() {}
+    package init() {}
 
     /// Asks the body to return; whether it had been asked before.
     @discardableResult
-    public func request() -> Bool { flag.exchange(true, ordering: .acquiringAndReleasing) }
+    package func request() -> Bool { flag.exchange(true, ordering: .acquiringAndReleasing) }
 
-    public var isRequested: Bool { flag.load(ordering: .acquiring) }
+    package var isRequested: Bool { flag.load(ordering: .acquiring) }
 }

@@ -5,25 +5,25 @@ import Glibc
 #endif
 
 /// A system call that failed: which, and its errno.
-public struct SystemCallError: Error, Sendable, Equatable, CustomStringConvertible {
-    public var call: String
-    public var errno: Int32
+package struct SystemCallError: Error, Sendable, Equatable, CustomStringConvertible {
+    package var call: String
+    package var errno: Int32
 
-    public init(_ call: String, errno: Int32) {
+    package init(_ call: String, errno: Int32) {
         self.call = call
         self.errno = errno
     }
 
-    public var description: String { "\(call): \(String(cString: strerror(errno)))" }
+    package var description: String { "\(call): \(String(cString: strerror(errno)))" }
 }
 
 /// The one place system calls are retried when a signal interrupts them (EINTR), and their
 /// failures typed.
-public enum Syscall {
+package enum Syscall {
     /// Calls `body` again while it fails with EINTR; returns what it returned last (-1 with
     /// `errno` set on any other failure).
     @inlinable
-    public static func retryingEINTR<T: BinaryInteger>(_ body: () -> T) -> T {
+    package static func retryingEINTR<T: BinaryInteger>(_ body: () -> T) -> T {
         while true {
             let result = body()
             if result == -1 && errno == EINTR { continue }
@@ -33,7 +33,7 @@ public enum Syscall {
 
     /// `body` retried on EINTR; a failure throws its errno, named `call`.
     @inlinable
-    public static func checked<T: BinaryInteger>(_ call: String, _ body: () -> T) throws(SystemCallError) -> T {
+    package static func checked<T: BinaryInteger>(_ call: String, _ body: () -> T) throws(SystemCallError) -> T {
         let result = retryingEINTR(body)
         if result == -1 { throw SystemCallError(call, errno: errno) }
         return result
@@ -42,7 +42,7 @@ public enum Syscall {
     /// poll(2) on `descriptors` until one is ready or `seconds` have passed on `clock`; an
     /// interruption waits on for the time that is left. The number of ready descriptors (0:
     /// timed out).
-    public static func poll(_ descriptors: inout [pollfd], seconds: Double,
+    package static func poll(_ descriptors: inout [pollfd], seconds: Double,
                             clock: () -> Double = MonotonicClock.now) throws(SystemCallError) -> Int {
         let deadline = clock() + max(0, seconds)
         let count = nfds_t(descriptors.count)
@@ -57,7 +57,7 @@ public enum Syscall {
     /// away is an EPIPE error, and the SIGPIPE the write raised is taken back before the mask is
     /// restored. The program's own SIGPIPE disposition is left as it was (a library does not
     /// change a program's signals; sockets send with MSG_NOSIGNAL instead).
-    public static func withoutSIGPIPE<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
+    package static func withoutSIGPIPE<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
         var pipeOnly = sigset_t(), previous = sigset_t(), pendingBefore = sigset_t()
         sigemptyset(&pipeOnly)
         sigaddset(&pipeOnly, SIGPIPE)
@@ -78,7 +78,7 @@ public enum Syscall {
 
     /// Writes all of `bytes` to `fd` (`send` with `flags` on a socket, `write` otherwise, as
     /// `socket` says, never raising SIGPIPE); EAGAIN on a blocking descriptor is retried.
-    public static func writeAll(_ bytes: [UInt8], to fd: Int32, socketFlags flags: Int32? = nil) throws(SystemCallError) {
+    package static func writeAll(_ bytes: [UInt8], to fd: Int32, socketFlags flags: Int32? = nil) throws(SystemCallError) {
         var offset = 0
         while offset < bytes.count {
             let n = bytes[offset...].withUnsafeBytes { b in

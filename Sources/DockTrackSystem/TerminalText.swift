@@ -1,13 +1,13 @@
 /// Text from a peer (a camera's SOAP fault, a server's error) made safe to print: one line, no
 /// control characters (no ANSI or OSC escape sequence reaches the terminal), at most a few
 /// hundred characters.
-public enum TerminalText {
+package enum TerminalText {
     /// The longest remote text printed.
-    public static let maximumCharacters = 300
+    package static let maximumCharacters = 300
 
     /// `text` on one line: control characters (C0, DEL, C1) become spaces, runs of spaces one,
     /// and a text over `limit` characters is cut with "…".
-    public static func line(_ text: some StringProtocol, limit: Int = maximumCharacters) -> String {
+    package static func line(_ text: some StringProtocol, limit: Int = maximumCharacters) -> String {
         var out = ""
         var count = 0
         var lastWasSpace = true

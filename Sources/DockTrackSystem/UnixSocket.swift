@@ -6,9 +6,9 @@ import Glibc
 #endif
 
 /// Unix-domain stream sockets: the one place their addresses are built.
-public enum UnixSocket {
+package enum UnixSocket {
     /// The address of the socket at `path`; throws when the path is too long for one.
-    public static func address(_ path: String) throws(DockError) -> sockaddr_un {
+    package static func address(_ path: String) throws(DockError) -> sockaddr_un {
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         guard path.utf8.count < MemoryLayout.size(ofValue: address.sun_path) else {
@@ -20,7 +20,7 @@ public enum UnixSocket {
 
     /// A stream socket connected to `path`. Close-on-exec: a process the caller starts must not
     /// hold a copy of the connection, which would keep it open after the caller closes it.
-    public static func connect(to path: String) throws(DockError) -> Int32 {
+    package static func connect(to path: String) throws(DockError) -> Int32 {
         var address = try address(path)
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw .notConnected }

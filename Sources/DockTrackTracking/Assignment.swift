@@ -1,9 +1,9 @@
 /// Optimal assignment (the Hungarian method, Kuhn-Munkres with potentials, O(n²m)).
-public enum Assignment {
+package enum Assignment {
     /// The pairs (row, column) with the least total cost, each row and column used at most
     /// once. Pairs whose cost is above `maximumCost` (or not finite) are left out: such a row
     /// and column stay unmatched.
-    public static func minimumCost(_ cost: [[Double]], maximumCost: Double = .infinity) -> [(row: Int, column: Int)] {
+    package static func minimumCost(_ cost: [[Double]], maximumCost: Double = .infinity) -> [(row: Int, column: Int)] {
         let rows = cost.count
         guard rows > 0, let columns = cost.first?.count, columns > 0 else { return [] }
         // Forbidden pairs get a cost larger than any sum of allowed ones.

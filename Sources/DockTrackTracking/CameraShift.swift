@@ -32,50 +32,50 @@ public struct PictureShift: Sendable, Equatable {
 /// wide with a bilinear shrink, 0.0020 (median) in 1.1 ms a frame, against 0.0014 in 2.2 to 4.3
 /// ms at 320 with an area shrink (the shrink cost more than the correlation, and the Hann window,
 /// made anew each frame, 0.5 ms: it is made once).
-public struct CameraShiftEstimator {
-    public struct Params: Sendable, Equatable {
+package struct CameraShiftEstimator {
+    package struct Params: Sendable, Equatable {
         /// Width of the gray copy the shift is measured on (its height keeps the frame's shape).
         /// `docktrack eval` on vtest.avi (a still camera) and vtest-panning.mp4, false people a
         /// frame: 0.157 and 0.233 at 160, 0.157 and 0.150 at 240, 0.110 and 0.133 at 320 (area
         /// shrink), 0.123 and 0.153 at 256 (bilinear shrink); 0.120 and 0.703 without following
         /// the camera.
-        public var workingWidth = 256
+        package var workingWidth = 256
         /// The weakest correlation peak taken as the camera's motion.
-        public var minimumResponse = 0.1
+        package var minimumResponse = 0.1
         /// The largest shift a frame taken as the camera's motion, as a share of the picture: a
         /// cut in a film reads as anything up to the whole picture (0.71 at one of Megamind.avi's,
         /// which sent every box off it), a dock turning at 1 rad/s behind a 60-degree lens moves
         /// the picture 0.03 a frame at 30 fps, the panning test clip at most 0.09.
-        public var largestShift = 0.15
+        package var largestShift = 0.15
         /// The largest change from the last frame's shift taken as the camera's motion (a camera
         /// turns with bounded acceleration): a cut or a new scene reads as one frame's jump from
         /// still (0.059 at one in Megamind.avi, between shifts of 0.0002) and is passed over, a
         /// pan that starts at once is followed from its second frame. A dock accelerating at 8
         /// rad/s^2 behind a 60-degree lens changes the shift by 0.009 a frame at 30 fps; the
         /// panning test clip by up to 0.018 at 10 fps.
-        public var largestChange = 0.025
+        package var largestChange = 0.025
         /// Shifts smaller than this share of the picture are taken as none. 0: a threshold makes
         /// the boxes follow some frames' shifts and not others', and their velocities learn the
         /// difference (at 0.006, vtest-panning's people kept their identifier on 0.58 of their
         /// frames against 0.70 at 0.003).
-        public var smallestShift = 0.0
-        public init() {}
+        package var smallestShift = 0.0
+        package init() {}
     }
 
-    public static let smallestSide = 16
-    public let params: Params
+    package static let smallestSide = 16
+    package let params: Params
     private var previous: Image?
     /// The Hann window of the working size, made once.
     private var window: Image?
     /// The shift read on the last frame, taken or not.
     private var lastMeasured = PictureShift.none
 
-    public init(params: Params = Params()) {
+    package init(params: Params = Params()) {
         self.params = params
     }
 
     /// The shift from the last frame given to `image`; none for the first.
-    public mutating func shift(to image: Image) throws(OpenCVError) -> PictureShift {
+    package mutating func shift(to image: Image) throws(OpenCVError) -> PictureShift {
         guard image.width >= Self.smallestSide, image.height >= Self.smallestSide else {
             previous = nil
             return .none
@@ -101,7 +101,7 @@ public struct CameraShiftEstimator {
     }
 
     /// Forgets the last frame (a cut: the next frame is not a moved copy of it).
-    public mutating func reset() {
+    package mutating func reset() {
         previous = nil
         lastMeasured = .none
     }

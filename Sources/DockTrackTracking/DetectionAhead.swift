@@ -17,7 +17,7 @@ import Foundation
 /// shot is a detection frame too, and the next come 2 and 8 frames into the shot before the
 /// schedule is back to every `every`-th frame, so that the people of a new shot (or of the
 /// file's first frames) are found within a few frames however sparse the schedule.
-public final class DetectionAhead: Sendable {
+package final class DetectionAhead: Sendable {
     /// What the reader, the detection thread and the caller share. The source is the reader's
     /// alone, the detector the detection thread's.
     private struct Shared {
@@ -42,15 +42,15 @@ public final class DetectionAhead: Sendable {
     /// Detects in the frames read; alone uses the detector.
     private let detecting: OwnedThread
     /// Frames decoded ahead of the one handed out at most.
-    public let depth: Int
-    public let every: Int
+    package let depth: Int
+    package let every: Int
 
     /// Starts reading the frames of `source` that `selection` picks, and detecting with
     /// `detector` in every `every`-th of them (the first included), and, with `cuts`, in the
     /// first frame of every shot. `clock` stamps when each frame was decoded. The source and
     /// the cut finder become the reader thread's, the detector the detection thread's: the
     /// caller does not use them again until ``stop()`` has returned.
-    public init(source: some FrameSource, selection: FrameSelection = FrameSelection(), detector: any Detector,
+    package init(source: some FrameSource, selection: FrameSelection = FrameSelection(), detector: any Detector,
                 every: Int, minimumConfidence: Double, cuts: ShotBoundary? = nil,
                 clock: @escaping @Sendable () -> Double = MonotonicClock.now) {
         let every = max(1, every)
@@ -74,13 +74,13 @@ public final class DetectionAhead: Sendable {
     /// others), and when it was decoded (by the clock given, ``MonotonicClock`` by default);
     /// `nil` after the last frame. Throws the source's or the detector's failure after every
     /// frame before it was handed out.
-    public func next() throws -> (frame: Frame, observations: [Observation]?, decoded: Double)? {
+    package func next() throws -> (frame: Frame, observations: [Observation]?, decoded: Double)? {
         try nextWithCut().map { ($0.frame, $0.observations, $0.decoded) }
     }
 
     /// ``next()``, with whether a cut leads into the frame (always `false` without a
     /// ``ShotBoundary``).
-    public func nextWithCut() throws -> (frame: Frame, observations: [Observation]?, decoded: Double, startsShot: Bool)? {
+    package func nextWithCut() throws -> (frame: Frame, observations: [Observation]?, decoded: Double, startsShot: Bool)? {
         let next = try shared.withLock(waitingFor: { !$0.decoded.isEmpty || $0.finished }) { shared, _ in
             guard !shared.decoded.isEmpty else {
                 if let failure = shared.readFailure { throw failure }
@@ -101,7 +101,7 @@ public final class DetectionAhead: Sendable {
     /// Ends both threads (after the decode or detection in progress) and waits for them: a
     /// process that exits while one is inside FFmpeg or OpenCV crashes in their static
     /// destructors.
-    public func stop() {
+    package func stop() {
         shared.withLock { $0.stopped = true }
         detecting.join()
         reading.join()

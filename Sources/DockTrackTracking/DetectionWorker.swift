@@ -12,13 +12,13 @@ import Synchronization
 /// detections are collected with ``takeResults()``. The caller's per-frame work (tracking,
 /// framing, commands) therefore never waits for a detection: capture-to-command latency is that
 /// work alone, and detections arrive one detection time late.
-public final class DetectionWorker: Sendable {
+package final class DetectionWorker: Sendable {
     /// One finished detection: the frame it ran on and how long it took.
-    public struct Result: Sendable {
-        public var frameIndex: Int
-        public var frameTime: Double
-        public var observations: [Observation]
-        public var seconds: Double
+    package struct Result: Sendable {
+        package var frameIndex: Int
+        package var frameTime: Double
+        package var observations: [Observation]
+        package var seconds: Double
     }
 
     /// What the detection thread hands back, shared with it.
@@ -38,20 +38,20 @@ public final class DetectionWorker: Sendable {
     private let detecting: OwnedThread
 
     /// Frames passed over for newer ones before the detector got to them.
-    public var replacedFrames: Int { inbox.replacedCount }
+    package var replacedFrames: Int { inbox.replacedCount }
     /// Frames the detector has finished.
-    public var detectedFrames: Int { outcome.state.withLock { $0.detected } }
+    package var detectedFrames: Int { outcome.state.withLock { $0.detected } }
     /// Whether a frame offered is still waiting for the detector.
-    public var hasFrameWaiting: Bool { inbox.hasValue }
+    package var hasFrameWaiting: Bool { inbox.hasValue }
 
     /// Frames in a row too small for the detector that are passed over (detected as nothing
     /// ran on them) before the detector counts as failed: a stream whose first pictures after a
     /// reconnect are tiny goes on (a 16x16 one ended `track --reconnect` with hog-body); one
     /// whose pictures all are is an error that says so.
-    public static let tooSmallFramesAllowed = 30
+    package static let tooSmallFramesAllowed = 30
 
     /// Frames from one detection's frame to the next one's, at least (by ``Frame/index``).
-    public let every: Int
+    package let every: Int
 
     /// `clock` times each detection (``Result/seconds``). `every`: a frame less than that many
     /// frames after the last one detected is not detected (the newest one after it is): a
@@ -59,7 +59,7 @@ public final class DetectionWorker: Sendable {
     /// loop (Megamind on the emulated camera, detecting every frame: capture-to-command p99 30 ms).
     /// The detector becomes the thread's (it holds OpenCV networks, used by one thread at a
     /// time): the caller does not use it again until ``stop()`` has returned.
-    public init(detector: any Detector, minimumConfidence: Double, every: Int = 1, clock: @escaping @Sendable () -> Double = MonotonicClock.now) {
+    package init(detector: any Detector, minimumConfidence: Double, every: Int = 1, clock: @escaping @Sendable () -> Double = MonotonicClock.now) {
         self.every = max(1, every)
         let (inbox, outcome, every) = (inbox, outcome, self.every)
         detecting = OwnedThread(named: "docktrack detect", handingOver: detector) { detector in
@@ -70,12 +70,12 @@ public final class DetectionWorker: Sendable {
     deinit { stop() }
 
     /// Hands `frame` to the detector; replaces a frame still waiting for it.
-    public func offer(_ frame: Frame) {
+    package func offer(_ frame: Frame) {
         inbox.put(frame)
     }
 
     /// The detections finished since the last call, oldest first; throws the detector's failure.
-    public func takeResults() throws(DetectorError) -> [Result] {
+    package func takeResults() throws(DetectorError) -> [Result] {
         let (taken, failure) = outcome.state.withLock { outcome in
             defer { outcome.results = [] }
             return (outcome.results, outcome.failure)
@@ -86,7 +86,7 @@ public final class DetectionWorker: Sendable {
 
     /// Ends the thread after the detection in progress, and waits for it to end: a process that
     /// exits while the thread is still inside OpenCV crashes in its static destructors.
-    public func stop() {
+    package func stop() {
         inbox.close()
         detecting.join()
     }

@@ -14,28 +14,28 @@ import Foundation
 /// square moves with the face. The same number over a rigid square between the eyes and the
 /// nose measures what is left of such effects. The speaking confidence is a logistic curve of
 /// the openness' standard deviation over a short window, less half the reference's.
-public final class FaceCueEstimator {
-    public struct Params: Sendable, Equatable {
+package final class FaceCueEstimator {
+    package struct Params: Sendable, Equatable {
         /// Seconds of history the speaking signal looks at.
-        public var speakingWindow = 0.8
+        package var speakingWindow = 0.8
         /// Samples needed in the window before speaking is judged.
-        public var minimumSamples = 5
+        package var minimumSamples = 5
         /// Mouth swing (openness deviation less half the reference's) at which the speaking
         /// confidence is 0.5, and the spread of the logistic curve around it. Measured medians:
         /// 0.091 for the talking man of carphone_pristine.mp4, 0.22 for Megamind.avi, 0.033 and
         /// 0.007 for the astronaut and Grace Hopper portraits drifting in a virtual handheld
         /// camera, 0 for a still frame.
-        public var speakingMidpoint = 0.06
-        public var speakingSpread = 0.012
+        package var speakingMidpoint = 0.06
+        package var speakingSpread = 0.012
         /// Weight of the previous landmarks when smoothing them (0: no smoothing).
-        public var landmarkSmoothing = 0.5
+        package var landmarkSmoothing = 0.5
         /// Nose offset (eye distances) at which looking-at-camera falls to about 0.37.
-        public var yawTolerance = 0.22
+        package var yawTolerance = 0.22
         /// Seconds over which looking-at-camera is smoothed.
-        public var lookingSmoothing = 0.3
+        package var lookingSmoothing = 0.3
         /// Faces smaller than this many pixels (eye distance) are too small to read.
-        public var minimumEyeDistance = 6.0
-        public init() {}
+        package var minimumEyeDistance = 6.0
+        package init() {}
     }
 
     /// What the estimator remembers about one face.
@@ -46,22 +46,22 @@ public final class FaceCueEstimator {
         var lastTime: Double
     }
 
-    public let params: Params
+    package let params: Params
     private let landmarks: FaceLandmarkDetector
     private var histories: [UUID: FaceHistory] = [:]
 
-    public init(landmarks: FaceLandmarkDetector, params: Params = Params()) {
+    package init(landmarks: FaceLandmarkDetector, params: Params = Params()) {
         self.landmarks = landmarks
         self.params = params
     }
 
     /// The smoothed landmarks per subject in the most recent frame (for drawing).
-    public var lastLandmarks: [UUID: FaceLandmarks] { histories.compactMapValues(\.landmarks) }
+    package var lastLandmarks: [UUID: FaceLandmarks] { histories.compactMapValues(\.landmarks) }
 
     /// Fills `speakingConfidence` and `lookingAtCameraConfidence` of the people in `subjects`
     /// whose face is known, from `image` taken at `time`. `read`: the five points already read
     /// in some of these faces on this picture (by the re-detector), taken as they are.
-    public func annotate(_ subjects: inout [TrackedSubject], image: Image, time: Double,
+    package func annotate(_ subjects: inout [TrackedSubject], image: Image, time: Double,
                          read: [UUID: FaceLandmarks] = [:]) throws(DetectorError) {
         for i in subjects.indices {
             guard subjects[i].kind == .person, let face = subjects[i].faceRect else { continue }
@@ -94,7 +94,7 @@ public final class FaceCueEstimator {
 
     /// The mouth-openness samples of the person `id` over the speaking window (time, openness),
     /// for matching against the sound (``AudioVisualSpeaking``).
-    public func mouthSeries(of id: UUID) -> [(time: Double, openness: Double)] {
+    package func mouthSeries(of id: UUID) -> [(time: Double, openness: Double)] {
         histories[id]?.samples.map { ($0.time, $0.mouth) } ?? []
     }
 

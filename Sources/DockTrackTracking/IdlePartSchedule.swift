@@ -38,14 +38,14 @@ import DockTrackDetection
 /// A face part that says its smallest face (``SmallestFaceDetector``) does not look where the
 /// picture moved only because people too short to show such a face walked: the bodies the
 /// other parts kept, where they are and where they were at each round since its last run.
-public final class IdlePartSchedule: Detector {
-    public let detector: any Detector
-    public let maximumInterval: Int
-    public let fullSearchInterval: Int
-    public let faceInterval: Int
+package final class IdlePartSchedule: Detector {
+    package let detector: any Detector
+    package let maximumInterval: Int
+    package let fullSearchInterval: Int
+    package let faceInterval: Int
     /// The tallest a run between full searches leaves out, as a fraction of the smallest
     /// thing the last run found.
-    public static let sizeMargin = 0.5
+    package static let sizeMargin = 0.5
     /// Per part: rounds to wait between runs now, and rounds since its last run.
     private var intervals: [Int]
     private var waited: [Int]
@@ -54,10 +54,10 @@ public final class IdlePartSchedule: Detector {
     private var smallestFound: [Double?]
     private var sinceFullSearch: [Int]
     /// Full searches of each part so far (the rest of `runs` looked for tall things only).
-    public private(set) var fullSearches: [Int]
+    package private(set) var fullSearches: [Int]
     /// Runs of each part that looked only where the picture moved and around what it found.
-    public private(set) var regionSearches: [Int]
-    public let motion: MotionRegions.Params
+    package private(set) var regionSearches: [Int]
+    package let motion: MotionRegions.Params
     /// Per part that can look in regions: the picture's cells at its last run.
     private var cellsAtLastRun: [MotionCells?]
     /// Per part: what its last run found and kept.
@@ -69,16 +69,16 @@ public final class IdlePartSchedule: Detector {
     /// This round's cells, made at most once a round.
     private var cellsThisRound: (round: Int, cells: MotionCells?)?
     /// Runs of each part, and rounds, so far (for the bench and tests).
-    public private(set) var runs: [Int]
-    public private(set) var rounds = 0
+    package private(set) var runs: [Int]
+    package private(set) var rounds = 0
     /// CPU seconds each part spent looking so far (its thread's), and its name (for the bench's
     /// profile).
-    public private(set) var partSeconds: [Double]
-    public private(set) var partNames: [String]
+    package private(set) var partSeconds: [Double]
+    package private(set) var partNames: [String]
 
-    public var name: String { detector.name }
+    package var name: String { detector.name }
 
-    public init(_ detector: any Detector, maximumInterval: Int = 8, fullSearchInterval: Int = 8, faceInterval: Int = 1,
+    package init(_ detector: any Detector, maximumInterval: Int = 8, fullSearchInterval: Int = 8, faceInterval: Int = 1,
                 motion: MotionRegions.Params = MotionRegions.Params()) {
         self.detector = detector
         self.maximumInterval = max(1, maximumInterval)
@@ -100,7 +100,7 @@ public final class IdlePartSchedule: Detector {
         facelessSinceLastRun = Array(repeating: [], count: count)
     }
 
-    public func detect(in image: Image, minimumConfidence: Double) throws(DetectorError) -> [Observation] {
+    package func detect(in image: Image, minimumConfidence: Double) throws(DetectorError) -> [Observation] {
         rounds += 1
         guard let combined = detector as? CombinedDetector else {
             let found = try run(detector, part: 0, in: image, minimumConfidence: minimumConfidence)

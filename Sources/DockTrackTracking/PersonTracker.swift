@@ -50,7 +50,7 @@ public struct SubjectSighting: Sendable, Equatable {
 extension SubjectTracker {
     public mutating func refresh(_ sightings: [SubjectSighting]) -> [TrackedSubject]? { nil }
     public mutating func forgetSubjects() {}
-    public mutating func follow(_ shift: PictureShift) {}
+    package mutating func follow(_ shift: PictureShift) {}
     public func candidates() -> [TrackedSubject] { [] }
 
     /// An update without the picture: overlap and motion only.
@@ -104,7 +104,7 @@ public struct PersonTracker: SubjectTracker {
         public var mergeAfter = 1.0
         /// How fast a track's appearance follows new sightings.
         public var appearanceRate = 0.2
-        public var filter = BoxFilter.Params()
+        package var filter = BoxFilter.Params()
         public init() {}
     }
 
@@ -416,7 +416,7 @@ public struct PersonObservation: Sendable, Equatable {
     public var face: UnitRect?
     public var body: UnitRect?
     /// The clothing colours of the body, when the picture was at hand.
-    public var appearance: Appearance?
+    package var appearance: Appearance?
     /// An object, not a person: its box is in `body`.
     public var isObject = false
 

@@ -2,11 +2,11 @@ import DockTrackCore
 import Foundation
 
 /// Why a subject selection failed.
-public enum SelectionError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum SelectionError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Nobody is at the point (unit coordinates, upper-left origin).
     case noSubjectFound(x: Double, y: Double)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .noSubjectFound(let x, let y):
             return String(format: "no subject found at (%.3f, %.3f)", x, y)
@@ -18,40 +18,40 @@ public enum SelectionError: Error, Sendable, Equatable, CustomStringConvertible 
 /// camera and time in view, with hysteresis: a subject overtakes the one ranked just above it
 /// only when its score is higher by a margin. Subjects the caller selected rank first, in the
 /// order selected, while they are in view.
-public struct SaliencyRanker: SubjectRanker, Sendable {
-    public struct Params: Sendable, Equatable {
-        public var sizeWeight = 0.35
-        public var centralityWeight = 0.2
-        public var speakingWeight = 0.25
-        public var lookingWeight = 0.15
-        public var timeInViewWeight = 0.05
+package struct SaliencyRanker: SubjectRanker, Sendable {
+    package struct Params: Sendable, Equatable {
+        package var sizeWeight = 0.35
+        package var centralityWeight = 0.2
+        package var speakingWeight = 0.25
+        package var lookingWeight = 0.15
+        package var timeInViewWeight = 0.05
         /// Added for a person whose face is seen: a face is the surest sign of a person, and a
         /// faceless body (someone turned away, or a thing the body detector and its check both
         /// took for a person) gives way to someone showing their face, however large the body.
-        public var faceWeight = 0.25
+        package var faceWeight = 0.25
         /// Seconds in view after which the time term is full.
-        public var timeInViewSaturation = 3.0
+        package var timeInViewSaturation = 3.0
         /// A subject must score this much more than the one ranked above it to overtake it.
-        public var hysteresis = 0.08
+        package var hysteresis = 0.08
         /// Taken off the score of a subject not seen in this frame (moved by its motion model
         /// alone): one that was lost (left the picture, a cut in a film) gives way to one in
         /// sight, past the hysteresis.
-        public var unobservedPenalty = 0.15
+        package var unobservedPenalty = 0.15
         public init() {}
     }
 
-    public let params: Params
+    package let params: Params
     /// The order of the last ranking (most salient first).
     private var order: [UUID] = []
     /// Identifiers the caller selected, in order; empty for automatic ranking.
-    public private(set) var selection: [UUID] = []
+    package private(set) var selection: [UUID] = []
 
-    public init(params: Params = Params()) {
+    package init(params: Params = Params()) {
         self.params = params
     }
 
     /// The saliency score of a subject, 0...1 (less the penalty when it is not seen).
-    public func score(_ subject: TrackedSubject) -> Double {
+    package func score(_ subject: TrackedSubject) -> Double {
         let size = min(1, (subject.rect.area).squareRoot() / 0.5)
         let offCenter = hypot(subject.rect.midX - 0.5, subject.rect.midY - 0.5) / 0.7071
         let time = min(1, subject.timeInView / params.timeInViewSaturation)
@@ -64,7 +64,7 @@ public struct SaliencyRanker: SubjectRanker, Sendable {
     }
 
     /// Sets `saliencyRank` of every subject.
-    public mutating func rank(_ subjects: inout [TrackedSubject]) {
+    package mutating func rank(_ subjects: inout [TrackedSubject]) {
         // Identifiers are unique by construction (IdentifierSource); should two ever collide
         // (a caller's own custom-tracking identifiers), the better score counts, never a trap.
         let scores = Dictionary(subjects.map { ($0.id, score($0)) }, uniquingKeysWith: max)
@@ -94,7 +94,7 @@ public struct SaliencyRanker: SubjectRanker, Sendable {
     /// Selects the subject at `point` (unit coordinates, origin upper-left, as a tap on the
     /// picture): the smallest subject containing it. Throws when nobody is there.
     @discardableResult
-    public mutating func selectSubject(atX x: Double, y: Double, in subjects: [TrackedSubject]) throws(SelectionError) -> UUID {
+    package mutating func selectSubject(atX x: Double, y: Double, in subjects: [TrackedSubject]) throws(SelectionError) -> UUID {
         let point = UnitPoint(upperLeftOriginX: x, y: y)
         let hits = subjects.filter { $0.rect.contains(x: point.x, y: point.y) }
         guard let subject = hits.min(by: { $0.rect.area < $1.rect.area }) else { throw .noSubjectFound(x: x, y: y) }
@@ -103,12 +103,12 @@ public struct SaliencyRanker: SubjectRanker, Sendable {
     }
 
     /// Selects these subjects, most important first.
-    public mutating func selectSubjects(_ identifiers: [UUID]) {
+    package mutating func selectSubjects(_ identifiers: [UUID]) {
         selection = identifiers
     }
 
     /// Back to automatic ranking.
-    public mutating func clearSelection() {
+    package mutating func clearSelection() {
         selection = []
     }
 }

@@ -59,9 +59,9 @@ public final class TrackingPipeline {
     /// (``process(observations:at:)``).
     public let detector: (any Detector)?
     /// The detector as the pipeline runs it: `detector` with its idle parts skipped.
-    public let schedule: IdlePartSchedule?
+    package let schedule: IdlePartSchedule?
     public var tracker: any SubjectTracker
-    public let cues: FaceCueEstimator?
+    package let cues: FaceCueEstimator?
     /// The sound, fused with the faces' mouth motion into speaking confidence (needs `cues`).
     public var listener: SpeechListener?
     /// Looks again for the tracked faces where they are predicted, on every frame the detector
@@ -125,7 +125,7 @@ public final class TrackingPipeline {
     /// at vtest.avi's 10 fps (its first 300 frames: people from 50 px found on 0.925 of their
     /// frames rather than 0.891, false people 0.103 a frame rather than 0.117). A new face still waits
     /// for its second (``PersonTracker/Params/bodyHitsToConfirm``).
-    public convenience init(detector: (any Detector)?, cues: FaceCueEstimator?, params: Params = Params(),
+    package convenience init(detector: (any Detector)?, cues: FaceCueEstimator?, params: Params = Params(),
                             tracker: PersonTracker.Params = .init(), ranker: SaliencyRanker.Params = .init(),
                             identifiers: IdentifierSource = .random) {
         var tracker = tracker
@@ -135,7 +135,7 @@ public final class TrackingPipeline {
     }
 
     /// The pipeline with any tracker and ranker.
-    public init(detector: (any Detector)?, cues: FaceCueEstimator?, params: Params = Params(),
+    package init(detector: (any Detector)?, cues: FaceCueEstimator?, params: Params = Params(),
                 tracking tracker: any SubjectTracker, ranking ranker: any SubjectRanker) {
         self.detector = detector
         schedule = detector.map { IdlePartSchedule($0, maximumInterval: params.idlePartInterval, fullSearchInterval: params.fullSearchInterval,
@@ -163,7 +163,7 @@ public final class TrackingPipeline {
     public static let secondLook = 1
 
     /// The detection thread when `asyncDetection` is set.
-    public let worker: DetectionWorker?
+    package let worker: DetectionWorker?
 
     /// Processes one frame and returns the subjects in it, ranked.
     public func process(_ frame: Frame) throws(DetectorError) -> [TrackedSubject] {
@@ -352,7 +352,7 @@ public final class TrackingPipeline {
     /// and schedule, which belong to the detection thread from then on: process its frames
     /// with ``process(_:detected:)``. Without `cuts` the results equal those of ``process(_:)``;
     /// with, the first frame of each shot of a film is a detection frame too.
-    public func detectingAhead(of source: some FrameSource, selection: FrameSelection = FrameSelection(),
+    package func detectingAhead(of source: some FrameSource, selection: FrameSelection = FrameSelection(),
                                cuts: ShotBoundary? = nil) -> DetectionAhead {
         guard let schedule else { preconditionFailure("detecting ahead needs a pipeline with a detector") }
         return DetectionAhead(source: source, selection: selection, detector: schedule, every: params.detectEvery,

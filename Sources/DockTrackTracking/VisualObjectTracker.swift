@@ -7,18 +7,18 @@ import Foundation
 /// Follows one object the caller pointed at (no detector knows it) from frame to frame with
 /// OpenCV's CSRT correlation-filter tracker (KCF, 4x faster, lost the coin of motion.mov within
 /// 45 frames; CSRT followed it through all 242).
-public final class VisualObjectTracker {
-    public let id: UUID
+package final class VisualObjectTracker {
+    package let id: UUID
     private let tracker: OpaquePointer
-    public private(set) var rect: UnitRect
-    public private(set) var firstSeen: Double
-    public private(set) var lastSeen: Double
+    package private(set) var rect: UnitRect
+    package private(set) var firstSeen: Double
+    package private(set) var lastSeen: Double
 
     /// The smallest box side (pixels) an object can be tracked from.
-    public static let minimumBoxSide = 4.0
+    package static let minimumBoxSide = 4.0
 
     /// Starts on `rect` (unit coordinates, lower-left origin) in `frame`.
-    public init(id: UUID, rect: UnitRect, in frame: Frame) throws(DetectorError) {
+    package init(id: UUID, rect: UnitRect, in frame: Frame) throws(DetectorError) {
         var status = dcv_status()
         guard let tracker = dcv_tracker_create(Int32(DCV_TRACKER_CSRT.rawValue), &status) else {
             throw .failed(detector: "object tracker", reason: OpenCVError(status).message)
@@ -42,7 +42,7 @@ public final class VisualObjectTracker {
     deinit { dcv_tracker_destroy(tracker) }
 
     /// Follows the object into `frame`; `false` when it was not found there (the last rect stays).
-    public func update(_ frame: Frame) throws(DetectorError) -> Bool {
+    package func update(_ frame: Frame) throws(DetectorError) -> Bool {
         var box = dcv_box()
         var status = dcv_status()
         let result = dcv_tracker_update(tracker, frame.image.handle, &box, &status)

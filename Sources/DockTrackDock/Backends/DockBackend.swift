@@ -3,14 +3,14 @@ import Foundation
 
 /// The kinds of device a dock address names: the one list of device schemes (`--dock`,
 /// `docksim --backend`, the options that need one kind).
-public enum DeviceScheme: String, Sendable, CaseIterable {
+package enum DeviceScheme: String, Sendable, CaseIterable {
     case viscaUDP = "visca-udp"
     case viscaSerial = "visca-serial"
     case uvc
     case onvif
 
     /// How an address of this kind is written.
-    public var usage: String {
+    package var usage: String {
         switch self {
         case .viscaUDP: "visca-udp:HOST:PORT"
         case .viscaSerial: "visca-serial:DEVICE[@BAUD]"
@@ -21,10 +21,10 @@ public enum DeviceScheme: String, Sendable, CaseIterable {
 
     /// A network camera answering each request in tens to hundreds of milliseconds: driven
     /// from a thread of its own so that the frame loop never waits for it.
-    public var answersSlowly: Bool { self == .onvif }
+    package var answersSlowly: Bool { self == .onvif }
 
     /// The scheme of `address` (`KIND:REST` with something after the colon), `nil` for another.
-    public init?(of address: String) {
+    package init?(of address: String) {
         guard let colon = address.firstIndex(of: ":"), address.index(after: colon) < address.endIndex,
               let scheme = DeviceScheme(rawValue: String(address[..<colon])) else { return nil }
         self = scheme
@@ -32,10 +32,10 @@ public enum DeviceScheme: String, Sendable, CaseIterable {
 }
 
 /// Real devices by address (``DeviceScheme``).
-public enum DockBackend {
+package enum DockBackend {
     /// The device at `address` (`onvif` how an ONVIF camera's spaces map to radians, and its
     /// credentials).
-    public static func open(_ address: String, onvif: ONVIFSettings = ONVIFSettings()) throws(DockError) -> any DockHardware {
+    package static func open(_ address: String, onvif: ONVIFSettings = ONVIFSettings()) throws(DockError) -> any DockHardware {
         let parts = address.split(separator: ":", maxSplits: 1).map(String.init)
         guard parts.count == 2, let scheme = DeviceScheme(of: address) else {
             throw DockError.invalidRequest("unknown backend '\(address)' (\(DeviceScheme.allCases.map(\.usage).joined(separator: ", ")))")
@@ -60,7 +60,7 @@ public enum DockBackend {
     }
 
     /// The ONVIF camera at `address` (`onvif:HOST:PORT`), for what only ONVIF has (presets).
-    public static func openONVIF(_ address: String, onvif: ONVIFSettings = ONVIFSettings()) throws(DockError) -> ONVIFDock {
+    package static func openONVIF(_ address: String, onvif: ONVIFSettings = ONVIFSettings()) throws(DockError) -> ONVIFDock {
         guard DeviceScheme(of: address) == .onvif, let camera = try open(address, onvif: onvif) as? ONVIFDock else {
             throw .invalidRequest("expected onvif:HOST:PORT")
         }

@@ -34,18 +34,18 @@ public struct ONVIFSettings: Sendable, Equatable {
 /// `AbsoluteMove`, and `GetStatus` reads where it points. Pan and tilt go through
 /// ``ONVIFSettings``: ONVIF's generic spaces are -1...1 with no unit, the degrees are the
 /// camera's (or, for a digital PTZ, the field of view's).
-public final class ONVIFDock {
-    public let settings: ONVIFSettings
+package final class ONVIFDock {
+    package let settings: ONVIFSettings
     /// The service addresses the device reported (its own paths when it reported none).
-    public let ptzService: URL
-    public let mediaService: URL
+    package let ptzService: URL
+    package let mediaService: URL
     /// The media profile whose PTZ configuration is driven.
-    public let profile: String
+    package let profile: String
     /// The camera's absolute pan and tilt position spaces (`GetConfigurationOptions`): -1...1,
     /// ONVIF's generic space, unless the camera reports others. ``ONVIFSettings/panRange`` and
     /// ``ONVIFSettings/tiltRange`` are the degrees at their ends.
-    public private(set) var panSpace: ClosedRange<Double> = -1...1
-    public private(set) var tiltSpace: ClosedRange<Double> = -1...1
+    package private(set) var panSpace: ClosedRange<Double> = -1...1
+    package private(set) var tiltSpace: ClosedRange<Double> = -1...1
     private var lastVelocity: (pan: Double, tilt: Double)?
     /// The zoom (0...1) last sent or read: the frame loop and the device's thread both ask.
     private let zoomLock = NSLock()
@@ -53,7 +53,7 @@ public final class ONVIFDock {
 
     /// Connects to the device service at `host`:`port`: its capabilities (where the media and
     /// PTZ services are) and its first media profile.
-    public init(host: String, port: Int, settings: ONVIFSettings = ONVIFSettings()) throws(DockError) {
+    package init(host: String, port: Int, settings: ONVIFSettings = ONVIFSettings()) throws(DockError) {
         self.settings = settings
         guard let device = URL(string: "http://\(host):\(port)/onvif/device_service") else {
             throw .invalidRequest("onvif:\(host):\(port) is not an address")
@@ -106,13 +106,13 @@ public final class ONVIFDock {
     }
 
     /// The zoom (0...1 of the camera's generic zoom space) last sent or read.
-    public var zoom: Double {
+    package var zoom: Double {
         zoomLock.lock(); defer { zoomLock.unlock() }
         return zoomValue
     }
 
     /// Zoom to magnification: linear up to ``ONVIFSettings/maximumMagnification`` (1 without it).
-    public var zoomScale: ZoomScale { ZoomScale(maximumMagnification: settings.maximumMagnification) }
+    package var zoomScale: ZoomScale { ZoomScale(maximumMagnification: settings.maximumMagnification) }
 
     /// Radians a generic pan or tilt of 1 turns the camera now: the degrees of the settings, or,
     /// for a digital PTZ, how far the window's centre may go at the present magnification.
@@ -159,13 +159,13 @@ public final class ONVIFDock {
     }
 
     /// Stops pan and tilt.
-    public func stop() throws(DockError) {
+    package func stop() throws(DockError) {
         _ = try send("Stop", "<tptz:Stop><tptz:ProfileToken>\(Self.escaped(profile))</tptz:ProfileToken><tptz:PanTilt>true</tptz:PanTilt><tptz:Zoom>false</tptz:Zoom></tptz:Stop>")
         lastVelocity = (0, 0)
     }
 
     /// Zooms to `zoom` in 0...1 (the camera's generic zoom space: wide to tele).
-    public func zoom(to zoom: Double) throws(DockError) {
+    package func zoom(to zoom: Double) throws(DockError) {
         guard zoom.isFinite else { throw .invalidRequest("zoom must be a number") }
         let zoom = max(0, min(1, zoom))
         _ = try send("AbsoluteMove", "<tptz:AbsoluteMove><tptz:ProfileToken>\(Self.escaped(profile))</tptz:ProfileToken><tptz:Position><tt:Zoom x=\"\(Self.number(zoom))\"/></tptz:Position></tptz:AbsoluteMove>")
@@ -173,7 +173,7 @@ public final class ONVIFDock {
     }
 
     /// Where the camera points (`GetStatus`), and its zoom in 0...1.
-    public func status() throws(DockError) -> (orientation: DockOrientation, zoom: Double?) {
+    package func status() throws(DockError) -> (orientation: DockOrientation, zoom: Double?) {
         let reply = try send("GetStatus", "<tptz:GetStatus><tptz:ProfileToken>\(Self.escaped(profile))</tptz:ProfileToken></tptz:GetStatus>")
         guard let position = Self.element("Position", in: reply),
               let pan = Self.attribute("x", ofFirst: "PanTilt", in: position).flatMap(Double.init),
@@ -188,7 +188,7 @@ public final class ONVIFDock {
     /// Turns by `change` from where the camera points (`RelativeMove`, a translation in its
     /// position space); a camera that refuses it is read (`GetStatus`) and sent the sum
     /// (`AbsoluteMove`).
-    public func turn(by change: DockOrientation) throws(DockError) {
+    package func turn(by change: DockOrientation) throws(DockError) {
         let unit = unitTurn
         let pan = unit.pan > 0 ? change.y / unit.pan * (panSpace.upperBound - panSpace.lowerBound) / 2 : 0
         let tilt = unit.tilt > 0 ? -change.x / unit.tilt * (tiltSpace.upperBound - tiltSpace.lowerBound) / 2 : 0
@@ -204,7 +204,7 @@ public final class ONVIFDock {
     }
 
     /// Points at `orientation` (`AbsoluteMove`).
-    public func point(at orientation: DockOrientation) throws(DockError) {
+    package func point(at orientation: DockOrientation) throws(DockError) {
         let (pan, tilt) = normalised(orientation)
         _ = try send("AbsoluteMove", "<tptz:AbsoluteMove><tptz:ProfileToken>\(Self.escaped(profile))</tptz:ProfileToken><tptz:Position><tt:PanTilt x=\"\(Self.number(pan))\" y=\"\(Self.number(tilt))\"/></tptz:Position></tptz:AbsoluteMove>")
         lastVelocity = nil
@@ -213,16 +213,16 @@ public final class ONVIFDock {
     // MARK: Presets
 
     /// A position saved in the camera (`GetPresets`).
-    public struct Preset: Sendable, Equatable {
-        public var token: String
-        public var name: String
+    package struct Preset: Sendable, Equatable {
+        package var token: String
+        package var name: String
         /// Where it points, when the camera says.
-        public var orientation: DockOrientation?
-        public var zoom: Double?
+        package var orientation: DockOrientation?
+        package var zoom: Double?
     }
 
     /// The presets saved in the camera, in its order.
-    public func presets() throws(DockError) -> [Preset] {
+    package func presets() throws(DockError) -> [Preset] {
         let reply = try send("GetPresets", "<tptz:GetPresets><tptz:ProfileToken>\(Self.escaped(profile))</tptz:ProfileToken></tptz:GetPresets>")
         return Self.presets(in: reply).map { found in
             Preset(token: found.token, name: found.name, orientation: found.pan.flatMap { pan in found.tilt.map { orientation(pan: pan, tilt: $0) } },
@@ -251,7 +251,7 @@ public final class ONVIFDock {
     }
 
     /// The preset whose token is `key`, else the last one named `key`.
-    public func preset(_ key: String) throws(DockError) -> Preset {
+    package func preset(_ key: String) throws(DockError) -> Preset {
         let all = try presets()
         guard let preset = all.first(where: { $0.token == key }) ?? all.last(where: { $0.name == key }) else {
             throw .invalidRequest("the camera has no preset \(key) (it has: \(all.isEmpty ? "none" : all.map(\.name).joined(separator: ", ")))")
@@ -262,7 +262,7 @@ public final class ONVIFDock {
     /// Saves where the camera points now as a preset named `name` (`SetPreset`; the preset of
     /// that name is replaced on a camera that keeps tokens), and returns its token.
     @discardableResult
-    public func savePreset(named name: String) throws(DockError) -> String {
+    package func savePreset(named name: String) throws(DockError) -> String {
         guard !name.isEmpty else { throw .invalidRequest("a preset needs a name") }
         let existing = try presets().last { $0.name == name }
         let token = existing.map { "<tptz:PresetToken>\(Self.escaped($0.token))</tptz:PresetToken>" } ?? ""
@@ -271,14 +271,14 @@ public final class ONVIFDock {
     }
 
     /// Moves to the preset whose token or name is `key` (`GotoPreset`).
-    public func goToPreset(_ key: String) throws(DockError) {
+    package func goToPreset(_ key: String) throws(DockError) {
         let preset = try preset(key)
         _ = try send("GotoPreset", "<tptz:GotoPreset><tptz:ProfileToken>\(Self.escaped(profile))</tptz:ProfileToken><tptz:PresetToken>\(Self.escaped(preset.token))</tptz:PresetToken></tptz:GotoPreset>")
         lastVelocity = nil
     }
 
     /// Moves to the camera's home position (`GotoHomePosition`).
-    public func goHome() throws(DockError) {
+    package func goHome() throws(DockError) {
         _ = try send("GotoHomePosition", "<tptz:GotoHomePosition><tptz:ProfileToken>\(Self.escaped(profile))</tptz:ProfileToken></tptz:GotoHomePosition>")
         lastVelocity = nil
     }
@@ -350,7 +350,7 @@ public final class ONVIFDock {
 
     /// The largest SOAP reply read (4 MiB: a camera's GetProfiles or GetPresets is a few kB;
     /// anything larger is abandoned as it arrives).
-    public static let maximumReplyBytes = 4 << 20
+    package static let maximumReplyBytes = 4 << 20
 
 
     static func envelope(_ body: String, security: String?) -> String {
@@ -415,9 +415,9 @@ public final class ONVIFDock {
 }
 
 extension ONVIFDock: ZoomingHardware {
-    public var capabilities: [DockCapability] { [.pan, .tilt, .zoom, .systemTracking] }
+    package var capabilities: [DockCapability] { [.pan, .tilt, .zoom, .systemTracking] }
 
-    public func apply(_ command: DockCommand, at time: Double) throws(DockError) {
+    package func apply(_ command: DockCommand, at time: Double) throws(DockError) {
         switch command {
         case .setOrientation(let orientation, _, let relative):
             if relative { try turn(by: orientation) } else { try point(at: orientation) }
@@ -440,7 +440,7 @@ extension ONVIFDock: ZoomingHardware {
         }
     }
 
-    public func orientation() throws(DockError) -> DockOrientation? { try status().orientation }
+    package func orientation() throws(DockError) -> DockOrientation? { try status().orientation }
 }
 
 /// SHA-1 (FIPS 180-4), for the WS-Security password digest ONVIF asks for; nothing else.

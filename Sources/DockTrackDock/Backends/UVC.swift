@@ -10,13 +10,13 @@ import Glibc
 /// A UVC pan/tilt camera driven through V4L2 controls, behind the same commands as every dock.
 /// Orientation commands set PAN/TILT_ABSOLUTE (arc-seconds, clamped to the range the device
 /// reports); velocity commands set PAN/TILT_SPEED when the device has them.
-public final class UVCDock {
-    public let device: any V4L2Device
+package final class UVCDock {
+    package let device: any V4L2Device
     private var ranges: [UVCControl: ClosedRange<Int32>] = [:]
     private var orientationRate = RateLimiter(maximumPerSecond: 2)
 
     /// Opens the V4L2 node at `path` (a UVC camera) as a dock.
-    public convenience init(path: String) throws(DockError) {
+    package convenience init(path: String) throws(DockError) {
         let device: V4L2DeviceFile
         do {
             device = try V4L2DeviceFile(path: path)
@@ -32,7 +32,7 @@ public final class UVCDock {
     }
 
     /// Asks the device which pan/tilt/zoom controls it has; fails when it has neither pan nor tilt.
-    public init(device: any V4L2Device) throws(DockError) {
+    package init(device: any V4L2Device) throws(DockError) {
         self.device = device
         for control in UVCControl.allCases {
             var query = v4l2_queryctrl()
@@ -53,9 +53,9 @@ public final class UVCDock {
     }
 
     /// The controls the device has, with their ranges.
-    public var controls: [UVCControl: ClosedRange<Int32>] { ranges }
+    package var controls: [UVCControl: ClosedRange<Int32>] { ranges }
 
-    public func apply(_ command: DockCommand, at time: Double) throws(DockError) {
+    package func apply(_ command: DockCommand, at time: Double) throws(DockError) {
         switch command {
         case .setOrientation(let o, _, let relative):
             try orientationRate.accept(at: time)
@@ -76,11 +76,11 @@ public final class UVCDock {
     }
 
     /// Sets the zoom (the device's own units, clamped to its range).
-    public func setZoom(_ value: Int32) throws(DockError) { try set(.zoomAbsolute, value) }
+    package func setZoom(_ value: Int32) throws(DockError) { try set(.zoomAbsolute, value) }
 
     /// The present pan and tilt from PAN/TILT_ABSOLUTE; `nil` for a camera without them (speed
     /// controls only: it cannot say where it points).
-    public func orientation() throws(DockError) -> DockOrientation? {
+    package func orientation() throws(DockError) -> DockOrientation? {
         guard ranges[.panAbsolute] != nil || ranges[.tiltAbsolute] != nil else { return nil }
         let pan = try get(.panAbsolute) ?? 0, tilt = try get(.tiltAbsolute) ?? 0
         return DockOrientation(x: -Double(tilt) / 3600 * .pi / 180, y: Double(pan) / 3600 * .pi / 180, z: 0)
@@ -120,7 +120,7 @@ public final class UVCDock {
 
 extension UVCDock: DockHardware {
     /// The axes whose controls the camera reported (absolute or speed).
-    public var capabilities: [DockCapability] {
+    package var capabilities: [DockCapability] {
         var out: [DockCapability] = []
         if ranges[.panAbsolute] != nil || ranges[.panSpeed] != nil { out.append(.pan) }
         if ranges[.tiltAbsolute] != nil || ranges[.tiltSpeed] != nil { out.append(.tilt) }

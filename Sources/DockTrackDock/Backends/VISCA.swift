@@ -104,7 +104,7 @@ public enum VISCA {
 }
 
 /// Carries VISCA packets to a camera and back.
-public protocol VISCATransport: AnyObject {
+package protocol VISCATransport: AnyObject {
     func send(_ packet: [UInt8]) throws(DockError)
     /// The next reply packet, or `nil` after `timeout` seconds.
     func receive(timeout: Double) throws(DockError) -> [UInt8]?
@@ -112,12 +112,12 @@ public protocol VISCATransport: AnyObject {
 
 /// VISCA over IP (Sony): UDP datagrams with an 8-byte header (payload type 0x0100 for commands,
 /// 0x0110 for inquiries, 0x0111 for replies; payload length; sequence number).
-public final class VISCAOverUDP: VISCATransport {
+package final class VISCAOverUDP: VISCATransport {
     private let fd: Int32
     private var sequence: UInt32 = 0
 
     /// Connects a UDP socket to `host` (an IPv4 address) and `port` (52381 by default on cameras).
-    public init(host: String, port: UInt16) throws(DockError) {
+    package init(host: String, port: UInt16) throws(DockError) {
         fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue | SOCK_CLOEXEC.rawValue), 0)  // never inherited by a child process
         guard fd >= 0 else { throw .notConnected }
         var address = sockaddr_in()
@@ -134,7 +134,7 @@ public final class VISCAOverUDP: VISCATransport {
 
     deinit { close(fd) }
 
-    public func send(_ packet: [UInt8]) throws(DockError) {
+    package func send(_ packet: [UInt8]) throws(DockError) {
         sequence &+= 1
         let type: UInt16 = packet.count > 1 && packet[1] == 0x09 ? 0x0110 : 0x0100
         let length = UInt16(packet.count)
@@ -145,7 +145,7 @@ public final class VISCAOverUDP: VISCATransport {
         if sent < 0 { throw .notConnected }
     }
 
-    public func receive(timeout: Double) throws(DockError) -> [UInt8]? {
+    package func receive(timeout: Double) throws(DockError) -> [UInt8]? {
         var pfd = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0)]
         guard (try? Syscall.poll(&pfd, seconds: timeout)) ?? 0 > 0 else { return nil }
         var buffer = [UInt8](repeating: 0, count: 512)
@@ -157,25 +157,25 @@ public final class VISCAOverUDP: VISCATransport {
 }
 
 /// A PTZ camera driven over VISCA, behind the same commands as every dock.
-public final class VISCADock {
-    public let transport: any VISCATransport
-    public var units: VISCA.Units
-    public var address: UInt8
+package final class VISCADock {
+    package let transport: any VISCATransport
+    package var units: VISCA.Units
+    package var address: UInt8
     private var orientationRate = RateLimiter(maximumPerSecond: 2)
-    public private(set) var lastVelocity = AngularVelocity.zero
+    package private(set) var lastVelocity = AngularVelocity.zero
     /// The part of the asked speeds the last codes did not carry (see ``apply(_:at:)``).
     private var remainder = AngularVelocity.zero
     /// Seconds a command or inquiry waits for its reply while the camera answers.
-    public var replyTimeout = 1.0
+    package var replyTimeout = 1.0
     /// Seconds it waits once a wait has run out, until the camera answers again: a camera that
     /// never answers costs a tenth of a second a command, not a second.
-    public var silentReplyTimeout = 0.1
+    package var silentReplyTimeout = 0.1
     private var silent = false
     private let clock: @Sendable () -> Double
 
     /// `clock` (seconds) times the waits for replies: a whole exchange has one deadline, however
     /// many packets that are not its reply come in the meantime.
-    public init(transport: any VISCATransport, units: VISCA.Units = .init(), address: UInt8 = 1,
+    package init(transport: any VISCATransport, units: VISCA.Units = .init(), address: UInt8 = 1,
                 clock: @escaping @Sendable () -> Double = MonotonicClock.now) {
         self.transport = transport
         self.units = units
@@ -184,7 +184,7 @@ public final class VISCADock {
     }
 
     /// Sends a command at `time` and waits for the camera's acknowledgement (or error).
-    public func apply(_ command: DockCommand, at time: Double) throws(DockError) {
+    package func apply(_ command: DockCommand, at time: Double) throws(DockError) {
         let packet: [UInt8]
         switch command {
         case .setAngularVelocity(let v):
@@ -223,7 +223,7 @@ public final class VISCADock {
     }
 
     /// The camera's present pan and tilt, by inquiry.
-    public func motionState(at time: Double) throws(DockError) -> MotionState {
+    package func motionState(at time: Double) throws(DockError) -> MotionState {
         try transport.send(VISCA.positionInquiry(address: address))
         let units = self.units
         let position = try awaitReply { reply -> DockOrientation? in
@@ -263,14 +263,14 @@ public final class VISCADock {
 }
 
 /// VISCA over a serial line (RS-232/RS-422, 9600 8N1 by default): raw packets, replies split at 0xFF.
-public final class VISCAOverSerial: VISCATransport {
+package final class VISCAOverSerial: VISCATransport {
     private let fd: Int32
     private var pending: [UInt8] = []
     private let clock: @Sendable () -> Double
 
     /// Opens the serial device at `path` in raw mode at `baud` (9600, 19200, 38400 or 115200);
     /// `clock` (seconds) times the wait for replies.
-    public init(path: String, baud: Int = 9600, clock: @escaping @Sendable () -> Double = MonotonicClock.now) throws(DockError) {
+    package init(path: String, baud: Int = 9600, clock: @escaping @Sendable () -> Double = MonotonicClock.now) throws(DockError) {
         self.clock = clock
         fd = open(path, O_RDWR | O_NOCTTY | O_NONBLOCK)
         guard fd >= 0 else { throw errno == ENOENT || errno == ENODEV ? .notConnected : .invalidRequest("\(path): \(String(cString: strerror(errno)))") }
@@ -291,7 +291,7 @@ public final class VISCAOverSerial: VISCATransport {
 
     deinit { close(fd) }
 
-    public func send(_ packet: [UInt8]) throws(DockError) {
+    package func send(_ packet: [UInt8]) throws(DockError) {
         do {
             try Syscall.writeAll(packet, to: fd)
         } catch {
@@ -299,7 +299,7 @@ public final class VISCAOverSerial: VISCATransport {
         }
     }
 
-    public func receive(timeout: Double) throws(DockError) -> [UInt8]? {
+    package func receive(timeout: Double) throws(DockError) -> [UInt8]? {
         let deadline = clock() + timeout
         while true {
             if let end = pending.firstIndex(of: 0xFF) {
@@ -323,6 +323,6 @@ public final class VISCAOverSerial: VISCATransport {
 extension VISCADock: DockHardware {
     /// Pan and tilt, driven by speed and absolute position (zoom is not driven by DockTrack;
     /// no battery, buttons or animations).
-    public var capabilities: [DockCapability] { [.pan, .tilt, .systemTracking] }
-    public func orientation() throws(DockError) -> DockOrientation? { try motionState(at: 0).position }
+    package var capabilities: [DockCapability] { [.pan, .tilt, .systemTracking] }
+    package func orientation() throws(DockError) -> DockOrientation? { try motionState(at: 0).position }
 }

@@ -14,11 +14,11 @@ import Synchronization
 /// (``DeviceWorker``), the newest command wins, and each read is stamped with the middle of its
 /// request; the frame loop never waits for the device. A device's refusal then comes with the
 /// next command.
-public final class DeviceDock: Dock {
+package final class DeviceDock: Dock {
     /// Seconds between position reads.
-    public var pollInterval = 0.03
+    package var pollInterval = 0.03
     /// Reads may fail this long (a lost datagram, a busy device) before the dock counts as gone.
-    public var tolerance = 2.0
+    package var tolerance = 2.0
     private let clock: @Sendable () -> Double
     private var reported = ReportedMotion()
     private var model: SimulatedDock
@@ -38,7 +38,7 @@ public final class DeviceDock: Dock {
     /// `clock` is the frame clock (seconds); `limits` the device's, for the model. With
     /// `stopWhenIdle`, a device left turning is sent a stop after that many seconds without a
     /// command or a motion query (``IdleStop``: an outage of the camera, a stalled run).
-    public init(hardware: sending any DockHardware, limits: DockLimits = .standard, clock: @escaping @Sendable () -> Double,
+    package init(hardware: sending any DockHardware, limits: DockLimits = .standard, clock: @escaping @Sendable () -> Double,
                 asynchronous: Bool = false, stopWhenIdle: Double? = nil) {
         self.clock = clock
         model = SimulatedDock(limits: limits, time: clock())
@@ -70,9 +70,9 @@ public final class DeviceDock: Dock {
     }
 
     /// Stops sent because the frame loop fell silent.
-    public var idleStopsSent: Int { idleStop?.stopsSent ?? 0 }
+    package var idleStopsSent: Int { idleStop?.stopsSent ?? 0 }
 
-    public func motion(at time: Double) throws -> MotionState {
+    package func motion(at time: Double) throws -> MotionState {
         idleStop?.contact()
         if let worker { try take(worker.takeReadings()) } else { try read() }
         guard readsPosition, var state = reported.motion(at: time) else { return model.motion(at: time) }
@@ -84,19 +84,19 @@ public final class DeviceDock: Dock {
     /// in force (a client's `setLimits` narrows them; devices have no limits of their own to set).
     /// A request the model refuses (out of range numbers, roll without roll) never reaches the
     /// device; the device's own refusal is a ``DockError`` too.
-    public func perform(_ command: DockCommand, at time: Double) throws {
+    package func perform(_ command: DockCommand, at time: Double) throws {
         let accepted = try model.apply(command, at: time)
         reported.commanded(accepted, at: clock())
         idleStop?.contact(moving: IdleStop.keepsMoving(accepted))
         if let worker { try worker.send(accepted, at: time) } else { try device?.apply(accepted, at: time) }
     }
 
-    public func settle(timeout: Double) { worker?.settle(timeout: timeout) }
+    package func settle(timeout: Double) { worker?.settle(timeout: timeout) }
 
     /// Zooms a device that zooms (``ZoomingHardware``) to `zoom` (0...1), from the device's
     /// thread when asynchronous (the newest zoom asked wins); a device that does not zoom is
     /// not capable.
-    public func zoom(to zoom: Double) throws(DockError) {
+    package func zoom(to zoom: Double) throws(DockError) {
         guard zoomScale != nil else { throw .notCapable("zoom") }
         guard zoom.isFinite else { throw .invalidRequest("zoom must be a number") }
         let zoom = max(0, min(1, zoom))
@@ -109,11 +109,11 @@ public final class DeviceDock: Dock {
     }
 
     /// Itself when its device zooms (``ZoomingHardware``).
-    public var zooming: (any ZoomingDock)? { zoomScale != nil ? self : nil }
+    package var zooming: (any ZoomingDock)? { zoomScale != nil ? self : nil }
 
     /// The latency measured from the device's positions (0.05 s until measured).
-    public var commandLatency: Double { reported.latency.estimate }
-    public var latencySamples: [Double] { reported.latency.samples }
+    package var commandLatency: Double { reported.latency.estimate }
+    package var latencySamples: [Double] { reported.latency.samples }
 
     /// Reads the position when the last read is older than `pollInterval`.
     private func read() throws {
@@ -313,9 +313,9 @@ private final class LockedDevice: Sendable {
 
 extension DeviceDock: ZoomingDock {
     /// The magnification of the zoom last sent or read (1 for a device that does not zoom).
-    public var magnification: Double { zoomScale?.magnification(at: lastZoom) ?? 1 }
+    package var magnification: Double { zoomScale?.magnification(at: lastZoom) ?? 1 }
 
-    public func zoom(toMagnification magnification: Double) throws(DockError) {
+    package func zoom(toMagnification magnification: Double) throws(DockError) {
         guard let zoomScale else { throw .notCapable("zoom") }
         try zoom(to: zoomScale.zoom(atMagnification: magnification))
     }

@@ -4,25 +4,25 @@ import Foundation
 /// A dock that takes every command and moves ideally: velocities are followed at once and
 /// integrated exactly, orientations are reached at once; no limits, no rates. It keeps what it
 /// was sent, for tests and for programs that want to see what the frame loop asks of a dock.
-public struct DummyDock: Dock {
-    public private(set) var commands: [TimedDockCommand] = []
-    public private(set) var position: DockOrientation
-    public private(set) var velocity = AngularVelocity.zero
-    public private(set) var time: Double
+package struct DummyDock: Dock {
+    package private(set) var commands: [TimedDockCommand] = []
+    package private(set) var position: DockOrientation
+    package private(set) var velocity = AngularVelocity.zero
+    package private(set) var time: Double
     /// When set, the next command is refused with this error (once).
-    public var refuseNext: DockError?
+    package var refuseNext: DockError?
 
-    public init(position: DockOrientation = .zero, time: Double = 0) {
+    package init(position: DockOrientation = .zero, time: Double = 0) {
         self.position = position
         self.time = time
     }
 
-    public mutating func motion(at time: Double) -> MotionState {
+    package mutating func motion(at time: Double) -> MotionState {
         advance(to: time)
         return MotionState(time: self.time, position: position, velocity: velocity)
     }
 
-    public mutating func perform(_ command: DockCommand, at time: Double) throws(DockError) {
+    package mutating func perform(_ command: DockCommand, at time: Double) throws(DockError) {
         advance(to: time)
         if let refusal = refuseNext {
             refuseNext = nil

@@ -8,9 +8,9 @@ import Glibc
 #endif
 
 /// The dock at the other end of a lost connection, or one that never answered.
-public struct DockConnectionError: Error, CustomStringConvertible {
-    public var description: String
-    public init(_ description: String) { self.description = description }
+package struct DockConnectionError: Error, CustomStringConvertible {
+    package var description: String
+    package init(_ description: String) { self.description = description }
 }
 
 /// A dock in another process that speaks the dock protocol on a Unix socket (docksim
@@ -20,8 +20,8 @@ public struct DockConnectionError: Error, CustomStringConvertible {
 ///
 /// The dock's clock is its own: each report is timed on arrival with `clock` (the frame
 /// clock), and the smallest difference seen maps the dock's times onto the frame clock.
-public final class ProtocolDock: Dock, Sendable {
-    public let path: String
+package final class ProtocolDock: Dock, Sendable {
+    package let path: String
     private let fd: Int32
     private let clock: @Sendable () -> Double
     /// What the reading thread hears and the frame loop uses.
@@ -56,7 +56,7 @@ public final class ProtocolDock: Dock, Sendable {
     /// its answer, its limits and a first motion state. `clock` is the frame clock (seconds).
     /// With `stopWhenIdle`, a dock left turning is sent a stop after that many seconds without a
     /// command or a motion query (``IdleStop``).
-    public init(path: String, clock: @escaping @Sendable () -> Double, timeout: Double = 3, stopWhenIdle: Double? = nil) throws {
+    package init(path: String, clock: @escaping @Sendable () -> Double, timeout: Double = 3, stopWhenIdle: Double? = nil) throws {
         self.path = path
         self.clock = clock
         let fd: Int32
@@ -95,34 +95,34 @@ public final class ProtocolDock: Dock, Sendable {
     }
 
     /// Seconds a client's command waits for the dock's answer before it is answered `unknown`.
-    public static let answerTimeout = 5.0
+    package static let answerTimeout = 5.0
 
     private static let helloRequest = #"{"type":"hello","protocols":["\#(DockSession.protocolName)"]}"#
 
     /// Whether the phone sits on the dock: between its `undocked` and `docked` events, nothing
     /// is sent and every command is refused here with `invalidated` (the dock stopped its motors).
-    public var isDocked: Bool { heard.withLock { $0.docked } }
+    package var isDocked: Bool { heard.withLock { $0.docked } }
 
     /// What the dock said about itself since the last call, oldest first: docking, its tracking
     /// button, accessory events (buttons, shutter, zoom), battery states. At most
     /// ``maximumNews`` wait; older ones go.
-    public func takeNews() -> [DockNews] {
+    package func takeNews() -> [DockNews] {
         heard.withLock { heard in
             defer { heard.news = [] }
             return heard.news
         }
     }
-    public static let maximumNews = 256
+    package static let maximumNews = 256
 
     /// Stops sent because the frame loop fell silent.
-    public var idleStopsSent: Int { idleStop?.stopsSent ?? 0 }
+    package var idleStopsSent: Int { idleStop?.stopsSent ?? 0 }
 
     /// The dock as it introduced itself.
-    public var accessory: DockAccessory { heard.withLock { $0.hello! } }
+    package var accessory: DockAccessory { heard.withLock { $0.hello! } }
 
     /// The limits the dock last reported (after a `setLimits`, the narrowed ones).
-    public var limits: DockLimits { heard.withLock { $0.heldLimits! } }
-    public var reportedLimits: DockLimits? { limits }
+    package var limits: DockLimits { heard.withLock { $0.heldLimits! } }
+    package var reportedLimits: DockLimits? { limits }
 
     /// The connection is closed and the reading thread joined.
     deinit {
@@ -134,7 +134,7 @@ public final class ProtocolDock: Dock, Sendable {
 
     /// Where the dock pointed at `time` (frame clock), from its reports. A fresh report is asked
     /// for when the last is more than a frame old.
-    public func motion(at time: Double) throws -> MotionState {
+    package func motion(at time: Double) throws -> MotionState {
         idleStop?.contact()
         let now = clock()
         let (state, ask) = try heard.withLock { heard throws -> (MotionState?, Bool) in
@@ -157,7 +157,7 @@ public final class ProtocolDock: Dock, Sendable {
     /// the dock answers only a refusal, later: the first refusal without an id that arrived since
     /// the last command is thrown here. While the dock is undocked nothing is sent: the command is
     /// refused at once with `invalidated`.
-    public func perform(_ command: DockCommand, at time: Double) throws {
+    package func perform(_ command: DockCommand, at time: Double) throws {
         let (refusal, dockTime, _) = try send(command, at: time, answered: nil)
         guard writer.write(command.jsonLine(time: dockTime)) else { throw DockConnectionError("the dock at \(path) hung up") }
         if let refusal { throw refusal }
@@ -167,7 +167,7 @@ public final class ProtocolDock: Dock, Sendable {
     /// dock's answer to that id arrives (`done`: `nil`; an error: the dock's refusal), or with
     /// `notConnected` when the dock hangs up first. Answers are matched by id, never by order: a
     /// refusal of one request can no longer land on the next.
-    public func perform(_ command: DockCommand, at time: Double, answered: @escaping @Sendable (DockError?) -> Void) throws {
+    package func perform(_ command: DockCommand, at time: Double, answered: @escaping @Sendable (DockError?) -> Void) throws {
         let dockTime: Double, id: Int
         do {
             (_, dockTime, id) = try send(command, at: time, answered: answered)
@@ -211,10 +211,10 @@ public final class ProtocolDock: Dock, Sendable {
     }
 
     /// The latency measured from the dock's reports (0.05 s until measured).
-    public var commandLatency: Double { heard.withLock { $0.reported.latency.estimate } }
+    package var commandLatency: Double { heard.withLock { $0.reported.latency.estimate } }
 
     /// The latency samples measured so far (seconds).
-    public var latencySamples: [Double] { heard.withLock { $0.reported.latency.samples } }
+    package var latencySamples: [Double] { heard.withLock { $0.reported.latency.samples } }
 
     /// The reading thread: each message the dock sends, until it hangs up or the socket is shut.
     private static func read(_ fd: Int32, clock: @Sendable () -> Double, into heard: Monitor<Heard>, writer: SocketLineWriter) {

@@ -5,7 +5,7 @@ import Foundation
 /// A pan/tilt dock's motors in simulation: velocity and orientation commands and animations,
 /// limited in range, speed and acceleration, on a clock the caller advances (so a test of a
 /// 10 s motion takes milliseconds and always gives the same answer).
-public struct SimulatedDock: Sendable {
+package struct SimulatedDock: Sendable {
     enum Motion: Sendable {
         case velocity(AngularVelocity)
         case orientation(DockOrientation, speedCap: DockVector)
@@ -13,37 +13,37 @@ public struct SimulatedDock: Sendable {
     }
 
     /// The limits in force: the hardware's, or narrower ones a client set.
-    public private(set) var limits: DockLimits
+    package private(set) var limits: DockLimits
     /// What the motors can do at most; `setLimits` may only narrow these.
-    public let hardwareLimits: DockLimits
-    public private(set) var time: Double
-    public private(set) var position: DockOrientation
-    public private(set) var velocity = AngularVelocity.zero
-    public private(set) var systemTracking = true
-    public private(set) var lastError: DockError?
+    package let hardwareLimits: DockLimits
+    package private(set) var time: Double
+    package private(set) var position: DockOrientation
+    package private(set) var velocity = AngularVelocity.zero
+    package private(set) var systemTracking = true
+    package private(set) var lastError: DockError?
     private var motion = Motion.velocity(.zero)
     private var orientationRate = RateLimiter(maximumPerSecond: 2)
     private var animationRate = RateLimiter(maximumPerSecond: 2)
     /// Integration step (seconds).
-    public var step = 0.002
+    package var step = 0.002
     /// With a value: a velocity not renewed for that many seconds stops (see ``advance(to:)``);
     /// `nil`: motion goes on across any jump, in closed form.
-    public var stopsAfterSilence: Double?
+    package var stopsAfterSilence: Double?
 
-    public init(limits: DockLimits = .standard, position: DockOrientation = .zero, time: Double = 0) {
+    package init(limits: DockLimits = .standard, position: DockOrientation = .zero, time: Double = 0) {
         self.limits = limits
         hardwareLimits = limits
         self.position = limits.clamp(position)
         self.time = time.isFinite ? time : 0
     }
 
-    public var motionState: MotionState { MotionState(time: time, position: position, velocity: velocity, error: lastError) }
+    package var motionState: MotionState { MotionState(time: time, position: position, velocity: velocity, error: lastError) }
 
     /// Whether an animation is playing.
-    public var isAnimating: Bool { if case .animation = motion { true } else { false } }
+    package var isAnimating: Bool { if case .animation = motion { true } else { false } }
 
     /// Where a move to an orientation goes (absolute, within the limits), while it goes there.
-    public var orientationTarget: DockOrientation? {
+    package var orientationTarget: DockOrientation? {
         if case .orientation(let target, _) = motion { target } else { nil }
     }
 
@@ -51,7 +51,7 @@ public struct SimulatedDock: Sendable {
     /// motors took it: speeds and targets within the limits (what a real device behind the
     /// simulation is sent).
     @discardableResult
-    public mutating func apply(_ command: DockCommand, at time: Double) throws(DockError) -> DockCommand {
+    package mutating func apply(_ command: DockCommand, at time: Double) throws(DockError) -> DockCommand {
         advance(to: time)
         do {
             let accepted = try accept(command)
@@ -115,7 +115,7 @@ public struct SimulatedDock: Sendable {
     /// Moves the motors on to `time`. Stretches where every axis moves at a constant speed (or
     /// stands still) are taken in one closed-form step, so a jump of hours (a clock in epoch
     /// seconds, a huge time on the wire) costs no more than one of a second.
-    public mutating func advance(to newTime: Double) {
+    package mutating func advance(to newTime: Double) {
         guard newTime.isFinite else { return }
         // A silence longer than `stopsAfterSilence` (a peer's clock that jumped, a stream that
         // stopped): a velocity is held for that long, as a real dock's idle stop would, then the
@@ -130,7 +130,7 @@ public struct SimulatedDock: Sendable {
 
     /// Seconds a velocity command is carried on without a word from the client, for docks
     /// driven by a peer's clock (docksim, the command stream's model).
-    public static let peerSilence = 1.0
+    package static let peerSilence = 1.0
 
     private mutating func advanceSteadily(to newTime: Double) {
         // However long the jump, at most about 20 000 steps: past 40 s of motion that is not
@@ -258,12 +258,12 @@ public struct SimulatedDock: Sendable {
 }
 
 extension SimulatedDock: Dock {
-    public mutating func motion(at time: Double) -> MotionState {
+    package mutating func motion(at time: Double) -> MotionState {
         advance(to: time)
         return motionState
     }
 
-    public mutating func perform(_ command: DockCommand, at time: Double) throws(DockError) {
+    package mutating func perform(_ command: DockCommand, at time: Double) throws(DockError) {
         try apply(command, at: time)
     }
 }

@@ -10,25 +10,25 @@ import Foundation
 /// stays inside the picture. Zoom heads for ``zoomTarget`` (set by ``ZoomFraming``, or by hand)
 /// smoothly: an exponential approach with time constant ``zoomTimeConstant``, never faster than
 /// ``zoomSpeed`` (in doublings per second).
-public struct VirtualDock: Sendable {
-    public let window: CropWindow
-    public private(set) var motors: SimulatedDock
+package struct VirtualDock: Sendable {
+    package let window: CropWindow
+    package private(set) var motors: SimulatedDock
     /// The speeds and accelerations pan and tilt move at (their ranges come from the zoom).
-    public let speeds: DockLimits
-    public private(set) var zoom: Double
+    package let speeds: DockLimits
+    package private(set) var zoom: Double
     /// Where the zoom is heading (kept within the window's range).
-    public var zoomTarget: Double {
+    package var zoomTarget: Double {
         didSet { zoomTarget = window.clampZoom(zoomTarget) }
     }
     /// Seconds the zoom takes to cover about two thirds of the way to its target.
-    public var zoomTimeConstant = 0.6
+    package var zoomTimeConstant = 0.6
     /// The fastest zoom, in doublings (or halvings) per second.
-    public var zoomSpeed = 0.5
+    package var zoomSpeed = 0.5
     private var zoomTime: Double
 
     /// A window over a picture as `window` says, pan and tilt at `speeds` (their ranges are the
     /// window's), at `zoom`, pointing at the picture's centre.
-    public init(window: CropWindow, speeds: DockLimits = .standard, zoom: Double = 1, time: Double = 0) {
+    package init(window: CropWindow, speeds: DockLimits = .standard, zoom: Double = 1, time: Double = 0) {
         self.window = window
         self.speeds = speeds
         let z = window.clampZoom(zoom)
@@ -43,7 +43,7 @@ public struct VirtualDock: Sendable {
 
     /// Puts the window at `pose` and `zoom` at once, at rest: a cut, for the start of a film
     /// (where nobody has been framed yet and nothing is seen to jump).
-    public mutating func place(at pose: DockOrientation, zoom: Double, time: Double) {
+    package mutating func place(at pose: DockOrientation, zoom: Double, time: Double) {
         let z = window.clampZoom(zoom)
         self.zoom = z
         zoomTarget = z
@@ -56,13 +56,13 @@ public struct VirtualDock: Sendable {
     }
 
     /// The part of the picture (pixels, top-left origin) the dock shows now.
-    public var crop: PixelRect { window.crop(at: motors.position, zoom: zoom) }
+    package var crop: PixelRect { window.crop(at: motors.position, zoom: zoom) }
 
     /// The camera the framing controller aims with now (the window at the present zoom).
-    public var camera: CameraModel { window.camera(at: zoom) }
+    package var camera: CameraModel { window.camera(at: zoom) }
 
     /// Moves pan, tilt and zoom on to `time`.
-    public mutating func advance(to time: Double) {
+    package mutating func advance(to time: Double) {
         guard time.isFinite else { return }
         if time > zoomTime {
             let dt = time - zoomTime
@@ -89,12 +89,12 @@ public struct VirtualDock: Sendable {
 }
 
 extension VirtualDock: Dock {
-    public mutating func motion(at time: Double) -> MotionState {
+    package mutating func motion(at time: Double) -> MotionState {
         advance(to: time)
         return motors.motionState
     }
 
-    public mutating func perform(_ command: DockCommand, at time: Double) throws(DockError) {
+    package mutating func perform(_ command: DockCommand, at time: Double) throws(DockError) {
         advance(to: time)
         try motors.apply(command, at: time)
         // A client's limits may narrow the speeds; the ranges stay the window's.

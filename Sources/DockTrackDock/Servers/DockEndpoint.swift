@@ -5,7 +5,7 @@ import Foundation
 /// What answers the dock protocol behind a ``DockSocketServer``: a dock (``DockSession``: the
 /// simulator, or a device bridged through it), or a tracker in front of a dock (`docktrack
 /// track --serve`). Pure logic on the server's clock; the server owns the sockets.
-public protocol DockEndpoint {
+package protocol DockEndpoint {
     /// Whether a client has opened the session (said hello or sent a request).
     var hasSession: Bool { get }
     /// Whether the client may hold a session now (a dock with the phone taken off: no).
@@ -31,33 +31,33 @@ public protocol DockEndpoint {
 }
 
 extension DockEndpoint {
-    public mutating func traceComingToRest(after time: Double, to trace: OutputFile?) throws(OutputFile.CannotWrite) {}
+    package mutating func traceComingToRest(after time: Double, to trace: OutputFile?) throws(OutputFile.CannotWrite) {}
 }
 
 extension DockEndpoint {
     /// Answers one request line received at `time`. Every line gets its answers here; a
     /// malformed one gets an error naming its line number.
-    public mutating func handle(_ text: String, at time: Double) -> [String] {
+    package mutating func handle(_ text: String, at time: Double) -> [String] {
         handle(DockRequest.parse(.line(text)), at: time)
     }
 
     /// Answers one framed item of the byte stream: a line, or one too long to read.
-    public mutating func handle(_ item: LineFramer.Item, at time: Double) -> [String] {
+    package mutating func handle(_ item: LineFramer.Item, at time: Double) -> [String] {
         handle(DockRequest.parse(item), at: time)
     }
 }
 
 extension DockSession: DockEndpoint {
-    public mutating func pendingLines() -> [String] { [] }
+    package mutating func pendingLines() -> [String] { [] }
 
-    public mutating func sessionEnded(at time: Double) -> String {
+    package mutating func sessionEnded(at time: Double) -> String {
         _ = handle(.success(DockRequest(kind: .command(.setAngularVelocity(.zero)))), at: time)
         closeSession()
         return "session closed; dock stopped"
     }
 
     /// Lines every 50 ms of the dock's time until it is still (at most 3 s).
-    public mutating func traceComingToRest(after time: Double, to trace: OutputFile?) throws(OutputFile.CannotWrite) {
+    package mutating func traceComingToRest(after time: Double, to trace: OutputFile?) throws(OutputFile.CannotWrite) {
         guard trace != nil else { return }
         var t = time
         while dock.velocity != .zero && t < time + 3 {

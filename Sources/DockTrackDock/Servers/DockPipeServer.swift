@@ -8,23 +8,23 @@ import Glibc
 /// stdin → session → stdout, on the requests' own clock. The replies to each request are
 /// written (not buffered) before the next is read, so a program talking to docksim over pipes
 /// gets its answers at once.
-public struct DockPipeServer {
-    public private(set) var session: DockSession
+package struct DockPipeServer {
+    package private(set) var session: DockSession
     let trace: OutputFile?
     let input: Int32
     let output: Int32
 
     /// What a run did.
-    public struct Summary: Sendable {
-        public var requests: Int
-        public var errors: Int
+    package struct Summary: Sendable {
+        package var requests: Int
+        package var errors: Int
         /// Whether the output was closed before the input ended.
-        public var outputClosed: Bool
+        package var outputClosed: Bool
         /// The trace that could not be written (the run ended there).
-        public var traceError: OutputFile.CannotWrite?
+        package var traceError: OutputFile.CannotWrite?
     }
 
-    public init(session: DockSession, trace: OutputFile?, input: Int32 = STDIN_FILENO, output: Int32 = STDOUT_FILENO) {
+    package init(session: DockSession, trace: OutputFile?, input: Int32 = STDIN_FILENO, output: Int32 = STDOUT_FILENO) {
         self.session = session
         self.trace = trace
         self.input = input
@@ -33,7 +33,7 @@ public struct DockPipeServer {
 
     /// Serves until the input ends, the output is closed or `stopped` says so (docksim: a
     /// signal); the dock is left still and the last motion state and battery go out at the end.
-    public mutating func serve(stopped: (() -> Bool)? = nil) -> Summary {
+    package mutating func serve(stopped: (() -> Bool)? = nil) -> Summary {
         var time = 0.0, requests = 0
         var output = true
         var traceError: OutputFile.CannotWrite?

@@ -14,36 +14,36 @@ import Glibc
 /// output buffer written as the client reads, a client more than ``maximumPendingOutput``
 /// bytes behind is dropped with a log line, a hung-up client is closed (never a SIGPIPE), and
 /// lines are framed in linear time with a maximum length.
-public struct DockSocketServer<Endpoint: DockEndpoint> {
-    public let path: String
-    public private(set) var session: Endpoint
+package struct DockSocketServer<Endpoint: DockEndpoint> {
+    package let path: String
+    package private(set) var session: Endpoint
     let trace: OutputFile?
     let stateInterval: Double
     let duration: Double?
     /// Where the server's log lines go (docksim: stderr).
     let log: @Sendable (String) -> Void
     /// A client this far behind in reading its replies and motion states is dropped.
-    public var maximumPendingOutput = 1 << 20
+    package var maximumPendingOutput = 1 << 20
     /// Connections beyond this many are told so and closed.
-    public var maximumClients = 64
+    package var maximumClients = 64
     /// A connection that has sent no whole line this many seconds after connecting is closed:
     /// idle peers cannot hold the connection slots (64 silent ones locked every client out).
-    public var silenceAllowed = 5.0
+    package var silenceAllowed = 5.0
     /// With every slot taken, a new connection takes the place of the one that has been silent
     /// longest, once it has been silent this many seconds (a real client says hello at once):
     /// 64 silent peers that reconnected as soon as they were closed kept every client out.
-    public var silenceBeforeMakingRoom = 1.0
+    package var silenceBeforeMakingRoom = 1.0
     /// A client without the session that sends this many lines that are not requests is closed
     /// (each is answered with an error first; the session's owner is only answered).
-    public var malformedAllowed = 8
+    package var malformedAllowed = 8
     /// Lines a second a client without the session may send (and twice as many at once): beyond
     /// that its lines wait in its own buffer and its socket is not read, so a flooder slows only
     /// itself (the owner is never held back).
-    public var linesPerSecondAllowed = 20.0
+    package var linesPerSecondAllowed = 20.0
     /// Bytes of input held for a client without the session: it is not read while it has this
     /// much waiting, and is closed when that much holds no whole line (a request is a few
     /// hundred bytes; the owner may send lines up to LineFramer's maximum).
-    public var maximumPendingInput = 1 << 16
+    package var maximumPendingInput = 1 << 16
     /// Seconds on the monotonic clock: the simulation's time and the pauses run on it.
     let clock: @Sendable () -> Double
 
@@ -53,7 +53,7 @@ public struct DockSocketServer<Endpoint: DockEndpoint> {
     /// Serves `session` at `path`; motion states to the session's owner every `stateInterval`
     /// seconds; stops after `duration` seconds when given or when `stopped` says so (docksim:
     /// on SIGINT or SIGTERM; the server leaves a program's signals alone).
-    public init(path: String, session: Endpoint, trace: OutputFile?, stateInterval: Double, duration: Double?,
+    package init(path: String, session: Endpoint, trace: OutputFile?, stateInterval: Double, duration: Double?,
                 stopped: @escaping @Sendable () -> Bool = { false },
                 clock: @escaping @Sendable () -> Double = MonotonicClock.now, log: @escaping @Sendable (String) -> Void) {
         self.stopped = stopped
@@ -97,13 +97,13 @@ public struct DockSocketServer<Endpoint: DockEndpoint> {
         }
     }
 
-    public mutating func serve() throws(SocketError) {
+    package mutating func serve() throws(SocketError) {
         try serve(on: try ListeningSocket(path: path))
     }
 
     /// Serves on a socket bound already (a program that must know at once whether the path can
     /// be served: `track --serve`); removes it at the end.
-    public mutating func serve(on listening: ListeningSocket) throws(SocketError) {
+    package mutating func serve(on listening: ListeningSocket) throws(SocketError) {
 
         defer { listening.remove() }
         log("serving \(DockSession.protocolName) on \(listening.path)")

@@ -4,15 +4,15 @@ import Foundation
 /// An event the simulator plays at a set time: `{"at":2.0,"event":"button","id":1,"pressed":true}`,
 /// `undocked`, `docked`, `cameraShutter`, `cameraFlip`, `cameraZoom` (`factor`), `charging` (`enabled`),
 /// `trackingButton` (`enabled`).
-public struct ScriptedEvent: Sendable, Equatable, Decodable {
-    public var at: Double
-    public var event: String
-    public var id: Int?
-    public var pressed: Bool?
-    public var factor: Double?
-    public var enabled: Bool?
+package struct ScriptedEvent: Sendable, Equatable, Decodable {
+    package var at: Double
+    package var event: String
+    package var id: Int?
+    package var pressed: Bool?
+    package var factor: Double?
+    package var enabled: Bool?
 
-    public init(at: Double, event: String, id: Int? = nil, pressed: Bool? = nil, factor: Double? = nil, enabled: Bool? = nil) {
+    package init(at: Double, event: String, id: Int? = nil, pressed: Bool? = nil, factor: Double? = nil, enabled: Bool? = nil) {
         self.at = at
         self.event = event
         self.id = id
@@ -37,37 +37,37 @@ public struct ScriptedEvent: Sendable, Equatable, Decodable {
 ///   the same id first (`{"id":7,"type":"error",…}`), and a command with an id the dock took is
 ///   answered `{"id":7,"type":"done","command":"setOrientation","time":12.5}` (a move says when
 ///   it began on the dock's clock).
-public struct DockSession {
-    public static let protocolName = DockProtocol.name
+package struct DockSession {
+    package static let protocolName = DockProtocol.name
 
-    public var identity: AccessoryIdentity
+    package var identity: AccessoryIdentity
     /// What the dock can do, as its hello says: the simulated dock's, or with `hardware` what
     /// that device has (a PTZ camera has no battery, buttons or animations).
-    public var capabilities: [DockCapability] { hardware?.capabilities ?? Self.simulatedCapabilities }
-    public static let simulatedCapabilities: [DockCapability] = [.pan, .tilt, .battery, .buttons, .animations, .systemTracking]
-    public private(set) var dock: SimulatedDock
+    package var capabilities: [DockCapability] { hardware?.capabilities ?? Self.simulatedCapabilities }
+    package static let simulatedCapabilities: [DockCapability] = [.pan, .tilt, .battery, .buttons, .animations, .systemTracking]
+    package private(set) var dock: SimulatedDock
     /// The dock's batteries, the one that drives the motors first.
-    public private(set) var batteries: [BatteryState]
+    package private(set) var batteries: [BatteryState]
     /// The battery that drives the motors.
-    public var battery: BatteryState { batteries[0] }
+    package var battery: BatteryState { batteries[0] }
     /// Whether the dock's own tracking button works (DockKit's `trackingButtonEnabled`); a
     /// script's `trackingButton` event switches it.
-    public private(set) var trackingButtonEnabled = true
+    package private(set) var trackingButtonEnabled = true
     /// A real PTZ device the session drives too (VISCA, UVC): every command the simulated
     /// motors accept is sent on, and motion states report the device's own position.
-    public var hardware: (any DockHardware)?
+    package var hardware: (any DockHardware)?
     /// Whether the phone (the client) sits on the dock. Commands while undocked are refused
     /// with `invalidated`; the client says hello again after `docked`.
-    public private(set) var isDocked = true
+    package private(set) var isDocked = true
     /// Whether the client has said hello since the last (re)docking. A one-way pipe may send
     /// commands without hello: the first command opens the session implicitly.
-    public private(set) var hasSession = false
+    package private(set) var hasSession = false
     private var lineNumber = 0
     /// Error replies sent so far.
-    public private(set) var errorCount = 0
+    package private(set) var errorCount = 0
     private var script: [ScriptedEvent]
 
-    public init(identity: AccessoryIdentity, dock: SimulatedDock = SimulatedDock(), battery: BatteryState = BatteryState(),
+    package init(identity: AccessoryIdentity, dock: SimulatedDock = SimulatedDock(), battery: BatteryState = BatteryState(),
                 otherBatteries: [BatteryState] = [], script: [ScriptedEvent] = []) {
         self.identity = identity
         self.dock = dock
@@ -79,12 +79,12 @@ public struct DockSession {
 
     /// The client holding the session left: the next client must say hello (or send a command)
     /// to open it again.
-    public mutating func closeSession() { hasSession = false }
+    package mutating func closeSession() { hasSession = false }
 
     /// Moves the simulation on to `time` and returns the events that happened on the way,
     /// with a battery's state whenever it is news (``BatteryState/isNews(after:)``: a percent
     /// drained or charged, low battery, charging begun or ended).
-    public mutating func advance(to time: Double) -> [String] {
+    package mutating func advance(to time: Double) -> [String] {
         var out: [String] = []
         while let next = script.first, next.at <= time {
             script.removeFirst()
@@ -140,7 +140,7 @@ public struct DockSession {
     /// Answers one request (already parsed, or the error its parsing gave; nil for a blank
     /// line) received at `time`. The answers to a request with an `id` carry it, and a command
     /// with an `id` that the dock took is answered `{"id":…,"type":"done","command":…}`.
-    public mutating func handle(_ parsed: Result<DockRequest, DockRequest.Failure>?, at time: Double) -> [String] {
+    package mutating func handle(_ parsed: Result<DockRequest, DockRequest.Failure>?, at time: Double) -> [String] {
         lineNumber += 1
         let out = advance(to: time)
         let request: DockRequest
@@ -153,7 +153,7 @@ public struct DockSession {
     }
 
     /// A state line per battery; none for a dock without a battery (a PTZ camera).
-    public var batteryLines: [String] { capabilities.contains(.battery) ? batteries.map(\.jsonLine) : [] }
+    package var batteryLines: [String] { capabilities.contains(.battery) ? batteries.map(\.jsonLine) : [] }
 
     /// The answers to one request, without its id.
     private mutating func answer(_ request: DockRequest, at time: Double) -> [String] {
@@ -208,7 +208,7 @@ public struct DockSession {
 
     /// `{"type":"motionState","time":…,"position":{…},"velocity":{…}}`, plus `"error"` when the
     /// last command failed.
-    public func motionStateLine() -> String {
+    package func motionStateLine() -> String {
         let position = (try? hardware?.orientation()) ?? dock.position
         return MotionState(time: dock.time, position: position, velocity: dock.velocity, error: dock.lastError).jsonLine
     }
@@ -221,7 +221,7 @@ public struct DockSession {
     /// `{"type":"hello","protocol":…,"accessory":{…},"capabilities":[…],"docked":true,"trackingButtonEnabled":true,
     /// "limits":{…},"dockLimits":{…}}`: `limits` those in force, `dockLimits` the dock's own (what
     /// `setLimits` may narrow).
-    public static func helloLine(_ identity: AccessoryIdentity, capabilities: [DockCapability], docked: Bool, trackingButtonEnabled: Bool,
+    package static func helloLine(_ identity: AccessoryIdentity, capabilities: [DockCapability], docked: Bool, trackingButtonEnabled: Bool,
                                  limits: DockLimits, dockLimits: DockLimits) -> String {
         var line = JSONLine()
         line.add("type", "hello")
@@ -239,7 +239,7 @@ public struct DockSession {
 
     /// `{"type":"limits","time":…,"limits":{…},"dockLimits":{…}}`: the limits in force, and the
     /// dock's own.
-    public static func limitsLine(_ limits: DockLimits, dockLimits: DockLimits, time: Double) -> String {
+    package static func limitsLine(_ limits: DockLimits, dockLimits: DockLimits, time: Double) -> String {
         var line = JSONLine()
         line.add("time", time, digits: 3)
         line.add("type", "limits")
@@ -255,7 +255,7 @@ public struct DockSession {
 
     /// `{"type":"error","code":…,"message":…,"line":7}`: the error answering request line
     /// `line` of the session (without its id: ``DockAnswer`` adds it).
-    public static func errorLine(_ error: DockError, line number: Int? = nil) -> String {
+    package static func errorLine(_ error: DockError, line number: Int? = nil) -> String {
         var line = JSONLine()
         line.add("type", "error")
         line.add("code", error.code)
@@ -269,7 +269,7 @@ public struct DockSession {
     /// (`"time":…`), the start of its progress; a move to an orientation says where it goes
     /// (`"target":{…}`: absolute, within the limits; a relative move's from where the dock was
     /// when it took it).
-    public static func doneLine(_ command: String, movingAt time: Double? = nil, target: DockOrientation? = nil) -> String {
+    package static func doneLine(_ command: String, movingAt time: Double? = nil, target: DockOrientation? = nil) -> String {
         var done = JSONLine()
         done.add("type", "done")
         done.add("command", command)

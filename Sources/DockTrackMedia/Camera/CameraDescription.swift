@@ -6,32 +6,32 @@ import Glibc
 #endif
 
 /// What a V4L2 node says about itself: identity, formats and sizes, pan/tilt/zoom controls.
-public struct CameraDescription: Sendable, Equatable, Codable {
-    public struct Format: Sendable, Equatable, Codable {
-        public var pixelFormat: FourCC
-        public var name: String
-        public var compressed: Bool
+package struct CameraDescription: Sendable, Equatable, Codable {
+    package struct Format: Sendable, Equatable, Codable {
+        package var pixelFormat: FourCC
+        package var name: String
+        package var compressed: Bool
         /// Discrete sizes with their frame rates; for a stepwise range, its smallest and largest.
-        public var sizes: [SizeOption]
+        package var sizes: [SizeOption]
     }
 
-    public struct SizeOption: Sendable, Equatable, Codable {
-        public var width: Int
-        public var height: Int
+    package struct SizeOption: Sendable, Equatable, Codable {
+        package var width: Int
+        package var height: Int
         /// Frames per second offered at this size (discrete intervals), largest first.
-        public var framesPerSecond: [Double]
-        public var size: ImageSize { ImageSize(width: width, height: height) }
+        package var framesPerSecond: [Double]
+        package var size: ImageSize { ImageSize(width: width, height: height) }
     }
 
-    public var path: String
-    public var driver: String
-    public var card: String
-    public var busInfo: String
-    public var capturesVideo: Bool
-    public var streams: Bool
-    public var formats: [Format]
+    package var path: String
+    package var driver: String
+    package var card: String
+    package var busInfo: String
+    package var capturesVideo: Bool
+    package var streams: Bool
+    package var formats: [Format]
     /// The UVC pan/tilt/zoom controls present, with their ranges (see ``UVCDock``).
-    public var controls: [String: [Int32]]
+    package var controls: [String: [Int32]]
 }
 
 extension CameraDescription {
@@ -39,7 +39,7 @@ extension CameraDescription {
     /// "formats":[{"pixelFormat":"YUYV","name":…,"compressed":false,"sizes":[{"width":640,"height":480,
     /// "framesPerSecond":[30.0,15.0]}]}],"controls":{"pan_absolute":[-36000,36000]}}` (decodable as
     /// a `CameraDescription`).
-    public var jsonLine: String {
+    package var jsonLine: String {
         var line = JSONLine()
         line.add("path", path)
         line.add("driver", driver)

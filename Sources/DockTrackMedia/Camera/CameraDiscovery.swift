@@ -7,11 +7,11 @@ import Glibc
 
 /// Finds cameras: V4L2 nodes /dev/video0...63 that open (tried by opening, not by listing /dev,
 /// so emulated nodes are found too).
-public enum CameraDiscovery {
-    public static let candidatePaths = (0..<64).map { "/dev/video\($0)" }
+package enum CameraDiscovery {
+    package static let candidatePaths = (0..<64).map { "/dev/video\($0)" }
 
     /// Descriptions of the nodes among `paths` that open and answer QUERYCAP.
-    public static func describe(paths: [String] = candidatePaths) -> [Result<CameraDescription, CameraError>] {
+    package static func describe(paths: [String] = candidatePaths) -> [Result<CameraDescription, CameraError>] {
         paths.compactMap { path in
             let device: V4L2DeviceFile
             do throws(V4L2Error) { device = try V4L2DeviceFile(path: path) } catch {
@@ -25,7 +25,7 @@ public enum CameraDiscovery {
     }
 
     /// Whether `path` names a V4L2 device node rather than a file.
-    public static func isDevicePath(_ path: String) -> Bool {
+    package static func isDevicePath(_ path: String) -> Bool {
         path.hasPrefix("/dev/video") || path.hasPrefix("/dev/v4l/")
     }
 }

@@ -8,9 +8,9 @@ import Foundation
 /// capture clock; ``nextFrame()`` hands out the newest and counts the ones passed over, as a
 /// V4L2 camera does. A stream that breaks or goes silent is an error ``ReconnectingCamera``
 /// waits out.
-public final class NetworkStream {
+package final class NetworkStream {
     /// Whether `text` names a network stream rather than a file: a URL scheme other than `file`.
-    public static func isURL(_ text: String) -> Bool {
+    package static func isURL(_ text: String) -> Bool {
         guard let range = text.range(of: "://"), range.lowerBound > text.startIndex else { return false }
         let scheme = text[..<range.lowerBound]
         return scheme.lowercased() != "file" && scheme.allSatisfy { $0.isLetter || $0.isNumber || "+-.".contains($0) }
@@ -18,11 +18,11 @@ public final class NetworkStream {
 
     /// The URL as given (credentials included); ``info``'s name and every message carry it
     /// with the password hidden.
-    public let url: String
-    public let info: MediaInfo
-    public let clockOrigin: Double
+    package let url: String
+    package let info: MediaInfo
+    package let clockOrigin: Double
     /// Seconds ``nextFrame()`` waits for a frame before the stream counts as silent.
-    public let frameTimeout: Double
+    package let frameTimeout: Double
     private let slot = Monitor(Slot())
     private var delivered = 0
     /// Reads and decodes the stream until ``stop()``; alone uses and frees the decoder.
@@ -38,7 +38,7 @@ public final class NetworkStream {
     }
 
     /// `url` with the password of its user information replaced by `***`.
-    public static func redacted(_ url: String) -> String {
+    package static func redacted(_ url: String) -> String {
         guard let scheme = url.range(of: "://"), let at = url[scheme.upperBound...].firstIndex(of: "@") else { return url }
         let user = url[scheme.upperBound..<at]
         guard !user.contains("/"), let colon = user.firstIndex(of: ":") else { return url }
@@ -47,7 +47,7 @@ public final class NetworkStream {
 
     /// Connects to `url` and starts reading. Throws ``CameraError/unreachable(url:reason:)`` when
     /// nothing FFmpeg can decode answers within `openTimeout` seconds.
-    public init(url: String, openTimeout: Double = 5, frameTimeout: Double = 5,
+    package init(url: String, openTimeout: Double = 5, frameTimeout: Double = 5,
                 clock: @escaping @Sendable () -> Double = MonotonicClock.now, clockOrigin: Double? = nil) throws(CameraError) {
         self.url = url
         let name = Self.redacted(url)
@@ -86,13 +86,13 @@ public final class NetworkStream {
     deinit { stop() }
 
     /// Frames decoded but passed over for newer ones.
-    public var droppedFrames: Int { slot.withLock { $0.passedOver } }
+    package var droppedFrames: Int { slot.withLock { $0.passedOver } }
 
     /// The newest frame not handed out yet, waiting up to ``frameTimeout`` for one; `nil` after
     /// ``stop()``. Throws ``CameraError/disconnected(path:framesRead:)`` when the stream broke
     /// or ended (a live stream has no normal end) and ``CameraError/noFrames(path:seconds:framesRead:)``
     /// when it went silent.
-    public func nextFrame() throws(FrameSourceError) -> Frame? {
+    package func nextFrame() throws(FrameSourceError) -> Frame? {
         enum Taken { case frame(Image, Double), stopped, failed, silent }
         let taken = slot.withLock(waitingFor: { $0.newest != nil || $0.failure != nil || $0.stopping },
                                   until: Date(timeIntervalSinceNow: frameTimeout)) { slot, ready -> Taken in
@@ -114,7 +114,7 @@ public final class NetworkStream {
     /// Stops reading and waits until the reading thread has ended (its current read returns with
     /// the next frame, or fails within the frame timeout): a process that exits while the thread
     /// is inside FFmpeg crashes in its static destructors.
-    public func stop() {
+    package func stop() {
         slot.withLock { $0.stopping = true }
         reading.join()
     }

@@ -11,18 +11,18 @@ import Glibc
 /// The newest frame wins: each ``nextFrame()`` takes every buffer the driver has filled, keeps the
 /// latest, and gives the older ones straight back, so a slow consumer sees fresh frames and never
 /// a queue (the frames passed over are counted in ``droppedFrames``).
-public final class V4L2Camera: FrameSource {
-    public let device: any V4L2Device
-    public let description: CameraDescription
+package final class V4L2Camera: FrameSource {
+    package let device: any V4L2Device
+    package let description: CameraDescription
     /// The format the camera delivers (as set, after the driver's adjustments).
-    public let pixelFormat: FourCC
-    public let info: MediaInfo
+    package let pixelFormat: FourCC
+    package let info: MediaInfo
     /// The monotonic time frame times count from (seconds): ``Frame/time`` is capture time minus this.
-    public let clockOrigin: Double
+    package let clockOrigin: Double
     /// Frames delivered so far.
-    public private(set) var framesRead = 0
+    package private(set) var framesRead = 0
     /// Frames the camera captured that were passed over for a newer one, or lost by the driver.
-    public private(set) var droppedFrames = 0
+    package private(set) var droppedFrames = 0
 
     private var format: v4l2_format
     private var buffers: [(address: UnsafeMutableRawPointer, length: Int)] = []
@@ -36,7 +36,7 @@ public final class V4L2Camera: FrameSource {
     private var path: String { device.name }
 
     /// Opens the camera at `path` and starts streaming.
-    public convenience init(path: String, settings: CameraSettings = CameraSettings(), clockOrigin: Double? = nil) throws(CameraError) {
+    package convenience init(path: String, settings: CameraSettings = CameraSettings(), clockOrigin: Double? = nil) throws(CameraError) {
         let device: V4L2DeviceFile
         do { device = try V4L2DeviceFile(path: path) } catch { throw CameraError.from(error, path: path) }
         try self.init(device: device, settings: settings, clockOrigin: clockOrigin)
@@ -44,7 +44,7 @@ public final class V4L2Camera: FrameSource {
 
     /// Sets `device` up as `settings` ask and starts streaming. `clock` is the monotonic clock
     /// (injected for tests); `clockOrigin` defaults to now.
-    public init(device: any V4L2Device, settings: CameraSettings = CameraSettings(), clockOrigin: Double? = nil,
+    package init(device: any V4L2Device, settings: CameraSettings = CameraSettings(), clockOrigin: Double? = nil,
                 clock: @escaping @Sendable () -> Double = MonotonicClock.now) throws(CameraError) {
         let path = device.name
         self.device = device
@@ -169,7 +169,7 @@ public final class V4L2Camera: FrameSource {
 
     /// Stops streaming and gives the buffers back; the camera is free for another program.
     /// Later ``nextFrame()`` calls return `nil`.
-    public func stop() {
+    package func stop() {
         if streaming {
             var type = Int32(CameraQuery.captureType)
             _ = try? device.perform(.streamOff, &type)
@@ -193,9 +193,9 @@ public final class V4L2Camera: FrameSource {
     }
 
     /// How often a camera that sends nothing is checked for having gone away (seconds).
-    public static let lossCheckInterval = 0.5
+    package static let lossCheckInterval = 0.5
 
-    public func nextFrame() throws(FrameSourceError) -> Frame? {
+    package func nextFrame() throws(FrameSourceError) -> Frame? {
         do {
             return try newestFrame()
         } catch {

@@ -9,7 +9,7 @@ import Glibc
 /// A V4L2 device as DockTrack sees it: ioctls, buffer mapping and waiting for a frame. The real
 /// node is ``V4L2DeviceFile``; tests put a fake here. Every ioctl goes through
 /// ``V4L2Device/perform(_:_:)``, which retries EINTR and turns errno into a ``V4L2Error``.
-public protocol V4L2Device: AnyObject {
+package protocol V4L2Device: AnyObject {
     /// The device's name for messages (its path).
     var name: String { get }
     /// The file descriptor when there is one (libv4lconvert reads USB ids through it), else -1.
@@ -107,7 +107,7 @@ public struct V4L2Error: Error, Sendable, Equatable, CustomStringConvertible {
         self.code = code
     }
 
-    public init(_ request: V4L2Request, code: Int32) {
+    package init(_ request: V4L2Request, code: Int32) {
         self.init(call: request.rawValue, code: code)
     }
 
@@ -128,7 +128,7 @@ public struct V4L2Error: Error, Sendable, Equatable, CustomStringConvertible {
 extension V4L2Device {
     /// The ioctl `request` on `argument`, retried while interrupted (EINTR); a failure throws the
     /// errno as a ``V4L2Error``. The one way DockTrack talks to a V4L2 device.
-    public func perform<Argument>(_ request: V4L2Request, _ argument: inout Argument) throws(V4L2Error) {
+    package func perform<Argument>(_ request: V4L2Request, _ argument: inout Argument) throws(V4L2Error) {
         let code = withUnsafeMutableBytes(of: &argument) { retryingIoctl(request.number, $0.baseAddress!) }
         if code != 0 { throw V4L2Error(request, code: code) }
     }
@@ -148,12 +148,12 @@ extension V4L2Device {
 
 /// A V4L2 device node, opened read-write and non-blocking through libc (so PipeWire's
 /// `pw-v4l2` emulation, which intercepts open/ioctl/mmap, sees every call).
-public final class V4L2DeviceFile: V4L2Device {
-    public let name: String
-    public let fileDescriptor: Int32
+package final class V4L2DeviceFile: V4L2Device {
+    package let name: String
+    package let fileDescriptor: Int32
 
     /// Opens `path`. The path is not checked with stat first: an emulated node has no file.
-    public init(path: String) throws(V4L2Error) {
+    package init(path: String) throws(V4L2Error) {
         name = path
         fileDescriptor = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC)
         guard fileDescriptor >= 0 else { throw V4L2Error(call: "open", code: errno) }
@@ -161,21 +161,21 @@ public final class V4L2DeviceFile: V4L2Device {
 
     deinit { close(fileDescriptor) }
 
-    public func ioctl(_ request: UInt, _ arg: UnsafeMutableRawPointer) -> Int32 {
+    package func ioctl(_ request: UInt, _ arg: UnsafeMutableRawPointer) -> Int32 {
         cv4l2_ioctl(fileDescriptor, request, arg)
     }
 
-    public func map(length: Int, offset: Int) -> Result<UnsafeMutableRawPointer, V4L2Error> {
+    package func map(length: Int, offset: Int) -> Result<UnsafeMutableRawPointer, V4L2Error> {
         let address = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_SHARED, fileDescriptor, off_t(offset))
         guard let address, address != MAP_FAILED else { return .failure(V4L2Error(call: "mmap", code: errno)) }
         return .success(address)
     }
 
-    public func unmap(_ address: UnsafeMutableRawPointer, length: Int) {
+    package func unmap(_ address: UnsafeMutableRawPointer, length: Int) {
         munmap(address, length)
     }
 
-    public func waitReadable(timeout: Double) -> V4L2Readiness {
+    package func waitReadable(timeout: Double) -> V4L2Readiness {
         var descriptors = [pollfd(fd: fileDescriptor, events: Int16(POLLIN), revents: 0)]
         let ready: Int
         do {

@@ -35,7 +35,7 @@ extension FrameSelection {
     /// Calls `body` with each selected frame of `source`, skipping the others without
     /// converting their pixels, until the selection or the source ends, or `stopping` says so
     /// (asked before each frame is read: a live run's Ctrl-C or time limit).
-    public func forEachFrame(of source: inout some FrameSource, _ body: (Frame) throws -> Void,
+    package func forEachFrame(of source: inout some FrameSource, _ body: (Frame) throws -> Void,
                              stopping: () -> Bool = { false }) throws {
         var index = 0
         while !isFinished(at: index) && !stopping() {

@@ -6,13 +6,13 @@ import CDockCV
 ///
 /// Frame times are `index / fps`: the container's frame rate, since FFmpeg's position
 /// property is unreliable for some files (0 for every frame of some mp4 and avi files).
-public final class VideoFileSource: FrameSource {
-    public let info: MediaInfo
+package final class VideoFileSource: FrameSource {
+    package let info: MediaInfo
     private let capture: OpaquePointer
     private var nextIndex = 0
 
     /// Opens the video at `path`; throws when it is missing or FFmpeg cannot decode it.
-    public init(path: String) throws(FrameSourceError) {
+    package init(path: String) throws(FrameSourceError) {
         OutputFile.registerInput(path)
         var status = dcv_status()
         guard let capture = dcv_capture_open(path, &status) else {
@@ -29,7 +29,7 @@ public final class VideoFileSource: FrameSource {
 
     deinit { dcv_capture_destroy(capture) }
 
-    public func nextFrame() throws(FrameSourceError) -> Frame? {
+    package func nextFrame() throws(FrameSourceError) -> Frame? {
         let image = Image()
         var status = dcv_status()
         let result = dcv_capture_read(capture, image.handle, nil, &status)
@@ -38,7 +38,7 @@ public final class VideoFileSource: FrameSource {
         return Frame(index: nextIndex, time: time(of: nextIndex), image: image)
     }
 
-    public func skipFrame() throws(FrameSourceError) -> Bool {
+    package func skipFrame() throws(FrameSourceError) -> Bool {
         var status = dcv_status()
         let result = dcv_capture_skip(capture, &status)
         guard try handle(result, status) else { return false }
@@ -47,7 +47,7 @@ public final class VideoFileSource: FrameSource {
     }
 
     /// Seconds from the start of the video for frame `index`.
-    public func time(of index: Int) -> Double {
+    package func time(of index: Int) -> Double {
         guard let fps = info.framesPerSecond else { return 0 }
         return Double(index) / fps
     }
@@ -76,11 +76,11 @@ public final class VideoFileSource: FrameSource {
 }
 
 /// A still image as a source of exactly one frame (index 0, time 0).
-public final class ImageFileSource: FrameSource {
-    public let info: MediaInfo
+package final class ImageFileSource: FrameSource {
+    package let info: MediaInfo
     private var image: Image?
 
-    public init(path: String) throws(FrameSourceError) {
+    package init(path: String) throws(FrameSourceError) {
         OutputFile.registerInput(path)
         do {
             let image = try Image(contentsOf: path)
@@ -92,7 +92,7 @@ public final class ImageFileSource: FrameSource {
         }
     }
 
-    public func nextFrame() throws(FrameSourceError) -> Frame? {
+    package func nextFrame() throws(FrameSourceError) -> Frame? {
         guard let image else { return nil }
         self.image = nil
         return Frame(index: 0, time: 0, image: image)
@@ -100,21 +100,21 @@ public final class ImageFileSource: FrameSource {
 }
 
 /// Frames held in memory: a test double, and a way to repeat a still picture as a sequence.
-public struct FrameSequenceSource: FrameSource {
-    public let info: MediaInfo
+package struct FrameSequenceSource: FrameSource {
+    package let info: MediaInfo
     private var images: [Image]
     private var nextIndex = 0
     private let framesPerSecond: Double
 
     /// Plays `images` in order at `framesPerSecond`.
-    public init(name: String = "memory", images: [Image], framesPerSecond: Double = 30) {
+    package init(name: String = "memory", images: [Image], framesPerSecond: Double = 30) {
         self.images = images
         self.framesPerSecond = framesPerSecond
         let size = images.first?.size ?? ImageSize(width: 0, height: 0)
         info = MediaInfo(name: name, kind: .synthetic, size: size, framesPerSecond: framesPerSecond, frameCount: images.count)
     }
 
-    public mutating func nextFrame() throws(FrameSourceError) -> Frame? {
+    package mutating func nextFrame() throws(FrameSourceError) -> Frame? {
         guard nextIndex < images.count else { return nil }
         defer { nextIndex += 1 }
         return Frame(index: nextIndex, time: Double(nextIndex) / framesPerSecond, image: images[nextIndex])

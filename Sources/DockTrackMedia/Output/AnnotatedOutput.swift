@@ -4,34 +4,34 @@ import CDockCV
 import Foundation
 
 /// A colour as OpenCV takes it.
-public struct BGR: Sendable, Equatable {
-    public var blue: Int, green: Int, red: Int
-    public init(blue: Int, green: Int, red: Int) {
+package struct BGR: Sendable, Equatable {
+    package var blue: Int, green: Int, red: Int
+    package init(blue: Int, green: Int, red: Int) {
         self.blue = blue
         self.green = green
         self.red = red
     }
 
-    public static let faceGreen = BGR(blue: 60, green: 220, red: 60)
-    public static let bodyBlue = BGR(blue: 255, green: 140, red: 40)
-    public static let objectYellow = BGR(blue: 0, green: 220, red: 255)
-    public static let white = BGR(blue: 255, green: 255, red: 255)
-    public static let black = BGR(blue: 0, green: 0, red: 0)
+    package static let faceGreen = BGR(blue: 60, green: 220, red: 60)
+    package static let bodyBlue = BGR(blue: 255, green: 140, red: 40)
+    package static let objectYellow = BGR(blue: 0, green: 220, red: 255)
+    package static let white = BGR(blue: 255, green: 255, red: 255)
+    package static let black = BGR(blue: 0, green: 0, red: 0)
 }
 
 /// Draws on a copy of a frame: boxes with labels, in the frame's own pixels.
-public struct Canvas {
-    public let image: Image
+package struct Canvas {
+    package let image: Image
 
     /// A canvas holding a copy of `image`, which stays untouched.
-    public init(copying image: Image) throws(OpenCVError) {
+    package init(copying image: Image) throws(OpenCVError) {
         self.image = try image.copy()
     }
 
-    public var size: ImageSize { image.size }
+    package var size: ImageSize { image.size }
 
     /// An outlined box around `rect` (unit coordinates, lower-left origin) with a label above it.
-    public func box(_ rect: UnitRect, color: BGR, label: String? = nil, thickness: Int = 2) {
+    package func box(_ rect: UnitRect, color: BGR, label: String? = nil, thickness: Int = 2) {
         let p = rect.pixelRect(in: size)
         dcv_image_draw_rect(image.handle, Int32(p.x), Int32(p.y), Int32(p.width), Int32(p.height),
                             Int32(color.blue), Int32(color.green), Int32(color.red), Int32(thickness))
@@ -41,7 +41,7 @@ public struct Canvas {
     }
 
     /// Text with a dark backing so it reads on any picture; (x, y) is the baseline's left end.
-    public func text(_ string: String, x: Int, y: Int, color: BGR = .white, scale: Double = 0.45) {
+    package func text(_ string: String, x: Int, y: Int, color: BGR = .white, scale: Double = 0.45) {
         let width = Int(Double(string.count) * 20 * scale) + 4
         let height = Int(28 * scale)
         dcv_image_fill_rect(image.handle, Int32(x), Int32(y - height + 3), Int32(width), Int32(height + 2), 0, 0, 0)
@@ -50,7 +50,7 @@ public struct Canvas {
     }
 
     /// Draws every observation: faces green, bodies blue, objects yellow.
-    public func observations(_ observations: [Observation]) {
+    package func observations(_ observations: [Observation]) {
         for o in observations {
             let color: BGR = switch o.type {
             case .humanFace: .faceGreen
@@ -65,7 +65,7 @@ public struct Canvas {
 extension Canvas {
     /// Draws every subject: its box, the start of its identifier, its rank, and bars for the
     /// speaking (S) and looking-at-camera (L) confidences.
-    public func subjects(_ subjects: [TrackedSubject]) {
+    package func subjects(_ subjects: [TrackedSubject]) {
         for s in subjects {
             let color: BGR = s.kind == .object ? .objectYellow : (s.saliencyRank == 1 ? .faceGreen : .bodyBlue)
             let rank = s.saliencyRank.map { "#\($0) " } ?? ""
@@ -82,7 +82,7 @@ extension Canvas {
     }
 
     /// A line between two points given in unit coordinates (lower-left origin).
-    public func line(from a: (x: Double, y: Double), to b: (x: Double, y: Double), color: BGR, thickness: Int = 1) {
+    package func line(from a: (x: Double, y: Double), to b: (x: Double, y: Double), color: BGR, thickness: Int = 1) {
         let from = UnitPoint(x: a.x, y: a.y).pixel(in: size), to = UnitPoint(x: b.x, y: b.y).pixel(in: size)
         dcv_image_draw_line(image.handle, Int32(from.x), Int32(from.y), Int32(to.x), Int32(to.y),
                             Int32(color.blue), Int32(color.green), Int32(color.red), Int32(thickness))
@@ -91,7 +91,7 @@ extension Canvas {
     /// The framing overlay: the region of interest (dashed white when not the whole picture),
     /// the target zone around the framing target (yellow) with a cross at the target, and the
     /// dock's pose.
-    public func framing(regionOfInterest roi: UnitRect, target: (x: Double, y: Double)?, pose: DockOrientation?, state: String?) {
+    package func framing(regionOfInterest roi: UnitRect, target: (x: Double, y: Double)?, pose: DockOrientation?, state: String?) {
         if roi != UnitRect(x: 0, y: 0, width: 1, height: 1) { box(roi, color: .white, thickness: 1) }
         if let target {
             box(UnitRect(x: target.x - 1.0 / 6, y: target.y - 0.2, width: 1.0 / 3, height: 0.4), color: .objectYellow, thickness: 1)
@@ -105,7 +105,7 @@ extension Canvas {
     }
 
     /// A small labelled bar 40 px long filled to `value` (0...1).
-    public func bar(_ letter: String, value: Double, x: Int, y: Int, color: BGR) {
+    package func bar(_ letter: String, value: Double, x: Int, y: Int, color: BGR) {
         dcv_image_fill_rect(image.handle, Int32(x), Int32(y), 50, 8, 0, 0, 0)
         dcv_image_draw_text(image.handle, letter, Int32(x + 1), Int32(y + 7), 0.3, 255, 255, 255, 1)
         let filled = Int32((max(0, min(1, value)) * 40).rounded())
@@ -115,8 +115,8 @@ extension Canvas {
 
 /// Writes frames to a video file (H.264 in .mp4/.mov/.mkv, Motion JPEG in .avi), or, for an
 /// image path, the single frame as an image.
-public final class AnnotatedOutput {
-    public let path: String
+package final class AnnotatedOutput {
+    package let path: String
     /// H.264 through FFmpeg's encoder at a fast preset (``EncodedVideoFile``).
     private var encoded: EncodedVideoFile?
     /// OpenCV's writer: Motion JPEG in .avi, and sizes the H.264 encoder cannot take (odd ones).
@@ -125,7 +125,7 @@ public final class AnnotatedOutput {
     private var stillWritten = false
 
     /// An output at `path` for frames of `size` at `framesPerSecond`. The folder must exist.
-    public init(path: String, size: ImageSize, framesPerSecond: Double) throws(OpenCVError) {
+    package init(path: String, size: ImageSize, framesPerSecond: Double) throws(OpenCVError) {
         self.path = path
         var isFolder: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue {
@@ -175,7 +175,7 @@ public final class AnnotatedOutput {
     deinit { close() }
 
     /// Finishes the file (the end of a video is written); later frames are not written.
-    public func close() {
+    package func close() {
         if let writer { dcv_writer_destroy(writer) }
         writer = nil
         try? encoded?.close()
@@ -183,7 +183,7 @@ public final class AnnotatedOutput {
         stillWritten = true
     }
 
-    public func write(_ image: Image) throws(OpenCVError) {
+    package func write(_ image: Image) throws(OpenCVError) {
         if let encoded {
             try encoded.write(image)
         } else if let writer {
@@ -196,15 +196,15 @@ public final class AnnotatedOutput {
 }
 
 /// A live preview window (OpenCV highgui). Opens only where a display is reachable.
-public final class PreviewWindow {
-    public let title: String
+package final class PreviewWindow {
+    package let title: String
     private var failed = false
 
     private init(title: String) { self.title = title }
 
     /// Why no window can be shown here, or `nil` when one can: an X display named by DISPLAY
     /// whose socket exists (or a remote one), or a Wayland display.
-    public static func unavailableReason(environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
+    package static func unavailableReason(environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
         if let wayland = environment["WAYLAND_DISPLAY"], !wayland.isEmpty { return nil }
         guard let display = environment["DISPLAY"], !display.isEmpty else { return "no display (DISPLAY is not set)" }
         if display.hasPrefix(":") {
@@ -215,7 +215,7 @@ public final class PreviewWindow {
     }
 
     /// A window, or `nil` with one line on stderr saying why there is none (the run goes on).
-    public static func open(title: String) -> PreviewWindow? {
+    package static func open(title: String) -> PreviewWindow? {
         if let reason = unavailableReason() {
             FileHandle.standardError.write(Data("docktrack: --preview: \(reason); running without a preview\n".utf8))
             return nil
@@ -224,7 +224,7 @@ public final class PreviewWindow {
     }
 
     /// Shows a frame; `false` when the user pressed q or Escape to stop.
-    public func show(_ image: Image) -> Bool {
+    package func show(_ image: Image) -> Bool {
         guard !failed else { return true }
         var status = dcv_status()
         let key = dcv_window_show(title, image.handle, 1, &status)

@@ -5,27 +5,27 @@ import Foundation
 /// the time in seconds) as a PNG: one panel for pan, one for tilt (both in degrees, with their
 /// targets), one for speeds and commands (degrees per second), one per other numeric column.
 /// Reads the traces of `docktrack track --trace`, `docktrack simulate --trace` and `docksim --trace`.
-public struct TracePlot {
-    public struct Series {
-        public var name: String
-        public var values: [Double?]
+package struct TracePlot {
+    package struct Series {
+        package var name: String
+        package var values: [Double?]
     }
 
-    public struct Panel {
-        public var title: String
-        public var series: [Series]
+    package struct Panel {
+        package var title: String
+        package var series: [Series]
     }
 
-    public let times: [Double]
-    public let panels: [Panel]
+    package let times: [Double]
+    package let panels: [Panel]
 
     /// Why a trace cannot be plotted.
-    public struct Failure: Error, CustomStringConvertible {
-        public var description: String
+    package struct Failure: Error, CustomStringConvertible {
+        package var description: String
     }
 
     /// Parses `text`; angle columns (pan, tilt, ...) are turned from radians into degrees.
-    public init(tsv text: String, name: String = "trace") throws(Failure) {
+    package init(tsv text: String, name: String = "trace") throws(Failure) {
         let lines = text.split(separator: "\n", omittingEmptySubsequences: true).map { $0.split(separator: "\t", omittingEmptySubsequences: false).map(String.init) }
         guard let header = lines.first, header.count >= 2, header[0] == "time" else {
             throw Failure(description: "\(name): not a trace (the first line must be a tab-separated header starting with 'time')")
@@ -60,7 +60,7 @@ public struct TracePlot {
                                 BGR(blue: 30, green: 30, red: 210), BGR(blue: 160, green: 60, red: 160)]
 
     /// Draws the plot into a new image `width` pixels wide, 180 pixels per panel.
-    public func render(width: Int = 960) throws(OpenCVError) -> Image {
+    package func render(width: Int = 960) throws(OpenCVError) -> Image {
         let panelHeight = 180, margin = (left: 70, right: 20, top: 26, bottom: 22)
         let height = panelHeight * panels.count + 24
         let image = Image(taking: try checkedHandle { dcv_image_filled(Int32(width), Int32(height), 255, 255, 255, $0) })

@@ -4,9 +4,9 @@ import CDockCV
 import Foundation
 
 /// Why a virtual camera could not be published.
-public struct VirtualCameraError: Error, Sendable, Equatable, CustomStringConvertible {
-    public var message: String
-    public var description: String { message }
+package struct VirtualCameraError: Error, Sendable, Equatable, CustomStringConvertible {
+    package var message: String
+    package var description: String { message }
 }
 
 /// A video source other programs open like a webcam: frames handed to ``publish(_:)`` go, as raw
@@ -18,10 +18,10 @@ public struct VirtualCameraError: Error, Sendable, Equatable, CustomStringConver
 /// the pipeline is still taking the previous one replaces the one waiting, so a slow consumer
 /// never holds up tracking. A pipeline that ends (PipeWire went away) is reported by
 /// ``publish(_:)``.
-public final class VirtualCameraOutput: Sendable {
-    public let name: String
-    public let size: ImageSize
-    public let framesPerSecond: Int
+package final class VirtualCameraOutput: Sendable {
+    package let name: String
+    package let size: ImageSize
+    package let framesPerSecond: Int
     private let process: Process
     private let input: FileHandle
     /// Writes the newest frame to the pipeline until ``close()``.
@@ -37,14 +37,14 @@ public final class VirtualCameraOutput: Sendable {
     private let shared = Monitor(Shared())
 
     /// Seconds from each frame's capture (the monotonic clock) to its last byte entering the pipeline.
-    public var latencies: [Double] { shared.withLock { $0.latencies } }
+    package var latencies: [Double] { shared.withLock { $0.latencies } }
     /// Frames written, and frames replaced by a newer one before they could be.
-    public var written: Int { shared.withLock { $0.written } }
-    public var replaced: Int { shared.withLock { $0.replaced } }
+    package var written: Int { shared.withLock { $0.written } }
+    package var replaced: Int { shared.withLock { $0.replaced } }
 
     /// Starts the pipeline (`gst-launch-1.0`, from gstreamer1.0-tools, with gstreamer1.0-pipewire)
     /// for frames of `size` at `framesPerSecond`.
-    public init(name: String, size: ImageSize, framesPerSecond: Int = 30, launcher: String = "gst-launch-1.0") throws(VirtualCameraError) {
+    package init(name: String, size: ImageSize, framesPerSecond: Int = 30, launcher: String = "gst-launch-1.0") throws(VirtualCameraError) {
         guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || "-_.".contains($0) }) else {
             throw VirtualCameraError(message: "virtual camera name '\(name)': use letters, digits, '-', '_' and '.'")
         }
@@ -82,7 +82,7 @@ public final class VirtualCameraOutput: Sendable {
 
     /// Hands over a frame (resized to ``size`` when it is not) captured at `capture` seconds of
     /// the monotonic clock; throws when the pipeline has ended.
-    public func publish(_ image: Image, capturedAt capture: Double) throws(VirtualCameraError) {
+    package func publish(_ image: Image, capturedAt capture: Double) throws(VirtualCameraError) {
         try shared.withLock { (shared) throws(VirtualCameraError) in
             if let failure = shared.failure { throw VirtualCameraError(message: failure) }
             if shared.closed { throw VirtualCameraError(message: "virtual camera \(name): closed") }
@@ -92,7 +92,7 @@ public final class VirtualCameraOutput: Sendable {
     }
 
     /// Stops the pipeline (the virtual camera goes away).
-    public func close() {
+    package func close() {
         let wasClosed = shared.withLock { shared in
             defer { shared.closed = true }
             return shared.closed
