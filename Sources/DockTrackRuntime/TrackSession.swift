@@ -137,8 +137,16 @@ public final class TrackSession {
         // The time of the last command, on the dock's clock: the stop at the end follows it.
         var lastCaptured = 0.0
         var objectsStarted = objects.isEmpty
-        let framingLimits = loop.controller.params.limits
+        // The limits the zoom narrows (its ranges, their speeds): the run's, then a client's own
+        // once it sets them (setLimits through --serve).
+        var framingLimits = loop.controller.params.limits
         let zooming = loop.dock.zooming
+        // Each frame's result goes to the states file and the control clients, then (the
+        // frame's latency taken) to the picture.
+        var recordSinks: [any FrameSink] = []
+        if let control { recordSinks.append(ControlSink(control: control)) }
+        if let states = outputs.states { recordSinks.append(StatesFileSink(file: states)) }
+        var pictures = PictureSink(video: outputs.video, window: outputs.window, viewer: { [weak self] in self?.viewer })
         func emit(_ frame: Frame, _ perceive: () throws -> [TrackedSubject]) throws -> Bool {
             if !objectsStarted {
                 for box in objects { _ = try pipeline.track(objectAt: box, in: frame) }
@@ -148,7 +156,9 @@ public final class TrackSession {
             let began = MonotonicClock.now()
             lastCaptured = captured
             loop.dock.relayNews(to: control, notes: notes)
+            let limitsInForce = loop.controller.params.limits
             control?.apply(to: &loop, pipeline: pipeline, customTracking: customTracking, at: captured)
+            if loop.controller.params.limits != limitsInForce { framingLimits = loop.controller.params.limits }
             if let zoom = cameraZoom, let zooming {
                 // The controller aims with the camera at the zoom in force, within the turns it allows.
                 loop.controller.params.camera = zoom.camera(at: zooming.magnification)
@@ -163,31 +173,20 @@ public final class TrackSession {
                 cameraZoom = zoom
             }
             let record = SubjectStatesRecord(frame: frame.index, time: frame.time, subjects: step.subjects)
-            control?.publish(record, motion: step.atCommand)
-            try outputs.states?.write(record.jsonLine)
+            let params = loop.controller.params
+            let result = FrameResult(
+                frame: frame, step: step, record: record,
+                annotation: FrameAnnotation(
+                    subjects: step.subjects, regionOfInterest: params.regionOfInterest, target: step.aim?.target,
+                    pose: step.atCommand.position - params.home,
+                    state: loop.systemTracking ? step.state.rawValue : loop.customSubjects == nil ? "tracking off" : "custom tracking"))
+            for index in recordSinks.indices { _ = try recordSinks[index].take(result) }
             let latency = liveRun?.finished(frame) ?? (MonotonicClock.now() - began)
             control?.recordFrame(latency: latency)
             summary.frames += 1
             onFrame(summary.frames)
-            let viewer = self.viewer.flatMap { $0.isWatched ? $0 : nil }
-            guard outputs.video != nil || outputs.window != nil || viewer != nil else { return true }
-            let params = loop.controller.params
-            let annotation = FrameAnnotation(
-                subjects: step.subjects, regionOfInterest: params.regionOfInterest, target: step.aim?.target,
-                pose: step.atCommand.position - params.home,
-                state: loop.systemTracking ? step.state.rawValue : loop.customSubjects == nil ? "tracking off" : "custom tracking")
-            guard outputs.video != nil || outputs.window != nil else {
-                // The page alone: it gets a copy of the picture and draws it when it serves it,
-                // off the frame loop.
-                viewer?.offer(try frame.image.copy(), annotation: annotation, index: frame.index)
-                return true
-            }
-            let canvas = try Canvas(copying: frame.image)
-            annotation.draw(on: canvas)
-            try outputs.video?.write(canvas.image)
-            // The page gets the canvas itself (written no more from here).
-            viewer?.offer(canvas.image, annotation: nil, index: frame.index)
-            if let window = outputs.window, !window.show(canvas.image) {
+            guard pictures.wantsPicture() else { return true }
+            guard try pictures.take(result) else {
                 summary.windowClosed = true
                 return false
             }

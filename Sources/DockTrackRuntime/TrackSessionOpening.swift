@@ -234,28 +234,32 @@ extension TrackConfiguration {
     package func frameLoop(_ params: FramingController.Params, liveInput: Bool, clock: @escaping @Sendable () -> Double,
                           commands: (@Sendable (String) throws -> Void)?) throws -> FrameLoop<FramingController, AnyDock> {
         var params = params
-        if let home = try onvifHome() { params.home = home }
         var onvif = dock.onvif
         if let widest = zoomWindow(params), dock.onvifDigitalPTZ { onvif.digitalWindow = widest }
+        // An ONVIF camera whose preset is home: opened once, asked where the preset points, and
+        // driven on that same connection.
+        let camera = try onvifHome(onvif)
+        if let camera { params.home = camera.home }
         let opened = try dock.address.open(limits: params.limits, home: params.home, clock: clock, onvif: onvif,
-                                           followedLive: liveInput) { try commands?($0) }
+                                           followedLive: liveInput, device: camera?.device) { try commands?($0) }
         let live = dock.address.isLive
         return try FrameLoop(controller: FramingController(params: params), dock: opened, cameraOnDock: live && liveInput && !dock.fixedCamera,
                              clock: live ? clock : nil, trace: try outputs.trace.map { path throws in try LineOutput(path: path) })
     }
 
-    /// The home pose of an ONVIF preset: where the camera says it points; `nil` without one.
-    func onvifHome() throws -> DockOrientation? {
+    /// With an ONVIF home preset: the camera, opened, and where it says the preset points;
+    /// `nil` without one.
+    func onvifHome(_ onvif: ONVIFSettings) throws -> (device: any DockHardware, home: DockOrientation)? {
         guard let name = dock.onvifHomePreset else { return nil }
         guard case .device(let device) = dock.address, DeviceScheme(of: device) == .onvif else {
             throw TrackSetupError("--onvif-home-preset needs --dock onvif:HOST:PORT")
         }
-        let camera = try DockBackend.openONVIF(device, onvif: dock.onvif)
+        let camera = try DockBackend.openONVIF(device, onvif: onvif)
         do {
             guard let orientation = try camera.preset(name).orientation else {
                 throw TrackSetupError("--onvif-home-preset: the camera does not say where its preset \(name) points")
             }
-            return orientation
+            return (camera, orientation)
         } catch let error as DockError {
             throw TrackSetupError("--onvif-home-preset: \(error)")
         }

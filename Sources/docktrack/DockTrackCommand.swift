@@ -116,6 +116,7 @@ extension DetectorError: ReportedError {}
 extension OpenCVError: ReportedError {}
 extension OutputFile.CannotWrite: ReportedError {}
 extension ControlPageError: ReportedError {}
+extension TrackSetupError: ReportedError {}
 
 /// Runs `body`; an error a user can act on becomes one line `docktrack: …` on stderr and exit 1.
 func reportingErrors(_ body: () throws -> Void) throws {

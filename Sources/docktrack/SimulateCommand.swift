@@ -55,7 +55,7 @@ struct SimulateCommand: ParsableCommand {
     func run() throws {
         RunInterruption.install()
         try reportingErrors {
-            var source = try MediaFile.open(scene)
+            let source = try MediaFile.open(scene)
             guard source.info.kind == .video else {
                 throw ToolError("\(scene) is a still image: simulate plays a video scene (the dock turns over time); for one picture use docktrack detect")
             }
@@ -65,63 +65,17 @@ struct SimulateCommand: ParsableCommand {
             params.camera = virtual.camera
             params.limits = virtual.limits()
             dockOptions.apply(to: &params, searchByDefault: true)
-            let address = try dockOptions.address(default: "sim")
-            guard address != .commandStream else { throw ToolError("simulate needs a dock that says where it points: sim, unix:PATH or a device") }
-            // A live dock runs on the real clock: the scene plays in real time from `origin`.
-            let origin = MonotonicClock.now()
-            let clock: @Sendable () -> Double = { MonotonicClock.now() - origin }
-            var dock = try address.open(limits: params.limits, home: params.home, clock: clock, onvif: dockOptions.onvifSettings()) { _ in }
-            if address.isLive {
-                // Keep the other dock's view inside the scene: its ranges narrowed to the scene's, its speeds its own.
-                var limits = dock.reportedLimits ?? params.limits
-                limits.yaw.range = params.limits.yaw.range
-                limits.pitch.range = params.limits.pitch.range
-                limits.roll = AxisLimits(range: 0...0, maximumSpeed: 0, maximumAcceleration: 0)
-                do {
-                    try dock.perform(.setLimits(limits), at: clock())
-                    _ = try dock.motion(at: clock())
-                } catch let error as DockError {
-                    printError("docktrack: the dock did not take the scene's limits (\(error)); the view may leave the scene")
-                }
-            }
-            var loop = try FrameLoop(controller: FramingController(params: params), dock: dock, cameraOnDock: true,
-                                     latency: address.isLive ? 0 : latency, clock: address.isLive ? clock : nil,
-                                     trace: try trace.output())
             let models = ModelStore.locate(models: detection.models, cascades: detection.cascades)
             let pipeline = TrackingPipeline(detector: try detection.makeDetector(),
                                             cues: noFaceCues ? nil : FaceCueEstimator(landmarks: try FaceLandmarkDetector(models: models)))
             let video = try annotate.video(size: virtual.viewSize, framesPerSecond: (source.info.framesPerSecond ?? 30) / Double(frames.stride))
-            var metrics = FramingMetrics()
-            let framesPerSecond = source.info.framesPerSecond ?? 30
+            var simulation = try SceneSimulationRun(scene: source, frames: frames.selection, virtual: virtual, params: params,
+                                                    address: try dockOptions.address(default: "sim"), onvif: try dockOptions.onvifSettings(),
+                                                    latency: latency, pipeline: pipeline, trace: try trace.output(), video: video,
+                                                    warn: { printError("docktrack: \($0)") })
             var progress = ProgressLine(total: source.info.frameCount)
             defer { progress.finish() }
-            // The scene in real time: each frame shown when its time comes (a late one at once).
-            var pacer = RealTimePacer(clock: SleepingClock(now: clock, sleep: SleepingClock.monotonic.sleep), startingAt: 0)
-            var lastCaptured = 0.0
-            do {
-                // However the run ends (an error included), the dock is left still, then the video finished.
-                defer { RunEnd.end(&loop.dock, at: address.isLive ? clock() : lastCaptured) { video?.close() } }
-                try frames.selection.forEachFrame(of: &source) { frame in
-                    var view: Frame?
-                    let captured = address.isLive ? pacer.wait(for: frame.time) : frame.time
-                    lastCaptured = captured
-                    let step = try loop.step(capturedAt: captured) { pose in
-                        view = Frame(index: frame.index, time: frame.time, image: try virtual.view(of: frame.image, at: pose))
-                        return try pipeline.process(view!)
-                    }
-                    metrics.record(time: frame.time, framesPerSecond: framesPerSecond, aim: step.aim, state: step.state,
-                                   target: step.target, pose: step.cameraPose, panSpeed: step.atCommand.velocity.y,
-                                   commanded: step.command != nil)
-                    if let video, let view {
-                        let canvas = try Canvas(copying: view.image)
-                        canvas.subjects(step.subjects)
-                        canvas.framing(regionOfInterest: params.regionOfInterest, target: step.aim?.target, pose: step.cameraPose,
-                                       state: step.state.rawValue)
-                        try video.write(canvas.image)
-                    }
-                    progress.update(done: metrics.frames)
-                } stopping: { RunInterruption.requested }
-            }
+            let metrics = try simulation.run(stopping: { RunInterruption.requested }) { progress.update(done: $0) }
             progress.finish()
             try printLine(metrics.jsonLine)
             printError(metrics.firstInZone.map { String(format: "docktrack: first subject in the target zone at %.1f s", $0) }

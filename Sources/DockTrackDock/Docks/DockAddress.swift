@@ -41,9 +41,10 @@ public enum DockAddress: Sendable, Equatable {
     /// Opens the dock. `limits` and `home` are the simulator's and the command stream's model
     /// (which starts at `time`); `clock` is the frame clock of a live dock (and of a command
     /// stream `followedLive`: made from a live camera); `write` takes the
-    /// command stream's lines.
+    /// command stream's lines. `device`: a device at this address opened already (to read a
+    /// preset), driven instead of opening it again.
     public func open(limits: DockLimits, home: DockOrientation, time: Double = 0, clock: @escaping @Sendable () -> Double,
-                     onvif: ONVIFSettings = ONVIFSettings(), followedLive: Bool = false,
+                     onvif: ONVIFSettings = ONVIFSettings(), followedLive: Bool = false, device opened: sending (any DockHardware)? = nil,
                      write: @escaping @Sendable (String) throws -> Void) throws -> AnyDock {
         switch self {
         case .commandStream:
@@ -59,7 +60,8 @@ public enum DockAddress: Sendable, Equatable {
         case .socket(let path):
             return AnyDock(try ProtocolDock(path: path, clock: clock, stopWhenIdle: Self.idleStopSeconds))
         case .device(let address):
-            return AnyDock(DeviceDock(hardware: try DockBackend.open(address, onvif: onvif), limits: limits, clock: clock,
+            let hardware = try opened ?? DockBackend.open(address, onvif: onvif)
+            return AnyDock(DeviceDock(hardware: hardware, limits: limits, clock: clock,
                                       asynchronous: DeviceScheme(of: address)?.answersSlowly ?? false, stopWhenIdle: Self.idleStopSeconds))
         }
     }

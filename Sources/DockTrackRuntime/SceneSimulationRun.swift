@@ -1,0 +1,94 @@
+import DockTrackCore
+import DockTrackDetection
+import DockTrackDock
+import DockTrackFraming
+import DockTrackMedia
+import DockTrackSystem
+import DockTrackTracking
+
+/// `simulate` as the library runs it: the closed loop over a recorded scene. A virtual camera
+/// sees a part of the scene (a crop that follows the dock's pan and tilt); the pipeline detects
+/// and tracks in that view and the loop drives the dock, whose pose moves the view. With a dock
+/// in another process (or a device) the view follows the pose that dock reports and the scene
+/// plays in real time. The dock is left still however the run ends (``RunEnd``).
+package struct SceneSimulationRun {
+    /// The scene: a wide recorded video, decoded frame by frame.
+    package var scene: any FrameSource
+    package var frames: FrameSelection
+    package var virtual: VirtualCamera
+    package var pipeline: TrackingPipeline
+    package var loop: FrameLoop<FramingController, AnyDock>
+    /// Whether the dock is live: the scene then plays in real time, on `clock`.
+    package var liveDock: Bool
+    package var clock: @Sendable () -> Double
+    /// The view with the subjects and the framing drawn on it.
+    package var video: AnnotatedOutput?
+
+    /// Opens the dock at `address` for a view of `virtual` (a live dock is asked to keep within
+    /// the scene: its ranges narrowed to the scene's, its speeds its own), and the loop around it.
+    /// `warn` is told when a live dock does not take the scene's limits.
+    package init(scene: any FrameSource, frames: FrameSelection, virtual: VirtualCamera, params: FramingController.Params,
+                 address: DockAddress, onvif: ONVIFSettings, latency: Double, pipeline: TrackingPipeline,
+                 trace: LineOutput?, video: AnnotatedOutput?, warn: (String) -> Void) throws {
+        guard address != .commandStream else { throw TrackSetupError("simulate needs a dock that says where it points: sim, unix:PATH or a device") }
+        // A live dock runs on the real clock: the scene plays in real time from `origin`.
+        let origin = MonotonicClock.now()
+        let clock: @Sendable () -> Double = { MonotonicClock.now() - origin }
+        var dock = try address.open(limits: params.limits, home: params.home, clock: clock, onvif: onvif) { _ in }
+        if address.isLive {
+            var limits = dock.reportedLimits ?? params.limits
+            limits.yaw.range = params.limits.yaw.range
+            limits.pitch.range = params.limits.pitch.range
+            limits.roll = AxisLimits(range: 0...0, maximumSpeed: 0, maximumAcceleration: 0)
+            do {
+                try dock.perform(.setLimits(limits), at: clock())
+                _ = try dock.motion(at: clock())
+            } catch let error as DockError {
+                warn("the dock did not take the scene's limits (\(error)); the view may leave the scene")
+            }
+        }
+        self.scene = scene
+        self.frames = frames
+        self.virtual = virtual
+        self.pipeline = pipeline
+        self.video = video
+        self.clock = clock
+        liveDock = address.isLive
+        loop = try FrameLoop(controller: FramingController(params: params), dock: dock, cameraOnDock: true,
+                             latency: address.isLive ? 0 : latency, clock: address.isLive ? clock : nil, trace: trace)
+    }
+
+    /// Runs to the scene's end or `stopping` (asked between frames); the framing metrics.
+    /// `onFrame` is told the frames done so far.
+    package mutating func run(stopping: () -> Bool, onFrame: (Int) -> Void = { _ in }) throws -> FramingMetrics {
+        var metrics = FramingMetrics()
+        let framesPerSecond = scene.info.framesPerSecond ?? 30
+        // The scene in real time: each frame shown when its time comes (a late one at once).
+        var pacer = RealTimePacer(clock: SleepingClock(now: clock, sleep: SleepingClock.monotonic.sleep), startingAt: 0)
+        var lastCaptured = 0.0
+        let (virtual, pipeline, video, liveDock) = (virtual, pipeline, video, liveDock)
+        let params = loop.controller.params
+        defer { RunEnd.end(&loop.dock, at: liveDock ? clock() : lastCaptured) { video?.close() } }
+        try frames.forEachFrame(of: &scene) { frame in
+            var view: Frame?
+            let captured = liveDock ? pacer.wait(for: frame.time) : frame.time
+            lastCaptured = captured
+            let step = try loop.step(capturedAt: captured) { pose in
+                view = Frame(index: frame.index, time: frame.time, image: try virtual.view(of: frame.image, at: pose))
+                return try pipeline.process(view!)
+            }
+            metrics.record(time: frame.time, framesPerSecond: framesPerSecond, aim: step.aim, state: step.state,
+                           target: step.target, pose: step.cameraPose, panSpeed: step.atCommand.velocity.y,
+                           commanded: step.command != nil)
+            if let video, let view {
+                let canvas = try Canvas(copying: view.image)
+                canvas.subjects(step.subjects)
+                canvas.framing(regionOfInterest: params.regionOfInterest, target: step.aim?.target, pose: step.cameraPose,
+                               state: step.state.rawValue)
+                try video.write(canvas.image)
+            }
+            onFrame(metrics.frames)
+        } stopping: { stopping() }
+        return metrics
+    }
+}
