@@ -16,7 +16,7 @@ import Foundation
 /// against the current API, and the tests replay the seed corpus through them.
 ///
 /// Each checks what must hold for any input and traps (`precondition`) when it does not.
-package enum FuzzTargets {
+public enum FuzzTargets {
     private static let events = [ScriptedEvent(at: 0.5, event: "button", id: 1, pressed: true),
                                  ScriptedEvent(at: 1.5, event: "undocked"), ScriptedEvent(at: 2.0, event: "docked")]
 
@@ -44,7 +44,7 @@ package enum FuzzTargets {
     /// them (the first byte picks the size, 1...64), framed by LineFramer and answered by
     /// DockSession with scripted events: every malformed line gets an error, every answer is
     /// one line of JSON, the dock's numbers stay finite.
-    package static func dockProtocol(_ bytes: UnsafeBufferPointer<UInt8>) {
+    public static func dockProtocol(_ bytes: UnsafeBufferPointer<UInt8>) {
         var session = DockSession(identity: AccessoryIdentity(name: "fuzz", identifier: UUID(), firmwareVersion: "1", hardwareModel: "fuzz"),
                                   script: events)
         // A small maximum so that the over-long path is reached as often as the others.
@@ -66,7 +66,7 @@ package enum FuzzTargets {
     /// Bytes of `docktrack track --observations` (custom tracking): framed, decoded as detection
     /// lines, rate-checked, and turned into dock commands by the framing controller driving a
     /// simulated dock: every command finite, the dock's pose finite.
-    package static func observations(_ bytes: UnsafeBufferPointer<UInt8>) {
+    public static func observations(_ bytes: UnsafeBufferPointer<UInt8>) {
         var framer = LineFramer(maximumLineLength: 4096)
         var rate = ObservationRateMonitor()
         var controller = FramingController(params: FramingController.Params())
@@ -103,7 +103,7 @@ package enum FuzzTargets {
     /// Bytes from an HTTP peer (an ONVIF camera's reply), cut into chunks as a socket delivers
     /// them (the first byte picks the size, 1...64): the parser never keeps more than its
     /// budget, a whole reply's body is within it, and the end of the connection settles it.
-    package static func httpReply(_ bytes: UnsafeBufferPointer<UInt8>) {
+    public static func httpReply(_ bytes: UnsafeBufferPointer<UInt8>) {
         let budget = 4096
         var parser = HTTPReplyParser(maximumBytes: budget)
         let chunk = bytes.isEmpty ? 1 : Int(bytes[0] % 64) + 1
@@ -126,7 +126,7 @@ package enum FuzzTargets {
     /// checked, then decoded). Parts are separated by the line `--part`. A part that decodes is
     /// a BGR picture of at least one pixel and at most Image.maximumPixels; any other is passed
     /// over without a crash, a leak, or an allocation of what a header claims.
-    package static func mjpegParts(_ bytes: UnsafeBufferPointer<UInt8>) {
+    public static func mjpegParts(_ bytes: UnsafeBufferPointer<UInt8>) {
         let boundary = Array("\r\n--part\r\n".utf8)
         var start = 0
         var index = 0
@@ -153,7 +153,7 @@ package enum FuzzTargets {
     /// answer and every line the client is sent is one JSON object on one line, an answer to a
     /// request with an id carries that id, and the dock's numbers stay finite and within its
     /// limits.
-    package static func serveRequests(_ bytes: UnsafeBufferPointer<UInt8>) {
+    public static func serveRequests(_ bytes: UnsafeBufferPointer<UInt8>) {
         let now = Mutex(0.0)
         let control = TrackControl(limits: .standard, home: .zero, clock: { now.withLock { $0 } })
         guard var loop = try? FrameLoop(controller: FramingController(params: FramingController.Params()), dock: AnyDock(SimulatedDock()),
@@ -196,7 +196,7 @@ package enum FuzzTargets {
     /// Lines a dock (or a tracker) sends its client, read by the client's one typed reader
     /// (``DockReply``), as the accessory manager and the protocol dock read them: never a trap;
     /// a line read as a message reads again the same; a button's id is no request's.
-    package static func dockReplies(_ bytes: UnsafeBufferPointer<UInt8>) {
+    public static func dockReplies(_ bytes: UnsafeBufferPointer<UInt8>) {
         var framer = LineFramer(maximumLineLength: 4096)
         framer.append(bytes[...])
         while let item = framer.next() {
@@ -210,7 +210,7 @@ package enum FuzzTargets {
     /// A `track --config` file: read as TOML and turned into track's options, or refused with
     /// one line that names the file; what it gives is options (`--name`) and their values, none
     /// with a line break.
-    package static func configFile(_ bytes: UnsafeBufferPointer<UInt8>) {
+    public static func configFile(_ bytes: UnsafeBufferPointer<UInt8>) {
         let text = String(decoding: bytes, as: UTF8.self)
         do {
             let file = try ConfigFile(toml: text, path: "fuzz.toml")
@@ -231,7 +231,7 @@ package enum FuzzTargets {
     /// head found ends with its blank line and is within the budget, the bytes after an
     /// upgrade are not read as HTTP; each head's Host is judged without a trap, and its token
     /// compared in constant time agrees with a comparison of the bytes.
-    package static func pageRequests(_ bytes: UnsafeBufferPointer<UInt8>) {
+    public static func pageRequests(_ bytes: UnsafeBufferPointer<UInt8>) {
         let budget = 1024
         var heads = HTTPRequestHeads(maximumBytes: budget)
         let chunk = bytes.isEmpty ? 1 : Int(bytes[0] % 64) + 1

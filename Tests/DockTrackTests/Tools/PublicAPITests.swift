@@ -19,6 +19,24 @@ import Testing
         #expect(check.status == 0, "an embedding program does not type-check against the public API:\n\(check.stdout)\(check.stderr)")
     }
 
+    /// The libFuzzer harnesses (Fuzz/) are built outside the package (tools/fuzz.sh) against
+    /// the fuzzing module: what they call is public.
+    @Test func theFuzzHarnessesSeeTheirTargets() throws {
+        let built = URL(fileURLWithPath: Fixtures.tool).deletingLastPathComponent()
+        let maps = try FileManager.default.contentsOfDirectory(atPath: built.path).compactMap { name -> String? in
+            let map = built.appendingPathComponent(name).appendingPathComponent("module.modulemap").path
+            return FileManager.default.fileExists(atPath: map) ? map : nil
+        }
+        let fuzz = Fixtures.root.appendingPathComponent("Fuzz")
+        let harnesses = try FileManager.default.contentsOfDirectory(atPath: fuzz.path).filter { $0.hasSuffix(".swift") }.sorted()
+        #expect(harnesses.count >= 8, "\(harnesses)")
+        for harness in harnesses {
+            let check = try ToolRun.run("/usr/bin/env", ["swiftc", "-typecheck", "-parse-as-library", "-I", built.appendingPathComponent("Modules").path]
+                                        + maps.flatMap { ["-Xcc", "-fmodule-map-file=\($0)"] } + [fuzz.appendingPathComponent(harness).path])
+            #expect(check.status == 0, "\(harness) does not type-check against the public API:\n\(check.stdout)\(check.stderr)")
+        }
+    }
+
     /// The same program with a name that is `package` (the session's control server) does not: the
     /// check above can fail.
     @Test func aPackageNameIsNotSeenFromOutside() throws {
