@@ -196,7 +196,8 @@ package struct HTTPReplyParser: Sendable {
             stage = .chunkSize
         } else if let length = headers["content-length"] {
             guard let count = Int(length), count >= 0 else { throw .malformed("a Content-Length that is not a number") }
-            if headBytes + count > maximumBytes { throw .tooLarge(maximum: maximumBytes) }
+            // Compared without adding: a length near Int.max must not overflow.
+            if count > maximumBytes - headBytes { throw .tooLarge(maximum: maximumBytes) }
             stage = count == 0 ? .done : .fixed(remaining: count)
         } else if status == 204 || status == 304 {
             stage = .done

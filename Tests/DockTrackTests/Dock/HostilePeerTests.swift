@@ -117,6 +117,11 @@ final class HostileHTTPServer: @unchecked Sendable {
         // A size that is a lie, in either direction, and things that are not HTTP.
         var huge = HTTPReplyParser(maximumBytes: 1000)
         #expect(throws: HTTPReplyParser.Failure.tooLarge(maximum: 1000)) { try huge.append(Array("HTTP/1.1 200 OK\r\nContent-Length: 99999999999\r\n\r\n".utf8)) }
+        // A length of Int.max is too large, not an overflow (the fuzzer's find: Fuzz/corpus/http-reply/content-length-int-max).
+        var largest = HTTPReplyParser(maximumBytes: 1000)
+        #expect(throws: HTTPReplyParser.Failure.tooLarge(maximum: 1000)) {
+            try largest.append(Array("HTTP/1.1 200 OK\r\nContent-Length: 000000009223372036854775807\r\n\r\n".utf8))
+        }
         var hugeChunk = HTTPReplyParser(maximumBytes: 1000)
         #expect(throws: HTTPReplyParser.Failure.tooLarge(maximum: 1000)) { try hugeChunk.append(Array("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nFFFFFFFFFFFF\r\n".utf8)) }
         var short = HTTPReplyParser(maximumBytes: 1000)
