@@ -318,7 +318,7 @@ package final class PipeWireRouteWatcher: Sendable {
     ///
     /// Two of PipeWire's own tools watch: `pw-dump --monitor` for the nodes, `pw-metadata
     /// --monitor --name default` for the defaults (pw-dump does not always show the metadata the
-    /// session manager makes: on these machines it missed WirePlumber's "default" in some runs).
+    /// session manager makes, such as WirePlumber's "default").
     package init(runtimeDirectory: String? = nil, settle: Double = 0.2, clock: @escaping @Sendable () -> Double = MonotonicClock.now,
                 onChange: @escaping @Sendable (AudioSessionRouteChange) -> Void) throws(AudioError) {
         guard let dump = Self.executable, let metadata = Self.find("pw-metadata") else {

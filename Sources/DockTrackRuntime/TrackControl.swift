@@ -388,15 +388,16 @@ package final class TrackControl: Sendable {
             return [line.text]
         case .command(let command):
             // Limits are checked before anything is sent: every number finite, none negative,
-            // none past the run's own (-1 or 1e308 rad/s were taken, and the tracker then
-            // commanded 165 rad/s). The axes left out keep their limits.
+            // none past the run's own (the tracker commands up to the limits in force, so a limit
+            // past the dock's would have it command speeds the dock cannot make). The axes left
+            // out keep their limits.
             let held = try command.limits.map { asked throws(DockError) in
                 try startingLimits.narrowed(to: asked, keeping: loop.controller.params.limits)
             }
             // A move to an orientation goes to one absolute target, decided here from where the
             // dock points now (by its reports) and within the limits, and said in the answer: the
             // dock behind and the client's progress then agree on it (a relative move resolved by
-            // each at its own moment ended 8 mrad from where the client looked for it).
+            // each at its own moment would end where neither expects).
             var sent = held.map { .setLimits($0) } ?? command
             var target: DockOrientation?
             if case .setOrientation(let orientation, let duration, let relative) = command {
