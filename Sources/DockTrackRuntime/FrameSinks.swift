@@ -52,6 +52,7 @@ struct PictureSink: FrameSink {
 
     mutating func take(_ result: FrameResult) throws -> Bool {
         let viewer = self.viewer().flatMap { $0.isWatched ? $0 : nil }
+        guard video != nil || window != nil || viewer != nil else { return true }
         guard video != nil || window != nil else {
             viewer?.offer(try result.frame.image.copy(), annotation: result.annotation, index: result.frame.index)
             return true
@@ -67,7 +68,4 @@ struct PictureSink: FrameSink {
         }
         return true
     }
-
-    /// Whether drawing is wanted at all this frame.
-    func wantsPicture() -> Bool { video != nil || window != nil || viewer()?.isWatched == true }
 }

@@ -185,7 +185,6 @@ public final class TrackSession {
             control?.recordFrame(latency: latency)
             summary.frames += 1
             onFrame(summary.frames)
-            guard pictures.wantsPicture() else { return true }
             guard try pictures.take(result) else {
                 summary.windowClosed = true
                 return false

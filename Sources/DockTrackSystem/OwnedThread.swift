@@ -61,9 +61,6 @@ package final class OwnedThread: Sendable {
         }
     }
 
-    /// Whether ``join()`` has returned for this thread.
-    package var isJoined: Bool { joined.load(ordering: .acquiring) }
-
     deinit {
         if !joined.load(ordering: .acquiring) {
             assertionFailure("thread \(name) was never joined: its owner must stop and join it")
