@@ -167,7 +167,8 @@ public enum FuzzTargets {
         var lines = 0
         func frame() {
             let time = now.withLock { $0 += 0.05; return $0 }
-            control.apply(to: &loop, pipeline: pipeline, customTracking: custom, at: time)
+            let changes = control.changes(for: &loop, pipeline: pipeline, customTracking: custom, at: time)
+            loop.merge(changes, at: time)
             guard let step = try? loop.step(capturedAt: time, perceive: { _ in try pipeline.process(observations: [face], at: time) }) else { return }
             control.publish(SubjectStatesRecord(frame: Int(time * 20), time: time, subjects: step.subjects), motion: step.atCommand)
             for line in session.pendingLines() { checkOneJSONObject(line) }

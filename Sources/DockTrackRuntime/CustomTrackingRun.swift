@@ -74,7 +74,10 @@ package enum CustomTrackingRun {
                 }
             }
             loop!.dock.relayNews(to: server?.control, notes: notes)
-            server?.control.apply(to: &loop!, pipeline: pipeline, customTracking: customTracking, at: record.time)
+            if let control = server?.control {
+                let changes = control.changes(for: &loop!, pipeline: pipeline, customTracking: customTracking, at: record.time)
+                loop!.merge(changes, at: record.time)
+            }
             // A client of --serve may have switched system tracking off; out of rate it is off for this line.
             let systemTracking = loop!.systemTracking
             loop!.systemTracking = systemTracking && inRate

@@ -10,7 +10,7 @@ import DockTrackSystem
 
 /// What the client of `docktrack track --serve` asks of the running tracker, and what the
 /// tracker tells it: shared by the server's thread (``TrackControlSession``) and the frame loop
-/// (``apply(to:pipeline:customTracking:at:)`` before each frame, ``publish(_:motion:)`` after), behind a Mutex.
+/// (``changes(to:dockPosition:pipeline:customTracking:at:)`` before each frame, ``publish(_:motion:)`` after), behind a Mutex.
 ///
 /// Requests take effect at the next frame, in the order they came. Those that can only be
 /// answered there (a motion command, `selectSubject`, `setLimits`) are answered then, with
@@ -61,7 +61,7 @@ package final class TrackControl: Sendable {
         /// Custom tracking's latest subjects and when: the tracking states report them while
         /// they are fresh, instead of the tracker's own.
         var custom: (subjects: [TrackedSubject], time: Double)?
-        /// The loop's time at the last ``apply(to:pipeline:customTracking:at:)``.
+        /// The loop's time at the last ``changes(to:dockPosition:pipeline:customTracking:at:)``.
         var appliedAt = -Double.infinity
         /// The run's own camera model while a custom-tracking client's camera frames.
         var trackerCamera: CameraModel?
@@ -284,18 +284,21 @@ package final class TrackControl: Sendable {
 
     // MARK: The frame loop's side
 
-    /// Carries out the requests that came since the last frame, at `time` on the loop's
-    /// clock: system tracking on or off (off stops the dock), framing mode and region on the
-    /// controller, selection on the pipeline's ranker, motion commands and limits on the dock,
-    /// a client's own observations tracked on `customTracking` (the caller's, kept from frame to
-    /// frame: a pipeline without a detector).
-    package func apply(to loop: inout FrameLoop<FramingController, AnyDock>, pipeline: TrackingPipeline,
-                      customTracking: TrackingPipeline, at time: Double) {
+    /// What the requests that came since the last frame change, at `time` on the loop's clock,
+    /// in a loop whose settings are `settings`: system tracking on or off (off stops the dock),
+    /// framing mode, region and limits, motion commands for the dock, a client's own observations
+    /// tracked on `customTracking` (the caller's, kept from frame to frame: a pipeline without a
+    /// detector). Selection is made on the pipeline's ranker at once. `dockPosition` is where the
+    /// dock points at `time`, asked only for a relative move. The run merges what is returned
+    /// (``FrameLoop/merge(_:at:)``); each request is answered when it is done.
+    package func changes(to settings: LoopSettings, dockPosition: () throws -> DockOrientation,
+                         pipeline: TrackingPipeline, customTracking: TrackingPipeline, at time: Double) -> ControlChanges {
         let requests = state.withLock { state in
             defer { state.waiting = [] }
             state.appliedAt = time
             return state.waiting
         }
+        var changes = ControlChanges(settings: settings)
         for request in requests {
             // Answered when it is done: at once, or (a motion command) when the dock has answered it.
             let answered: @Sendable (Result<[String], DockError>) -> Void = { [weak self] result in
@@ -308,7 +311,10 @@ package final class TrackControl: Sendable {
                 self?.answer(DockAnswer(to: request, answers).lines, to: request.client)
             }
             do {
-                try carryOut(request.change, loop: &loop, pipeline: pipeline, customTracking: customTracking, at: time, answered: answered)
+                if let lines = try change(&changes, by: request.change, dockPosition: dockPosition, pipeline: pipeline,
+                                          customTracking: customTracking, at: time, later: answered) {
+                    answered(.success(lines))
+                }
             } catch let error as DockError {
                 answered(.failure(error))
             } catch {
@@ -322,55 +328,51 @@ package final class TrackControl: Sendable {
             state.velocityGivenAt = nil
             return true
         }
-        if lapsed && !loop.systemTracking { try? loop.dock.perform(.setAngularVelocity(.zero), at: time) }
-    }
-
-    private func carryOut(_ change: Change, loop: inout FrameLoop<FramingController, AnyDock>, pipeline: TrackingPipeline,
-                          customTracking: TrackingPipeline, at time: Double,
-                          answered: @escaping @Sendable (Result<[String], DockError>) -> Void) throws {
-        if let lines = try carryOut(change, loop: &loop, pipeline: pipeline, customTracking: customTracking, at: time, later: answered) {
-            answered(.success(lines))
+        if lapsed && !changes.settings.systemTracking {
+            changes.dockOrders.append(DockOrder(command: .setAngularVelocity(.zero), answered: { _ in }))
         }
+        return changes
     }
 
-    /// Carries out `change`: its answer lines when it is done at once (`later` is not called
-    /// then). A command to the dock calls `later` itself when the dock has answered it
-    /// and returns `nil`.
-    private func carryOut(_ change: Change, loop: inout FrameLoop<FramingController, AnyDock>, pipeline: TrackingPipeline,
-                          customTracking: TrackingPipeline, at time: Double,
-                          later: @escaping @Sendable (Result<[String], DockError>) -> Void) throws -> [String]? {
+    /// Adds `change` to `changes`: its answer lines when it is done at once (`later` is not
+    /// called then). A command to the dock has `later` called when the dock has answered it and
+    /// returns `nil`.
+    private func change(_ changes: inout ControlChanges, by change: Change, dockPosition: () throws -> DockOrientation,
+                        pipeline: TrackingPipeline, customTracking: TrackingPipeline, at time: Double,
+                        later: @escaping @Sendable (Result<[String], DockError>) -> Void) throws -> [String]? {
         switch change {
         case .systemTracking(let on):
-            loop.systemTracking = on
-            loop.customSubjects = nil
+            changes.settings.systemTracking = on
+            changes.settings.customSubjects = nil
             state.withLock { $0.custom = nil }
             // The run's own camera frames again.
             if on, let camera = state.withLock({ state in defer { state.trackerCamera = nil }; return state.trackerCamera }) {
-                loop.controller.params.camera = camera
+                changes.settings.params.camera = camera
             }
-            if !on { try loop.dock.perform(.setAngularVelocity(.zero), at: time) }
+            if !on { changes.dockOrders.append(DockOrder(command: .setAngularVelocity(.zero), answered: { _ in })) }
             return []
         case .tracking(.setFramingMode(let mode)):
-            loop.controller.params.mode = mode
+            changes.settings.params.mode = mode
             return []
         case .tracking(.setRegionOfInterest(let upperLeft)):
-            loop.controller.params.regionOfInterest = UnitRect(upperLeftOrigin: upperLeft)
+            changes.settings.params.regionOfInterest = UnitRect(upperLeftOrigin: upperLeft)
             return []
         case .tracking(.selectSubjects(let identifiers)):
             try pipeline.selectSubjects(identifiers)
             return [DockSession.doneLine("selectSubjects")]
         case .tracking(.track(let observations, let camera)):
-            return try carryOut(.observations(observations, camera: camera, framed: true), loop: &loop, pipeline: pipeline,
-                                customTracking: customTracking, at: time, later: later)
+            return try self.change(&changes, by: .observations(observations, camera: camera, framed: true), dockPosition: dockPosition,
+                                   pipeline: pipeline, customTracking: customTracking, at: time, later: later)
         case .observations(let observations, let camera, let framed):
             // The caller's observations, tracked on a pipeline of their own and framed by the
             // loop through the caller's camera (the run's own until one is given).
+            let runCamera = changes.settings.params.camera
             let trackerCamera = state.withLock { state in
-                if camera != nil && state.trackerCamera == nil { state.trackerCamera = loop.controller.params.camera }
+                if camera != nil && state.trackerCamera == nil { state.trackerCamera = runCamera }
                 return state.trackerCamera
             }
             if let camera, let trackerCamera {
-                loop.controller.params.camera = try camera.cameraModel(aspectOf: trackerCamera)
+                changes.settings.params.camera = try camera.cameraModel(aspectOf: trackerCamera)
             }
             // Observations made in a turned picture (a phone held in portrait), turned upright.
             let upright = try camera.map { camera throws(DockError) in try observations.map(camera.upright) } ?? observations
@@ -378,7 +380,7 @@ package final class TrackControl: Sendable {
             state.withLock { $0.custom = (subjects, time) }
             // Out of rate (the first of a stream, too slow): tracked, not framed; the dock goes
             // on framing the last in-rate ones while they are fresh, then stops.
-            if framed { loop.customSubjects = (subjects, time) }
+            if framed { changes.settings.customSubjects = (subjects, time) }
             return []
         case .tracking(.selectSubject(let x, let y)):
             let id = try pipeline.selectSubject(atX: x, y: y)
@@ -390,9 +392,9 @@ package final class TrackControl: Sendable {
             // Limits are checked before anything is sent: every number finite, none negative,
             // none past the run's own (the tracker commands up to the limits in force, so a limit
             // past the dock's would have it command speeds the dock cannot make). The axes left
-            // out keep their limits.
+            // out keep the limits set before (the run's or a client's; never a zoom's narrowing).
             let held = try command.limits.map { asked throws(DockError) in
-                try startingLimits.narrowed(to: asked, keeping: loop.controller.params.limits)
+                try startingLimits.narrowed(to: asked, keeping: state.withLock { $0.limits })
             }
             // A move to an orientation goes to one absolute target, decided here from where the
             // dock points now (by its reports) and within the limits, and said in the answer: the
@@ -401,7 +403,7 @@ package final class TrackControl: Sendable {
             var sent = held.map { .setLimits($0) } ?? command
             var target: DockOrientation?
             if case .setOrientation(let orientation, let duration, let relative) = command {
-                let from = relative ? try loop.dock.motion(at: time).position : .zero
+                let from = relative ? try dockPosition() : .zero
                 target = state.withLock { $0.limits }.clamp(from + orientation)
                 sent = .setOrientation(target!, duration: duration, relative: false)
             }
@@ -409,9 +411,10 @@ package final class TrackControl: Sendable {
             // answers later; its refusal of one command never lands on another).
             let done = held.map { [DockSession.limitsLine($0, dockLimits: dockLimits, time: time), DockSession.doneLine(command.name)] }
                 ?? [DockSession.doneLine(command.name, movingAt: time, target: target)]
-            try loop.dock.perform(sent, at: time) { refusal in later(refusal.map { .failure($0) } ?? .success(done)) }
+            changes.dockOrders.append(DockOrder(command: sent) { refusal in later(refusal.map { .failure($0) } ?? .success(done)) })
             if let held {
-                loop.controller.params.limits = held
+                changes.settings.params.limits = held
+                changes.clientLimits = held
                 state.withLock { $0.limits = held }
             }
             return nil

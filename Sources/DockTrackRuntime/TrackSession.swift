@@ -156,9 +156,11 @@ public final class TrackSession {
             let began = MonotonicClock.now()
             lastCaptured = captured
             loop.dock.relayNews(to: control, notes: notes)
-            let limitsInForce = loop.controller.params.limits
-            control?.apply(to: &loop, pipeline: pipeline, customTracking: customTracking, at: captured)
-            if loop.controller.params.limits != limitsInForce { framingLimits = loop.controller.params.limits }
+            if let control {
+                let changes = control.changes(for: &loop, pipeline: pipeline, customTracking: customTracking, at: captured)
+                loop.merge(changes, at: captured)
+                if let limits = changes.clientLimits { framingLimits = limits }
+            }
             if let zoom = cameraZoom, let zooming {
                 // The controller aims with the camera at the zoom in force, within the turns it allows.
                 loop.controller.params.camera = zoom.camera(at: zooming.magnification)

@@ -198,7 +198,7 @@ struct BenchCommand: ParsableCommand {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("docktrack-bench-reframe-\(getpid())")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        var best: ReframeCommand.Summary?
+        var best: ReframeRun.Summary?
         for _ in 1...`repeat` {
             var arguments = [input, folder.appendingPathComponent("reframed.mp4").path, "--aspect", aspect]
             if limit < Int.max { arguments += ["--end", String(limit)] }

@@ -86,6 +86,10 @@ struct ReframeCommand: ParsableCommand {
         if let aspect, Self.parseAspect(aspect) == nil { throw ValidationError("--aspect takes W:H with positive numbers, e.g. 9:16, not '\(aspect)'") }
         if let size, Self.parseSize(size) == nil { throw ValidationError("--size takes WIDTHxHEIGHT, each 2 to 8192, e.g. 720x1280, not '\(size)'") }
         if let roi, UnitRect(upperLeftText: roi) == nil { throw ValidationError("--roi takes x,y,width,height in 0...1, not '\(roi)'") }
+        if let size, let aspect, let asked = Self.parseSize(size), let wanted = Self.parseAspect(aspect),
+           abs(Double(asked.width) / Double(asked.height) / wanted - 1) > 0.02 {
+            throw ValidationError("--size \(size) is not of --aspect \(aspect)")
+        }
         guard maxUpscale >= 1 && maxUpscale <= 16 else { throw ValidationError("--max-upscale must be between 1 and 16") }
         guard widenAfter > 0 && widenAfter.isFinite else { throw ValidationError("--widen-after must be a positive number of seconds") }
         guard fov > 1 && fov < 360 else { throw ValidationError("--fov must be between 1 and 360 degrees") }
@@ -108,35 +112,6 @@ struct ReframeCommand: ParsableCommand {
         return size
     }
 
-    /// What a run did: stdout's last line (one JSON object), for batches of files.
-    struct Summary {
-        var input: String
-        var output: String
-        var frames: Int
-        var width: Int
-        var height: Int
-        var seconds: Double
-        var framesPerSecond: Double
-        /// Seconds of video per second of work.
-        var realTime: Double
-        var sound: String
-
-        var jsonLine: String {
-            var line = JSONLine()
-            line.add("input", input)
-            line.add("output", output)
-            line.add("status", "ok")
-            line.add("frames", frames)
-            line.add("width", width)
-            line.add("height", height)
-            line.add("seconds", seconds, digits: 2)
-            line.add("framesPerSecond", framesPerSecond, digits: 1)
-            line.add("realTime", realTime, digits: 2)
-            line.add("sound", sound)
-            return line.text
-        }
-    }
-
     func run() throws {
         // Ctrl-C and SIGTERM finish the output with the frames done so far, then exit 130 or 143.
         RunInterruption.install()
@@ -153,117 +128,41 @@ struct ReframeCommand: ParsableCommand {
     }
 
     /// Reframes `input` into `output`.
-    func reframe() throws -> Summary {
-            let source = try MediaFile.open(input)
-            guard source.info.kind == .video || source is NetworkStream else { throw ToolError("\(input) is not a video") }
-            let inputSize = source.info.size
-            let asked = size.flatMap(Self.parseSize)
-            let aspectRatio = aspect.flatMap(Self.parseAspect)
-                ?? asked.map { Double($0.width) / Double($0.height) } ?? Double(inputSize.width) / Double(inputSize.height)
-            var window = CropWindow(sourceSize: inputSize, aspect: aspectRatio, fieldOfView: fov * .pi / 180)
-            // The output: as asked, or the widest window's size in even pixels (what encoders take).
-            let outputSize = asked ?? ImageSize(width: max(2, Int(window.widest.width / 2) * 2), height: max(2, Int(window.widest.height / 2) * 2))
-            if let asked, let aspect, abs(Double(asked.width) / Double(asked.height) / aspectRatio - 1) > 0.02 {
-                throw ToolError("--size \(asked) is not of --aspect \(aspect)")
-            }
-            window.maximumZoom = noZoom ? 1 : max(1, maxUpscale * window.widest.height / Double(outputSize.height))
+    func reframe() throws -> ReframeRun.Summary {
+        let source = try MediaFile.open(input)
+        guard source.info.kind == .video || source is NetworkStream else { throw ToolError("\(input) is not a video") }
+        var settings = ReframeRun.Settings()
+        settings.aspect = aspect.flatMap(Self.parseAspect)
+        settings.size = size.flatMap(Self.parseSize)
+        settings.framing.mode = framingMode.mode
+        if let roi { settings.framing.regionOfInterest = UnitRect(upperLeftText: roi)! }
+        settings.maximumUpscale = maxUpscale
+        settings.zooms = !noZoom
+        settings.widenAfter = widenAfter
+        settings.fieldOfView = fov * .pi / 180
+        settings.degreesPerSecond = maxSpeed
+        settings.lookAhead = lookAhead
+        settings.frames = frames.selection
 
-            let models = model.store
-            var params = TrackingPipeline.Params()
-            params.faceRoundInterval = TrackingPipeline.Params.faceRoundIntervalWithRedetection
-            params.detectEvery = detectEvery
-            params.minimumConfidence = model.threshold
-            let cues = noFaceCues ? nil : FaceCueEstimator(landmarks: try FaceLandmarkDetector(models: models))
-            let pipeline = TrackingPipeline(detector: try model.make(detector), cues: cues, params: params,
-                                            identifiers: sequentialIdentifiers ? .sequential : .random)
-            if cues != nil, let sound = try? AudioFileSource(path: input) { pipeline.listener = SpeechListener(.file(sound)) }
-            try pipeline.redetect(models: models)
+        let models = model.store
+        var params = TrackingPipeline.Params()
+        params.faceRoundInterval = TrackingPipeline.Params.faceRoundIntervalWithRedetection
+        params.detectEvery = detectEvery
+        params.minimumConfidence = model.threshold
+        let cues = noFaceCues ? nil : FaceCueEstimator(landmarks: try FaceLandmarkDetector(models: models))
+        let pipeline = TrackingPipeline(detector: try model.make(detector), cues: cues, params: params,
+                                        identifiers: sequentialIdentifiers ? .sequential : .random)
+        if cues != nil, let sound = try? AudioFileSource(path: input) { pipeline.listener = SpeechListener(.file(sound)) }
+        try pipeline.redetect(models: models)
 
-            var framing = FramingController.Params()
-            framing.mode = framingMode.mode
-            if let roi { framing.regionOfInterest = UnitRect(upperLeftText: roi)! }
-            let speeds = DockLimits.window(degreesPerSecond: maxSpeed)
-            framing.limits = speeds
-            var zoomParams = ZoomFraming.Params()
-            zoomParams.widenAfter = widenAfter
-            let framesPerSecond = source.info.framesPerSecond ?? 30
-            let aheadFrames = Int((lookAhead * framesPerSecond / Double(frames.stride)).rounded())
-            var reframer = try Reframer(dock: VirtualDock(window: window, speeds: speeds), framing: framing,
-                                        zoom: noZoom ? nil : ZoomFraming(params: zoomParams), lookAhead: aheadFrames,
-                                        trace: try trace.output())
-
-            // The picture goes to a file of its own first; the sound joins it at the end.
-            let outputFolder = (output as NSString).deletingLastPathComponent
-            if !outputFolder.isEmpty, !FileManager.default.fileExists(atPath: outputFolder) {
-                throw ToolError("cannot write \(output): its folder \(outputFolder) does not exist")
-            }
-            let pictureOnly = (outputFolder.isEmpty ? "." : outputFolder) + "/.\((output as NSString).lastPathComponent).\(getpid()).video.\((output as NSString).pathExtension.isEmpty ? "mp4" : (output as NSString).pathExtension)"
-            defer { try? FileManager.default.removeItem(atPath: pictureOnly) }
-            let rate = framesPerSecond / Double(frames.stride)
-            let video = try AnnotatedOutput(path: pictureOnly, size: outputSize, framesPerSecond: rate)
-            let overview = try annotate.video(size: inputSize, framesPerSecond: rate)
-            let statesOutput = try states.map { try LineOutput(path: $0) }
-            var progress = ProgressLine(total: source.info.frameCount.map { frames.selection.count(of: $0) })
-            let started = ContinuousClock.now
-            var count = 0
-            var firstTime: Double?
-            var lastTime = 0.0
-            func show(_ shot: Reframer.Shot) throws {
-                try video.write(try shot.frame.image.cropped(to: shot.crop, size: outputSize))
-                let record = SubjectStatesRecord(frame: shot.frame.index, time: shot.frame.time, subjects: shot.subjects)
-                try statesOutput?.write(Self.statesLine(record, crop: window.unitRect(of: shot.crop), zoom: shot.zoom))
-                if let overview {
-                    let canvas = try Canvas(copying: shot.frame.image)
-                    canvas.subjects(shot.wholeFrameSubjects)
-                    canvas.box(window.unitRect(of: shot.crop), color: .objectYellow, label: String(format: "zoom %.2f", shot.zoom), thickness: 3)
-                    try overview.write(canvas.image)
-                }
-                count += 1
-                progress.update(done: count)
-            }
-            do {
-                let detecting = pipeline.detectingAhead(of: source, selection: frames.selection, cuts: reframer.shotBoundary)
-                defer { detecting.stop() }
-                while !RunInterruption.requested, let (frame, observations, _, startsShot) = try detecting.nextWithCut() {
-                    firstTime = firstTime ?? frame.time
-                    lastTime = frame.time
-                    let subjects = try pipeline.process(frame, detected: observations, startsShot: startsShot)
-                    if let shot = try reframer.push(frame, subjects: subjects, startsShot: startsShot) { try show(shot) }
-                }
-                for shot in reframer.finish() { try show(shot) }
-            } catch {
-                progress.finish()
-                throw error
-            }
-            progress.finish()
-            guard count > 0 else { throw ToolError("\(input): no frames in the selection") }
-            video.close()
-            // The input's sound over the frames processed: from the first one's time to the last one's end.
-            let soundEnd = frames.end == nil ? nil : lastTime + 1 / framesPerSecond
-            let outcome: SoundCopy.Outcome
-            do {
-                outcome = try SoundCopy.mux(video: pictureOnly, soundFrom: input, start: firstTime ?? 0, end: soundEnd, to: output)
-            } catch {
-                throw ToolError("\(output): \(error)")
-            }
-            if case .videoOnly(let reason) = outcome, !reason.hasSuffix("no audio track") {
-                printError("docktrack: \(output): written without sound: \(reason)")
-            }
-            let seconds = max(ProgressLine.seconds(ContinuousClock.now - started), 1e-9)
-            let sound: String
-            switch outcome {
-            case .copied: sound = "copied"
-            case .videoOnly(let reason): sound = reason.hasSuffix("no audio track") ? "none" : "dropped: \(reason)"
-            }
-            return Summary(input: input, output: output, frames: count, width: outputSize.width, height: outputSize.height,
-                           seconds: seconds, framesPerSecond: Double(count) / seconds, realTime: Double(count) / rate / seconds, sound: sound)
-    }
-
-    /// A states line of track's, with the window and the zoom.
-    static func statesLine(_ record: SubjectStatesRecord, crop: UnitRect, zoom: Double) -> String {
-        var line = record.jsonLine
-        guard line.hasSuffix("}") else { return line }
-        line.removeLast()
-        return line + String(format: ",\"crop\":{\"x\":%.5f,\"y\":%.5f,\"width\":%.5f,\"height\":%.5f},\"zoom\":%.4f}", crop.x, crop.y, crop.width, crop.height, zoom)
+        let run = ReframeRun(input: input, output: output, source: source, settings: settings, pipeline: pipeline,
+                             trace: try trace.output(), states: try states.map { try LineOutput(path: $0) },
+                             overview: { size, rate in try annotate.video(size: size, framesPerSecond: rate) })
+        var progress: ProgressLine?
+        defer { progress?.finish() }
+        return try run.run(stopping: { RunInterruption.requested }, onFrame: { done, total in
+            if progress == nil { progress = ProgressLine(total: total) }
+            progress!.update(done: done)
+        }, warn: { printError("docktrack: \($0)") })
     }
 }

@@ -38,7 +38,8 @@ import Glibc
         /// One frame at 20 per second with these observations; what the client got meanwhile.
         mutating func frame(_ observations: [Observation]) throws -> (step: FrameStep, pending: [String]) {
             time += 0.05
-            control.apply(to: &loop, pipeline: pipeline, customTracking: customTracking, at: time)
+            let changes = control.changes(for: &loop, pipeline: pipeline, customTracking: customTracking, at: time)
+            loop.merge(changes, at: time)
             let (pipeline, now) = (self.pipeline, time)
             let step = try loop.step(capturedAt: now) { _ in try pipeline.process(observations: observations, at: now) }
             control.publish(SubjectStatesRecord(frame: Int(time * 20), time: time, subjects: step.subjects), motion: step.atCommand)
@@ -423,7 +424,8 @@ import Glibc
         // A client that never reads: states pile up to the cap, the oldest go, answers stay.
         for _ in 0..<4 { _ = try rig.frame([Self.left]) }
         _ = rig.send(#"{"id":"kept","command":"selectSubject","point":{"x":0.2,"y":0.4}}"#)
-        rig.control.apply(to: &rig.loop, pipeline: rig.pipeline, customTracking: rig.customTracking, at: rig.time)
+        let changes = rig.control.changes(for: &rig.loop, pipeline: rig.pipeline, customTracking: rig.customTracking, at: rig.time)
+        rig.loop.merge(changes, at: rig.time)
         for frame in 0..<(rig.control.maximumPending + 50) {
             rig.time += 0.05
             rig.control.publish(SubjectStatesRecord(frame: frame, time: rig.time, subjects: []), motion: MotionState(time: rig.time, position: .zero, velocity: .zero))
