@@ -19,9 +19,11 @@
 #include <set>
 #include <vector>
 
+#include <opencv2/calib3d.hpp>
 #include <opencv2/core.hpp>
 #include <opencv2/core/utils/logger.hpp>
 #include <opencv2/dnn.hpp>
+#include <opencv2/features2d.hpp>
 #include <opencv2/highgui.hpp>
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
@@ -392,6 +394,65 @@ int dcv_phase_shift(const dcv_image *earlier, const dcv_image *later, const dcv_
         *dx = shift.x;
         *dy = shift.y;
         *response = peak;
+        return 0;
+    });
+}
+
+int dcv_feature_homography(const dcv_image *from, const dcv_image *to, double homography[9], int *inliers,
+                           int *matches, dcv_status *status) {
+    return guarded<int>(status, -1, [&]() -> int {
+        if (!usable(from, status) || !usable(to, status) || homography == nullptr || inliers == nullptr || matches == nullptr) return -1;
+        *inliers = 0;
+        *matches = 0;
+        auto gray = [](const cv::Mat &image) {
+            if (image.channels() == 1) return image;
+            cv::Mat out;
+            cv::cvtColor(image, out, cv::COLOR_BGR2GRAY);
+            return out;
+        };
+        // Features in proportion to the picture (a wide view holds the narrow one in a small
+        // part of it), found down to faint corners (FAST threshold 10) and near the edges
+        // (15-pixel patches): a small picture of a plain room still gives enough.
+        auto features = [](const cv::Mat &image, std::vector<cv::KeyPoint> &points, cv::Mat &descriptors) {
+            int count = std::clamp((int)(image.total() / 90), 1000, 10000);
+            cv::Ptr<cv::ORB> orb = cv::ORB::create(count, 1.2f, 8, 15, 0, 2, cv::ORB::HARRIS_SCORE, 15, 10);
+            orb->detectAndCompute(image, cv::noArray(), points, descriptors);
+        };
+        std::vector<cv::KeyPoint> fromPoints, toPoints;
+        cv::Mat fromDescriptors, toDescriptors;
+        features(gray(from->mat), fromPoints, fromDescriptors);
+        features(gray(to->mat), toPoints, toDescriptors);
+        if (fromDescriptors.rows < 2 || toDescriptors.rows < 2) return 1;
+        cv::BFMatcher matcher(cv::NORM_HAMMING);
+        std::vector<std::vector<cv::DMatch>> nearest;
+        matcher.knnMatch(fromDescriptors, toDescriptors, nearest, 2);
+        std::vector<cv::Point2f> fromKept, toKept;
+        for (const auto &pair : nearest) {
+            if (pair.size() == 2 && pair[0].distance < 0.8f * pair[1].distance) {
+                fromKept.push_back(fromPoints[pair[0].queryIdx].pt);
+                toKept.push_back(toPoints[pair[0].trainIdx].pt);
+            }
+        }
+        *matches = (int)fromKept.size();
+        if (fromKept.size() < 8) return 1;
+        std::vector<unsigned char> agree;
+        cv::Mat h = cv::findHomography(fromKept, toKept, cv::RANSAC, 3.0, agree);
+        if (h.empty() || h.type() != CV_64FC1) return 1;
+        for (int i = 0; i < 9; i++) homography[i] = h.at<double>(i / 3, i % 3);
+        *inliers = (int)std::count(agree.begin(), agree.end(), (unsigned char)1);
+        return 0;
+    });
+}
+
+int dcv_image_paste(dcv_image *dst, const dcv_image *src, int x, int y, int width, int height, dcv_status *status) {
+    return guarded<int>(status, -1, [&]() -> int {
+        if (!usable(src, status) || !usable(dst, status) || width <= 0 || height <= 0) return -1;
+        if (src->mat.channels() != dst->mat.channels()) return -1;
+        cv::Mat resized;
+        cv::resize(src->mat, resized, cv::Size(width, height), 0, 0, cv::INTER_AREA);
+        cv::Rect region = cv::Rect(x, y, width, height) & cv::Rect(0, 0, dst->mat.cols, dst->mat.rows);
+        if (region.empty()) return 0;
+        resized(cv::Rect(region.x - x, region.y - y, region.width, region.height)).copyTo(dst->mat(region));
         return 0;
     });
 }

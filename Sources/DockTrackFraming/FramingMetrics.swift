@@ -16,6 +16,12 @@ package struct FramingMetrics: Sendable, Equatable {
     package var duration = 0.0
     /// Seconds from the first frame to the first with the primary subject in the target zone.
     package var firstInZone: Double?
+    /// The longest stretch (seconds) with the primary subject out of the target zone, or with
+    /// none tracked; the start counts (a run that begins away from its subject begins out).
+    package var longestOutOfZone: Double { max(longestClosedOutOfZone, outOfZoneSince.map { (firstTime ?? 0) + duration - $0 } ?? 0) }
+    private var longestClosedOutOfZone = 0.0
+    /// When the stretch out of the zone now running began.
+    private var outOfZoneSince: Double?
     /// The first frame's time, and the pan error and target of the last frame tracked (for
     /// overshoot).
     private var firstTime: Double?
@@ -35,13 +41,21 @@ package struct FramingMetrics: Sendable, Equatable {
         frames += 1
         if commanded { commands += 1 }
         duration = time - firstTime! + 1 / framesPerSecond
+        var inZone = false
         if let aim {
             framesWithSubject += 1
             errors.append(hypot(aim.subject.x - aim.target.x, aim.subject.y - aim.target.y))
             if isInTargetZone(aim.subject, target: aim.target) {
+                inZone = true
                 framesInZone += 1
                 firstInZone = firstInZone ?? time - firstTime!
             }
+        }
+        if inZone, let since = outOfZoneSince {
+            longestClosedOutOfZone = max(longestClosedOutOfZone, time - since)
+            outOfZoneSince = nil
+        } else if !inZone && outOfZoneSince == nil {
+            outOfZoneSince = time
         }
         // Overshoot: the pan passing its target while moving, as long as the target itself
         // holds still (a new primary subject is a new target, not an overshoot).
@@ -60,11 +74,13 @@ package struct FramingMetrics: Sendable, Equatable {
     }
 
     package var inZoneFraction: Double { framesWithSubject == 0 ? 0 : Double(framesInZone) / Double(framesWithSubject) }
+    /// The share of all frames (those without a subject included) with the primary subject in the target zone.
+    package var inZoneFractionOfAllFrames: Double { frames == 0 ? 0 : Double(framesInZone) / Double(frames) }
     package var meanError: Double { errors.isEmpty ? 0 : errors.reduce(0, +) / Double(errors.count) }
     package var p95Error: Double { Statistics.percentile(errors, 0.95) }
     package var commandRate: Double { duration > 0 ? Double(commands) / duration : 0 }
 
-    /// `{"frames":…,"framesWithSubject":…,"inTargetZone":…,"meanError":…,"p95Error":…,"overshootDegrees":…,"commandsPerSecond":…}`
+    /// `{"frames":…,"framesWithSubject":…,"inTargetZone":…,"meanError":…,"p95Error":…,"overshootDegrees":…,"commandsPerSecond":…,"inTargetZoneOfAllFrames":…,"longestOutOfZoneSeconds":…}`
     package var jsonLine: String {
         var line = JSONLine()
         line.add("frames", frames)
@@ -74,6 +90,8 @@ package struct FramingMetrics: Sendable, Equatable {
         line.add("p95Error", p95Error, digits: 4)
         line.add("overshootDegrees", overshoot * 180 / .pi, digits: 2)
         line.add("commandsPerSecond", commandRate, digits: 1)
+        line.add("inTargetZoneOfAllFrames", inZoneFractionOfAllFrames, digits: 3)
+        line.add("longestOutOfZoneSeconds", longestOutOfZone, digits: 2)
         return line.text
     }
 }

@@ -163,6 +163,18 @@ public final class Image: @unchecked Sendable {
         return (x, y, response)
     }
 
+    /// Where this picture lies in `other`, from the features both show
+    /// (`dcv_feature_homography`): the homography from this image's pixels to `other`'s and the
+    /// feature matches that agree with it; `nil` when too few features match.
+    public func homography(to other: Image) throws(OpenCVError) -> (homography: Homography, inliers: Int)? {
+        var matrix = [Double](repeating: 0, count: 9)
+        var inliers: Int32 = 0, matches: Int32 = 0
+        let found = try checkedCount { status in
+            matrix.withUnsafeMutableBufferPointer { dcv_feature_homography(handle, other.handle, $0.baseAddress, &inliers, &matches, status) }
+        }
+        return found == 0 ? (Homography(matrix: matrix), Int(inliers)) : nil
+    }
+
     /// This image mirrored left to right.
     public func mirrored() throws(OpenCVError) -> Image {
         let out = Image()

@@ -5,6 +5,7 @@ import DockTrackFraming
 import DockTrackMedia
 import DockTrackSystem
 import DockTrackTracking
+import Foundation
 
 /// `simulate` as the library runs it: the closed loop over a recorded scene. A virtual camera
 /// sees a part of the scene (a crop that follows the dock's pan and tilt); the pipeline detects
@@ -23,6 +24,11 @@ package struct SceneSimulationRun {
     package var clock: @Sendable () -> Double
     /// The view with the subjects and the framing drawn on it.
     package var video: AnnotatedOutput?
+    /// A fixed overview camera that guides the dock (``OverviewGuide``), calibrated on the
+    /// scene's first frame; `nil`: the dock's camera alone.
+    package var overview: SimulatedOverview?
+    /// The mapping the overview's calibration found.
+    package private(set) var overviewMapping: OverviewMapping?
 
     /// Opens the dock at `address` for a view of `virtual` (a live dock is asked to keep within
     /// the scene: its ranges narrowed to the scene's, its speeds its own), and the loop around it.
@@ -60,22 +66,43 @@ package struct SceneSimulationRun {
 
     /// Runs to the scene's end or `stopping` (asked between frames); the framing metrics.
     /// `onFrame` is told the frames done so far.
-    package mutating func run(stopping: () -> Bool, onFrame: (Int) -> Void = { _ in }) throws -> FramingMetrics {
+    package mutating func run(stopping: () -> Bool, onFrame: (Int) -> Void = { _ in },
+                              looked: (OverviewCalibration.Look) -> Void = { _ in },
+                              calibrated: (OverviewMapping) -> Void = { _ in }) throws -> FramingMetrics {
         var metrics = FramingMetrics()
         let framesPerSecond = scene.info.framesPerSecond ?? 30
         // The scene in real time: each frame shown when its time comes (a late one at once).
         var pacer = RealTimePacer(clock: SleepingClock(now: clock, sleep: SleepingClock.monotonic.sleep), startingAt: 0)
         var lastCaptured = 0.0
-        let (virtual, pipeline, video, liveDock) = (virtual, pipeline, video, liveDock)
+        let (virtual, pipeline, video, liveDock, overview) = (virtual, pipeline, video, liveDock, overview)
         let params = loop.controller.params
+        var guide: OverviewGuide?
         defer { RunEnd.end(&loop.dock, at: liveDock ? clock() : lastCaptured) { video?.close() } }
         try frames.forEachFrame(of: &scene) { frame in
             var view: Frame?
+            var overviewView: Frame?
+            var overviewSubjects: [TrackedSubject] = []
+            if let overview {
+                if guide == nil {
+                    var rig = SceneCalibrationRig(scene: frame.image, dockCamera: virtual, overview: overview)
+                    let mapping = try OverviewCalibration.calibrate(rig: &rig, camera: params.camera, limits: params.limits, looked: looked)
+                    overviewMapping = mapping
+                    calibrated(mapping)
+                    guide = OverviewGuide(mapping: mapping, camera: params.camera, limits: params.limits)
+                }
+                overviewView = Frame(index: frame.index, time: frame.time, image: try overview.view(of: frame.image))
+                overviewSubjects = try overview.pipeline.process(overviewView!)
+            }
+            var use: OverviewGuide.Use?
             let captured = liveDock ? pacer.wait(for: frame.time) : frame.time
             lastCaptured = captured
             let step = try loop.step(capturedAt: captured) { pose in
                 view = Frame(index: frame.index, time: frame.time, image: try virtual.view(of: frame.image, at: pose))
-                return try pipeline.process(view!)
+                let seen = try pipeline.process(view!)
+                guard guide != nil else { return seen }
+                let guided = guide!.subjects(seen: seen, from: pose, overview: overviewSubjects)
+                use = guided.use
+                return guided.subjects
             }
             metrics.record(time: frame.time, framesPerSecond: framesPerSecond, aim: step.aim, state: step.state,
                            target: step.target, pose: step.cameraPose, panSpeed: step.atCommand.velocity.y,
@@ -84,11 +111,31 @@ package struct SceneSimulationRun {
                 let canvas = try Canvas(copying: view.image)
                 canvas.subjects(step.subjects)
                 canvas.framing(regionOfInterest: params.regionOfInterest, target: step.aim?.target, pose: step.cameraPose,
-                               state: step.state.rawValue)
+                               state: use == .overview ? "sent by the overview" : step.state.rawValue)
+                if let overviewView, let guide {
+                    try canvas.inset(try Self.overviewPicture(overviewView.image, subjects: overviewSubjects, guide: guide,
+                                                              pose: step.cameraPose, chosen: guide.chosen),
+                                     in: UnitRect(x: 0.66, y: 0.66, width: 0.32, height: 0.32))
+                }
                 try video.write(canvas.image)
             }
             onFrame(metrics.frames)
         } stopping: { stopping() }
         return metrics
+    }
+
+    /// The overview with its people (the chosen one in yellow) and the dock's view drawn on it.
+    static func overviewPicture(_ image: Image, subjects: [TrackedSubject], guide: OverviewGuide, pose: DockOrientation,
+                                chosen: UUID?) throws(OpenCVError) -> Image {
+        let canvas = try Canvas(copying: image)
+        for subject in subjects {
+            canvas.box(subject.rect, color: subject.id == chosen ? .objectYellow : .bodyBlue, thickness: subject.id == chosen ? 3 : 1)
+        }
+        // The dock's view: its corners' directions placed in the overview.
+        let corners = [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)].map { guide.mapping.overviewPoint(at: pose + guide.camera.angles(toward: $0.0, $0.1)) }
+        for index in corners.indices {
+            canvas.line(from: corners[index], to: corners[(index + 1) % 4], color: .white, thickness: 2)
+        }
+        return canvas.image
     }
 }

@@ -123,6 +123,17 @@ int dcv_hann_window(dcv_image *dst, int width, int height, dcv_status *status);
 int dcv_phase_shift(const dcv_image *earlier, const dcv_image *later, const dcv_image *window, double *dx, double *dy,
                     double *response, dcv_status *status);
 
+/* Where one picture lies in another, from their features: ORB features of both (gray; one per
+   90 pixels, 1000 to 10000, FAST threshold 10, 15-pixel patches), each feature of `from`
+   matched to its two nearest in `to` (Hamming distance) and kept when the nearest is clearly
+   nearer (Lowe's ratio 0.8), then cv::findHomography with RANSAC (3 px). On
+   success `homography` holds the 3x3 matrix, row by row, that takes a pixel of `from` to `to`
+   (x right, y down), *inliers the matches that agree with it and *matches those kept before
+   RANSAC; returns 0. Returns 1 (the matrix untouched) when fewer than 8 matches were kept or no
+   homography fits them, -1 on an error. */
+int dcv_feature_homography(const dcv_image *from, const dcv_image *to, double homography[9], int *inliers,
+                           int *matches, dcv_status *status);
+
 /* Drawing, in place, for annotated output. Colours are B, G, R in 0...255. */
 void dcv_image_draw_rect(dcv_image *image, int x, int y, int width, int height,
                          int b, int g, int r, int thickness);
@@ -141,6 +152,11 @@ void dcv_image_draw_text(dcv_image *image, const char *text, int x, int y, doubl
  * out_width x out_height, into dst; parts outside src are black. A virtual camera's view. */
 int dcv_image_crop(const dcv_image *src, dcv_image *dst, float x, float y, float width,
                    float height, int out_width, int out_height, dcv_status *status);
+
+/* src resized into the region (x, y, width, height in pixels, top-left origin) of dst, in
+ * place: a picture in the picture. The part of the region outside dst is left out; both must
+ * have the same channels. Returns 0, or -1 on error. */
+int dcv_image_paste(dcv_image *dst, const dcv_image *src, int x, int y, int width, int height, dcv_status *status);
 
 /* The pixels of the region (x, y, width, height in pixels, top-left origin) resized to
  * out_width x out_height (area interpolation), written row by row into `out` as floats

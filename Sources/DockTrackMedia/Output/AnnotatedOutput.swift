@@ -40,6 +40,14 @@ package struct Canvas {
         }
     }
 
+    /// `picture` shrunk into `rect` (unit coordinates, lower-left origin) with a white frame:
+    /// a picture in the picture.
+    package func inset(_ picture: Image, in rect: UnitRect) throws(OpenCVError) {
+        let p = rect.pixelRect(in: size)
+        try checkedCount { dcv_image_paste(image.handle, picture.handle, Int32(p.x), Int32(p.y), Int32(max(1, p.width)), Int32(max(1, p.height)), $0) }
+        box(rect, color: .white, thickness: 1)
+    }
+
     /// Text with a dark backing so it reads on any picture; (x, y) is the baseline's left end.
     package func text(_ string: String, x: Int, y: Int, color: BGR = .white, scale: Double = 0.45) {
         let width = Int(Double(string.count) * 20 * scale) + 4

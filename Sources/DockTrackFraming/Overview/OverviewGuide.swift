@@ -1,0 +1,147 @@
+import DockTrackCore
+import Foundation
+
+/// Joins what the overview camera sees to what the dock's camera sees, frame by frame: a
+/// person is one person in both (a subject of the dock's picture and one of the overview's
+/// whose directions, through the ``OverviewMapping``, lie within ``matchRadius``); the person
+/// the dock follows is kept in the overview's terms, so that when the dock's camera loses them
+/// (they walked out of its narrow view, the dock is still turning towards them) the overview
+/// still knows where they are and the dock is sent there at once: they are given to the
+/// framing controller as a subject outside the picture, whose direction the controller turns to
+/// like any other. Once the dock's camera sees them it frames them itself.
+package struct OverviewGuide: Sendable {
+    package var mapping: OverviewMapping
+    /// The camera on the dock.
+    package var camera: CameraModel
+    /// Radians between a dock subject's direction and an overview subject's within which they
+    /// are one person.
+    package var matchRadius = 8 * Double.pi / 180
+    /// The dock's limits: a person whose direction lies beyond its ranges is out of reach.
+    package var limits: DockLimits
+    /// Whether the dock's own ranking picks the person (the overview then finds them again when
+    /// the dock's camera loses them), or the person chosen is kept while the overview sees them.
+    package var followsDockRanking = true
+    /// The overview's identity of the person the dock follows.
+    package private(set) var chosen: UUID?
+    /// For each overview identity matched to a subject of the dock's picture, that subject's identity.
+    private var dockIdentity: [UUID: UUID] = [:]
+
+    package init(mapping: OverviewMapping, camera: CameraModel, limits: DockLimits) {
+        self.mapping = mapping
+        self.camera = camera
+        self.limits = limits
+    }
+
+    /// What the overview guide did with a frame.
+    package enum Use: String, Sendable {
+        /// The dock's camera saw the chosen person (or saw people the overview does not): its own framing.
+        case dockCamera
+        /// The dock's camera did not see the chosen person: sent by the overview.
+        case overview
+        /// Neither camera saw anybody.
+        case nobody
+    }
+
+    /// The direction (dock orientation) of a subject of the dock's picture seen from `pose`.
+    package func direction(of subject: TrackedSubject, seenFrom pose: DockOrientation) -> DockOrientation {
+        let anchor = FramingController.anchor(of: subject)
+        return pose + camera.angles(toward: anchor.x, anchor.y)
+    }
+
+    /// The direction of a subject of the overview.
+    package func direction(ofOverview subject: TrackedSubject) -> DockOrientation {
+        mapping.orientation(toward: FramingController.anchor(of: subject))
+    }
+
+    /// The subjects the framing controller gets for a frame the dock's camera took from `pose`:
+    /// those it saw (`seen`, ranked), with the chosen person made the primary subject; when the
+    /// dock's camera did not see them, they are added where the overview places them (most
+    /// often outside the picture). `overview`: the overview's subjects at the same moment, ranked.
+    ///
+    /// The chosen person is the dock's own primary subject when the overview sees them too
+    /// (``followsDockRanking``), else kept while the overview sees them within reach of the dock,
+    /// else the overview's first-ranked person within reach.
+    package mutating func subjects(seen: [TrackedSubject], from pose: DockOrientation,
+                                   overview: [TrackedSubject]) -> (subjects: [TrackedSubject], use: Use) {
+        let partners = match(seen: seen, from: pose, overview: overview)
+        // Where each person is: as the dock's camera sees them when it does (the nearer view),
+        // else as the overview does.
+        let reachable = overview.filter { person in
+            if let dockID = partners[person.id], let subject = seen.first(where: { $0.id == dockID }) {
+                return isReachable(direction(of: subject, seenFrom: pose))
+            }
+            return isReachable(direction(ofOverview: person))
+        }
+        let byRank: (TrackedSubject, TrackedSubject) -> Bool = { ($0.saliencyRank ?? .max) < ($1.saliencyRank ?? .max) }
+        if followsDockRanking, let primary = seen.min(by: byRank),
+           let partner = partners.first(where: { $0.value == primary.id })?.key, reachable.contains(where: { $0.id == partner }) {
+            chosen = partner
+        }
+        if let current = chosen, !reachable.contains(where: { $0.id == current }) { chosen = nil }
+        if chosen == nil { chosen = reachable.min(by: byRank)?.id }
+        guard let chosen, let person = overview.first(where: { $0.id == chosen }) else {
+            return (seen, seen.isEmpty ? .nobody : .dockCamera)
+        }
+        if let dockID = partners[chosen] {
+            // The dock's camera sees them: they are its primary subject.
+            return (seen.map { subject in
+                var subject = subject
+                if subject.id == dockID { subject.saliencyRank = 0 }
+                return subject
+            }, .dockCamera)
+        }
+        var placed = placeInDockPicture(person, from: pose)
+        placed.id = dockIdentity[chosen] ?? chosen
+        placed.saliencyRank = 0
+        placed.isObserved = false
+        return ([placed] + seen.filter { $0.id != placed.id }, .overview)
+    }
+
+    /// Whether the dock can point at `direction` closely enough to bring it into the target
+    /// zone (a sixth of the view's width, a fifth of its height, beyond its ranges at most).
+    package func isReachable(_ direction: DockOrientation) -> Bool {
+        let clamped = limits.clamp(direction)
+        return abs(clamped.y - direction.y) <= camera.horizontalFieldOfView / 6 && abs(clamped.x - direction.x) <= camera.verticalFieldOfView / 5
+    }
+
+    /// Pairs each overview subject with the nearest subject of the dock's picture within
+    /// ``matchRadius`` (nearest pairs first); overview identity to dock identity.
+    private mutating func match(seen: [TrackedSubject], from pose: DockOrientation, overview: [TrackedSubject]) -> [UUID: UUID] {
+        var candidates: [(distance: Double, overview: UUID, dock: UUID)] = []
+        for subject in seen {
+            let a = direction(of: subject, seenFrom: pose)
+            for other in overview {
+                let b = direction(ofOverview: other)
+                let distance = hypot(a.x - b.x, a.y - b.y)
+                if distance <= matchRadius { candidates.append((distance, other.id, subject.id)) }
+            }
+        }
+        var partners: [UUID: UUID] = [:], taken = Set<UUID>()
+        for candidate in candidates.sorted(by: { $0.distance < $1.distance })
+        where partners[candidate.overview] == nil && !taken.contains(candidate.dock) {
+            partners[candidate.overview] = candidate.dock
+            taken.insert(candidate.dock)
+        }
+        for (overviewID, dockID) in partners { dockIdentity[overviewID] = dockID }
+        // Identities the overview no longer tracks are forgotten.
+        let present = Set(overview.map(\.id))
+        dockIdentity = dockIdentity.filter { present.contains($0.key) }
+        return partners
+    }
+
+    /// An overview subject as the dock's camera at `pose` would see it: its box's corners
+    /// turned into directions and those into the dock's picture (unit coordinates, beyond 0...1
+    /// outside it).
+    package func placeInDockPicture(_ subject: TrackedSubject, from pose: DockOrientation) -> TrackedSubject {
+        func place(_ rect: UnitRect) -> UnitRect {
+            let low = camera.point(at: mapping.orientation(toward: (rect.minX, rect.minY)) - pose)
+            let high = camera.point(at: mapping.orientation(toward: (rect.maxX, rect.maxY)) - pose)
+            return UnitRect(x: min(low.x, high.x), y: min(low.y, high.y), width: abs(high.x - low.x), height: abs(high.y - low.y))
+        }
+        var placed = subject
+        placed.rect = place(subject.rect)
+        placed.faceRect = subject.faceRect.map(place)
+        placed.bodyRect = subject.bodyRect.map(place)
+        return placed
+    }
+}

@@ -1,0 +1,129 @@
+import DockTrack
+import Foundation
+import Testing
+
+/// A fixed overview camera steering the dock: the mapping, calibration by features on real
+/// footage (vtest.avi), the guide that sends the dock to a person only the overview sees, and
+/// `simulate --overview` against the search without one.
+@Suite struct OverviewTests {
+    /// The first frame of vtest.avi: a plaza with people, 768x576.
+    static func plaza() throws -> Image {
+        var source = try MediaFile.open(Fixtures.sample("vtest.avi"))
+        return try #require(try source.nextFrame()).image
+    }
+
+    /// The dock camera of `simulate --zoom 0.3` over a 100° scene, and its limits.
+    static func dockCamera(sceneSize: ImageSize) -> VirtualCamera {
+        VirtualCamera(sceneSize: sceneSize, sceneFieldOfView: 100 * .pi / 180, zoom: 0.3)
+    }
+
+    @Test func aQuadraticIsFittedFromItsSamplesAndGivesBackItsInputs() throws {
+        // Directions from overview points by a known quadratic, and back by another.
+        let toPitch = [0.1, -0.3, 0.8, 0.05, -0.02, 0.01], toYaw = [-0.9, 1.7, 0.1, -0.04, 0.03, 0.0]
+        var inputs: [(Double, Double)] = [], pitches: [Double] = [], yaws: [Double] = []
+        for i in 0..<5 {
+            for j in 0..<5 {
+                let point = (Double(i) / 4, Double(j) / 4)
+                inputs.append(point)
+                pitches.append(zip(toPitch, [1, point.0, point.1, point.0 * point.0, point.0 * point.1, point.1 * point.1]).reduce(0) { $0 + $1.0 * $1.1 })
+                yaws.append(zip(toYaw, [1, point.0, point.1, point.0 * point.0, point.0 * point.1, point.1 * point.1]).reduce(0) { $0 + $1.0 * $1.1 })
+            }
+        }
+        let pitch = try #require(OverviewMapping.fit(inputs, pitches)), yaw = try #require(OverviewMapping.fit(inputs, yaws))
+        for (found, wanted) in zip(pitch + yaw, toPitch + toYaw) { #expect(abs(found - wanted) < 1e-9) }
+        // Too few samples, or all on one line, fix nothing.
+        #expect(OverviewMapping.fit(Array(inputs.prefix(5)), Array(pitches.prefix(5))) == nil)
+        #expect(OverviewMapping.fit(inputs.map { ($0.0, $0.0) }, pitches) == nil)
+    }
+
+    @Test(arguments: [(share: 1.0, pan: 0.0, tilt: 0.0), (share: 0.75, pan: 6.0, tilt: 4.0)])
+    func calibrationOnThePlazaFindsTheDocksViewAndIsRightWithinADegree(share: Double, pan: Double, tilt: Double) throws {
+        let scene = try Self.plaza()
+        let camera = Self.dockCamera(sceneSize: scene.size)
+        let overview = SimulatedOverview(sceneSize: scene.size, sceneFieldOfView: 100 * .pi / 180, share: share,
+                                         pose: DockOrientation(x: tilt * .pi / 180, y: pan * .pi / 180, z: 0),
+                                         pipeline: TrackingPipeline(detector: nil, cues: nil))
+        var rig = SceneCalibrationRig(scene: scene, dockCamera: camera, overview: overview)
+        var looks: [OverviewCalibration.Look] = []
+        let mapping = try OverviewCalibration.calibrate(rig: &rig, camera: camera.camera, limits: camera.limits(), looked: { looks.append($0) })
+        #expect(looks.count == 13)
+        #expect(looks.filter { $0.homography != nil }.count >= 11, "\(looks.map(\.inliers))")
+        #expect(mapping.checkedErrorDegrees.largest < 1, "\(mapping.checkedErrorDegrees)")
+        // The overview's middle is where the overview looks: the dock is sent there.
+        let middle = mapping.orientation(toward: (0.5, 0.5))
+        #expect(abs(middle.y * 180 / .pi - pan) < 1.5 && abs(middle.x * 180 / .pi - tilt) < 1.5, "\(middle)")
+        // And back: a direction lands where it was.
+        let back = mapping.overviewPoint(at: middle)
+        #expect(abs(back.x - 0.5) < 0.01 && abs(back.y - 0.5) < 0.01)
+    }
+
+    @Test func anOverviewThatShowsAnotherPlaceIsRefused() throws {
+        let scene = try Self.plaza()
+        let camera = Self.dockCamera(sceneSize: scene.size)
+        struct ElsewhereRig: CalibrationRig {
+            var scene: Image
+            var camera: VirtualCamera
+            var elsewhere: Image
+            func look(at pose: DockOrientation) throws -> (dockView: Image, overview: Image) { (try camera.view(of: scene, at: pose), elsewhere) }
+        }
+        var rig = ElsewhereRig(scene: scene, camera: camera, elsewhere: try Image(contentsOf: Fixtures.sample("messi5.jpg")))
+        #expect(throws: OverviewCalibration.Failure.self) {
+            _ = try OverviewCalibration.calibrate(rig: &rig, camera: camera.camera, limits: camera.limits())
+        }
+    }
+
+    /// A person only the overview sees (the dock's camera sees nobody) is given to the framing
+    /// controller as the primary subject, outside the picture on their side; once the dock's
+    /// camera sees them too (the same direction), it frames them with its own subject.
+    @Test func aPersonOnlyTheOverviewSeesIsPlacedWhereTheyAreThenFramedByTheDocksOwnView() throws {
+        let scene = try Self.plaza()
+        let camera = Self.dockCamera(sceneSize: scene.size)
+        let overview = SimulatedOverview(sceneSize: scene.size, sceneFieldOfView: 100 * .pi / 180, pipeline: TrackingPipeline(detector: nil, cues: nil))
+        var rig = SceneCalibrationRig(scene: scene, dockCamera: camera, overview: overview)
+        let mapping = try OverviewCalibration.calibrate(rig: &rig, camera: camera.camera, limits: camera.limits())
+        var guide = OverviewGuide(mapping: mapping, camera: camera.camera, limits: camera.limits())
+        // Someone at the overview's right, a quarter of the way up; the dock looks at the middle.
+        let person = TrackedSubject(id: UUID(), kind: .person, rect: UnitRect(x: 0.78, y: 0.25, width: 0.04, height: 0.15), saliencyRank: 1)
+        let away = guide.subjects(seen: [], from: .zero, overview: [person])
+        #expect(away.use == .overview)
+        let placed = try #require(away.subjects.first)
+        #expect(placed.saliencyRank == 0 && !placed.isObserved)
+        #expect(placed.rect.midX > 1, "outside the dock's picture on the right: \(placed.rect)")
+        // Pointed where the guide placed them, the dock's camera sees them in its middle.
+        let anchor = (placed.rect.midX, placed.rect.maxY - 0.1 * placed.rect.height)
+        let pose = camera.camera.angles(toward: anchor.0, anchor.1)
+        let seen = TrackedSubject(id: UUID(), kind: .person, rect: UnitRect(x: 0.4, y: 0.1, width: 0.2, height: 0.5 + 0.1 * 0.5 / 0.9), saliencyRank: 1)
+        let there = guide.subjects(seen: [seen], from: pose, overview: [person])
+        #expect(there.use == .dockCamera)
+        #expect(there.subjects.map(\.id) == [seen.id] && there.subjects[0].saliencyRank == 0)
+        // A person the dock could never bring into its target zone (beyond its ranges) is not chosen.
+        let beyond = TrackedSubject(id: UUID(), kind: .person, rect: UnitRect(x: 0.99, y: 0.5, width: 0.01, height: 0.1), saliencyRank: 1)
+        var fresh = OverviewGuide(mapping: mapping, camera: camera.camera, limits: camera.limits())
+        #expect(fresh.subjects(seen: [], from: .zero, overview: [beyond]).use == .nobody)
+    }
+
+    /// From frame 100 with a narrow view (zoom 0.2) the dock's first view shows nobody: the
+    /// search does not find anyone in 6 s; the overview sends the dock to a person at once.
+    @Test func theOverviewFramesSomeoneTheSearchDoesNotFind() throws {
+        let common = ["simulate", Fixtures.sample("vtest.avi"), "--zoom", "0.2", "--no-face-cues", "--start", "100", "--end", "160"]
+        let alone = try ToolRun.docktrack(common)
+        let guided = try ToolRun.docktrack(common + ["--overview"])
+        #expect(alone.status == 0 && guided.status == 0, "\(alone.stderr)\(guided.stderr)")
+        #expect(alone.stderr.contains("nobody was framed"), "\(alone.stderr)")
+        let first = guided.errorLines.first { $0.contains("first subject in the target zone at") }
+        let seconds = try #require(first.flatMap { $0.split(separator: " ").dropLast().last.flatMap { Double($0) } }, "\(guided.stderr)")
+        #expect(seconds <= 1.5, "\(guided.stderr)")
+        #expect(guided.stderr.contains("overview calibrated"), "\(guided.stderr)")
+        let metrics = try JSONSerialization.jsonObject(with: Data(try #require(guided.lines.last).utf8)) as? [String: Any]
+        let longest = try #require(metrics?["longestOutOfZoneSeconds"] as? Double)
+        let aloneMetrics = try JSONSerialization.jsonObject(with: Data(try #require(alone.lines.last).utf8)) as? [String: Any]
+        #expect(longest < (aloneMetrics?["longestOutOfZoneSeconds"] as? Double ?? 0), "\(guided.lines.last ?? "")")
+    }
+
+    @Test func overviewOptionsAreCheckedBeforeAnythingRuns() throws {
+        let bad = try ToolRun.docktrack(["simulate", Fixtures.sample("vtest.avi"), "--overview", "--overview-view", "0,0,2"])
+        #expect(bad.status != 0 && bad.stderr.contains("--overview-view takes PAN,TILT,SHARE"), "\(bad.stderr)")
+        let without = try ToolRun.docktrack(["simulate", Fixtures.sample("vtest.avi"), "--overview-view", "0,0,1"])
+        #expect(without.status != 0 && without.stderr.contains("add --overview"), "\(without.stderr)")
+    }
+}
