@@ -7,6 +7,8 @@
 #                                                    own rate, or at FPS; an image is shown for ever)
 #   tools/emulated-camera.sh daemons DIR              start dbus, pipewire and wireplumber only (an audio graph)
 #   tools/emulated-camera.sh source DIR MEDIA [FPS]  (re)start only the GStreamer source (replug)
+#   tools/emulated-camera.sh second DIR MEDIA [FPS]  (re)start a second camera beside the first
+#                                                    (an overview camera: /dev/video1 under run)
 #   tools/emulated-camera.sh unplug DIR              stop only the GStreamer source (the camera goes away)
 #   tools/emulated-camera.sh run DIR COMMAND...      run COMMAND under pw-v4l2 against that session
 #   tools/emulated-camera.sh stop DIR                stop everything started, by process id
@@ -48,10 +50,13 @@ wait_for() { # seconds, command...
     done
 }
 
-video_source_present() { pw-cli ls Node 2>/dev/null | grep -q 'media.class = "Video/Source"'; }
+video_sources_present() { [ "$(pw-cli ls Node 2>/dev/null | grep -c 'media.class = "Video/Source"')" -ge "${1:-1}" ]; }
 
-start_source() {
-    local media="$1" fps="${2:-}"
+start_source() { # MEDIA [FPS [NAME]]: NAME "second" starts the second camera
+    local media="$1" fps="${2:-}" name="${3:-}"
+    local pidfile="$DIR/gst.pid" log="$DIR/gst.log" description="DockTrack-emulated-camera" count=1
+    if [ "$name" = second ]; then pidfile="$DIR/gst2.pid"; log="$DIR/gst2.log"; description="DockTrack-emulated-camera-2"; count=2
+    elif [ -f "$DIR/gst2.pid" ]; then count=2; fi
     [ -r "$media" ] || { echo "emulated-camera: $media: no such file" >&2; exit 66; }
     local rate="" caps="video/x-raw,format=YUY2"
     local input
@@ -65,10 +70,10 @@ start_source() {
     esac
     # shellcheck disable=SC2086
     setsid gst-launch-1.0 -q $input ! videoconvert $rate ! $caps \
-        ! pipewiresink mode=provide stream-properties="p,media.class=Video/Source,node.description=DockTrack-emulated-camera" \
-        </dev/null >"$DIR/gst.log" 2>&1 &
-    echo $! >"$DIR/gst.pid"
-    wait_for 20 video_source_present || { echo "emulated-camera: the video source did not appear (see $DIR/gst.log)" >&2; exit 1; }
+        ! pipewiresink mode=provide stream-properties="p,media.class=Video/Source,node.description=$description" \
+        </dev/null >"$log" 2>&1 &
+    echo $! >"$pidfile"
+    wait_for 20 video_sources_present "$count" || { echo "emulated-camera: the video source did not appear (see $log)" >&2; exit 1; }
 }
 
 start_daemons() { # dbus, pipewire, wireplumber for the session in $DIR
@@ -113,6 +118,13 @@ case "$COMMAND" in
         stop_pid "$DIR/gst.pid"
         start_source "$@"
         ;;
+    second)
+        [ $# -ge 1 ] || usage
+        session_env
+        stop_pid "$DIR/gst2.pid"
+        start_source "$1" "${2:-}" second
+        echo "emulated-camera: a second camera plays $1" >&2
+        ;;
     unplug)
         session_env
         stop_pid "$DIR/gst.pid"
@@ -123,7 +135,7 @@ case "$COMMAND" in
         exec pw-v4l2 "$@"
         ;;
     stop)
-        for name in gst wireplumber pipewire dbus; do stop_pid "$DIR/$name.pid"; done
+        for name in gst2 gst wireplumber pipewire dbus; do stop_pid "$DIR/$name.pid"; done
         ;;
     *) usage;;
 esac

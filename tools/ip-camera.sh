@@ -40,6 +40,9 @@ ensure_ipycam() {
 launch() { # DIR VIDEO: start ipycam in DIR's namespace, wait until its snapshot answers
   local dir="$1" video="$2" ns
   ns="$(cat "$dir/netns")"
+  # Frames per second of both streams (IPCAM_FPS, 30 by default) unless the session's
+  # configuration says otherwise.
+  [ -f "$dir/camera_config.json" ] || printf '{"main_fps": %d, "sub_fps": %d}\n' "${IPCAM_FPS:-30}" "${IPCAM_FPS:-30}" > "$dir/camera_config.json"
   (cd "$dir" && exec ip netns exec "$ns" "$venv/bin/python" -m ipycam --source "$video" --no-timestamp \
      --config "$dir/camera_config.json" --log-level WARNING >>"$dir/ipycam.log" 2>&1) &
   echo $! > "$dir/pid"

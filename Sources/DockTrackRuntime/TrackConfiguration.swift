@@ -146,6 +146,23 @@ public struct TrackConfiguration: Sendable {
     /// Boxes to follow as objects from the first frame (unit coordinates, lower-left origin).
     public var objects: [UnitRect] = []
     public var outputs = Outputs()
+    /// A fixed overview camera that sends the dock to people its own camera does not see.
+    package var overview: OverviewSetup?
+
+    /// The overview camera: where its pictures come from, and its calibration onto the dock
+    /// (`docktrack calibrate`).
+    package struct OverviewSetup: Sendable {
+        package var input: Input
+        package var mapping: OverviewMapping
+        /// Radians across the dock camera's picture when the calibration was made.
+        package var calibratedFieldOfView: Double
+
+        package init(input: Input, mapping: OverviewMapping, calibratedFieldOfView: Double) {
+            self.input = input
+            self.mapping = mapping
+            self.calibratedFieldOfView = calibratedFieldOfView
+        }
+    }
 
     public init(input: Input) { self.input = input }
 

@@ -85,13 +85,15 @@ public final class TrackSession {
     let notes: (@Sendable (String) -> Void)?
     /// PipeWire's audio route, followed while the session runs.
     let audioRoutes: PipeWireRouteWatcher?
+    /// A fixed overview camera that sends the dock to people its own camera does not see.
+    var overview: OverviewRun?
 
     /// `clockOrigin`: the monotonic time the dock's clock counts from (a camera's capture clock).
     package init(source: any FrameSource, pipeline: TrackingPipeline, loop: FrameLoop<FramingController, AnyDock>,
                 selection: FrameSelection, liveRun: LiveRun?, liveDock: Bool, clockOrigin: Double,
                 server: TrackControlServer? = nil, control: TrackControl? = nil, outputs: Outputs = Outputs(), objects: [UnitRect] = [],
                 cameraZoom: CameraZoomFraming? = nil, notes: (@Sendable (String) -> Void)? = nil,
-                audioRoutes: PipeWireRouteWatcher? = nil) {
+                audioRoutes: PipeWireRouteWatcher? = nil, overview: OverviewRun? = nil) {
         self.source = source
         self.pipeline = pipeline
         self.loop = loop
@@ -106,6 +108,7 @@ public final class TrackSession {
         self.cameraZoom = cameraZoom
         self.notes = notes
         self.audioRoutes = audioRoutes
+        self.overview = overview
         // A client may say hello before the first frame: the dock's capabilities are known now.
         loop.dock.relayNews(to: self.control, notes: notes)
     }
@@ -118,6 +121,7 @@ public final class TrackSession {
         guard !closed else { return }
         closed = true
         pipeline.worker?.stop()
+        overview?.watch.stop()
         (source as? any LiveFrameSource)?.stop()
         audioRoutes?.stop()
         server?.stop()
@@ -166,7 +170,15 @@ public final class TrackSession {
                 loop.controller.params.camera = zoom.camera(at: zooming.magnification)
                 loop.controller.params.limits = zoom.limits(at: zooming.magnification, from: framingLimits)
             }
-            let step = try loop.step(capturedAt: captured) { _ in try perceive() }
+            overview?.watch.advance(to: frame.time)
+            var guided: OverviewGuide.Use?
+            let step = try loop.step(capturedAt: captured) { pose in
+                let seen = try perceive()
+                guard let overview = self.overview else { return seen }
+                let (subjects, use) = self.guideByOverview(overview, seen: seen, from: pose)
+                guided = use
+                return subjects
+            }
             if var zoom = cameraZoom, let zooming {
                 if let wanted = zoom.request(subjects: step.subjects, mode: loop.controller.params.mode,
                                              magnification: zooming.magnification, now: captured) {
@@ -181,7 +193,8 @@ public final class TrackSession {
                 annotation: FrameAnnotation(
                     subjects: step.subjects, regionOfInterest: params.regionOfInterest, target: step.aim?.target,
                     pose: step.atCommand.position - params.home,
-                    state: loop.systemTracking ? step.state.rawValue : loop.customSubjects == nil ? "tracking off" : "custom tracking"))
+                    state: !loop.systemTracking ? (loop.customSubjects == nil ? "tracking off" : "custom tracking")
+                        : guided == .overview ? "sent by the overview" : step.state.rawValue))
             for index in recordSinks.indices { _ = try recordSinks[index].take(result) }
             let latency = liveRun?.finished(frame) ?? (MonotonicClock.now() - began)
             control?.recordFrame(latency: latency)
@@ -220,6 +233,28 @@ public final class TrackSession {
         }
         finish()
         return summary
+    }
+}
+
+extension TrackSession {
+    /// The subjects the loop frames, `seen` by the dock's camera from `pose`, with the overview's
+    /// newest people joined to them (``OverviewGuide``); a watch that ended, or a calibration that
+    /// no longer agrees with what both cameras see, is told once.
+    func guideByOverview(_ run: OverviewRun, seen: [TrackedSubject], from pose: DockOrientation) -> ([TrackedSubject], OverviewGuide.Use?) {
+        var run = run
+        defer { overview = run }
+        if let ended = run.watch.ended, !run.endTold {
+            run.endTold = true
+            notes?("overview: \(ended); the dock's camera goes on alone")
+        }
+        guard let sight = run.watch.latest else { return (seen, nil) }
+        let guided = run.guide.subjects(seen: seen, from: pose, overview: sight.subjects)
+        if !run.driftTold, let drift = run.guide.disagreement, drift > OverviewGuide.movedDegrees {
+            run.driftTold = true
+            notes?(String(format: "overview: the two cameras place the same people %.1f° apart (calibrated to %.1f°): was the dock or the overview camera moved? Run docktrack calibrate again",
+                          drift, run.guide.mapping.checkedErrorDegrees.mean))
+        }
+        return guided
     }
 }
 

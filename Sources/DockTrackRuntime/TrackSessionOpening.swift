@@ -64,11 +64,50 @@ extension TrackSession {
                 control?.relay(audioRoute: route)
             }
         }
+        let overview = try configuration.overview.map { setup throws in
+            try OverviewRun.open(setup, configuration: configuration, framing: loop.controller.params, notes: notes)
+        }
         owned = nil
         pipelineOwned = nil
         self.init(source: source, pipeline: pipeline, loop: loop, selection: configuration.frames, liveRun: liveRun,
                   liveDock: configuration.dock.address.isLive, clockOrigin: origin, server: server, control: control, outputs: outputs,
-                  objects: configuration.objects, cameraZoom: zoom, notes: notes, audioRoutes: audioRoutes)
+                  objects: configuration.objects, cameraZoom: zoom, notes: notes, audioRoutes: audioRoutes, overview: overview)
+    }
+}
+
+/// The overview camera of a run: its watch (reading and tracking on a thread of its own) and
+/// the guide that joins its people to the dock camera's.
+package struct OverviewRun {
+    package let watch: OverviewWatch
+    package var guide: OverviewGuide
+    /// Whether the run was told the watch ended.
+    var endTold = false
+    /// Whether the run was told the calibration looks off.
+    var driftTold = false
+
+    /// Opens the overview's source and starts watching it, for a run framing with `framing`.
+    static func open(_ setup: TrackConfiguration.OverviewSetup, configuration: TrackConfiguration,
+                     framing: FramingController.Params, notes: @escaping @Sendable (String) -> Void) throws -> OverviewRun {
+        let source: any FrameSource
+        do {
+            source = try setup.input.open(configuration.live, notes: { notes("overview: \($0)") })
+        } catch {
+            throw TrackSetupError("--overview: \(error)")
+        }
+        let perception = configuration.perception
+        var params = TrackingPipeline.Params()
+        params.detectEvery = perception.detectEvery
+        params.minimumConfidence = perception.threshold
+        let pipeline = TrackingPipeline(detector: try DetectorCatalog.make(perception.detector, models: perception.models), cues: nil,
+                                        params: params, identifiers: perception.sequentialIdentifiers ? .sequential : .random)
+        if abs(setup.calibratedFieldOfView - configuration.fieldOfView) > 0.5 * .pi / 180 {
+            notes(String(format: "overview: calibrated with a dock camera of %.1f°, this run's is %.1f° (--fov): calibrate again if the camera changed",
+                         setup.calibratedFieldOfView * 180 / .pi, configuration.fieldOfView * 180 / .pi))
+        }
+        notes(String(format: "overview: %@ (%@), calibrated to %.2f° on the poses checked", source.info.name, "\(source.info.size)",
+                     setup.mapping.checkedErrorDegrees.mean))
+        return OverviewRun(watch: OverviewWatch(source: source, pipeline: pipeline),
+                           guide: OverviewGuide(mapping: setup.mapping, camera: framing.camera, limits: framing.limits))
     }
 }
 

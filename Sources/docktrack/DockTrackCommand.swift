@@ -1,5 +1,6 @@
 import ArgumentParser
 import DockTrack
+import DockTrackCommandLine
 import DockTrackPage
 import Foundation
 
@@ -14,7 +15,7 @@ struct DockTrackCommand: ParsableCommand {
             go to stderr.
             """,
         version: "0.1.0 (OpenCV \(OpenCVRuntime.version))",
-        subcommands: [DetectCommand.self, EvalCommand.self, TrackCommand.self, DevicesCommand.self, VADCommand.self, SimulateCommand.self, ReframeCommand.self, PlotCommand.self, StepResponseCommand.self, BenchCommand.self, ONVIFCommand.self]
+        subcommands: [DetectCommand.self, EvalCommand.self, TrackCommand.self, DevicesCommand.self, VADCommand.self, SimulateCommand.self, ReframeCommand.self, CalibrateCommand.self, PlotCommand.self, StepResponseCommand.self, BenchCommand.self, ONVIFCommand.self]
     )
 
     static func main() {
@@ -117,6 +118,8 @@ extension OpenCVError: ReportedError {}
 extension OutputFile.CannotWrite: ReportedError {}
 extension ControlPageError: ReportedError {}
 extension TrackSetupError: ReportedError {}
+extension OverviewCalibration.Failure: ReportedError {}
+extension OverviewCalibrationFile.Invalid: ReportedError {}
 
 /// Runs `body`; an error a user can act on becomes one line `docktrack: …` on stderr and exit 1.
 func reportingErrors(_ body: () throws -> Void) throws {

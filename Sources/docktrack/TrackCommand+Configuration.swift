@@ -16,6 +16,7 @@ extension TrackCommand {
         configuration.dock.fixedCamera = fixedCamera
         configuration.objects = object.map { UnitRect(upperLeftText: $0)! }
         configuration.outputs = output.outputs
+        configuration.overview = try overview.setup()
         return configuration
     }
 

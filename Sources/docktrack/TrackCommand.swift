@@ -54,6 +54,7 @@ struct TrackCommand: ParsableCommand {
 
     @OptionGroup var output: TrackOutputOptions
     @OptionGroup var virtualCamera: VirtualCameraOptions
+    @OptionGroup(title: "Overview camera") var overview: OverviewOptions
 
     @Option(help: ArgumentHelp(
         "A saved setup: a TOML file whose keys are this command's long options (input = the video or camera; true gives a flag). Options on the command line override it. See docs/track.md.",
@@ -65,6 +66,9 @@ struct TrackCommand: ParsableCommand {
         guard config == nil else { return }
         if virtualCamera.virtualCamera != nil, observations != nil || dockOptions.dock != nil || output.serve != nil || output.http != nil {
             throw ValidationError("--virtual-camera reframes the picture itself: not with --observations, --dock, --serve or --http")
+        }
+        if overview.overview != nil && (observations != nil || virtualCamera.virtualCamera != nil) {
+            throw ValidationError("--overview steers a dock from a second camera: not with --observations or --virtual-camera")
         }
         if observations != nil && output.http != nil {
             throw ValidationError("--http shows the picture: --observations has none (use --serve)")

@@ -1,5 +1,6 @@
 import ArgumentParser
 import DockTrack
+import DockTrackCommandLine
 import Foundation
 
 /// How track perceives: the detection schedule, re-detection, face cues, sound, identifiers.
@@ -112,5 +113,36 @@ struct VirtualCameraOptions: ParsableArguments {
         guard let size = ReframeCommand.parseSize(virtualCameraSize), size.width % 2 == 0, size.height % 2 == 0 else {
             throw ValidationError("--virtual-camera-size takes WIDTHxHEIGHT, even numbers from 2 to 8192, not '\(virtualCameraSize)'")
         }
+    }
+}
+
+/// track --overview: a fixed camera that sees the room.
+struct OverviewOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("A fixed camera that sees the whole room (a camera such as /dev/video1, a stream URL or a video file): people it sees and the dock's camera does not are reached at once. Needs --overview-calibration.", valueName: "source"))
+    var overview: String?
+
+    @Option(help: ArgumentHelp("The overview's calibration onto the dock, as docktrack calibrate wrote it.", valueName: "file"))
+    var overviewCalibration: String?
+
+    func validate() throws {
+        if overview != nil && overviewCalibration == nil {
+            throw ValidationError("--overview needs --overview-calibration FILE (make it with docktrack calibrate --overview SRC --camera SRC --dock ADDRESS)")
+        }
+        if overview == nil && overviewCalibration != nil { throw ValidationError("--overview-calibration is for --overview") }
+    }
+
+    /// The overview as the library takes it; its camera opened at its own default settings.
+    func setup() throws -> TrackConfiguration.OverviewSetup? {
+        guard let overview, let overviewCalibration else { return nil }
+        let (mapping, fieldOfView) = try OverviewCalibrationFile.read(overviewCalibration)
+        return TrackConfiguration.OverviewSetup(input: .named(overview), mapping: mapping, calibratedFieldOfView: fieldOfView * .pi / 180)
+    }
+}
+
+extension TrackConfiguration.Input {
+    /// The input `source` names: a stream for a URL, a camera (at its own default settings) for a
+    /// device path, else a file.
+    static func named(_ source: String) -> Self {
+        NetworkStream.isURL(source) ? .stream(source) : CameraDiscovery.isDevicePath(source) ? .camera(source, CameraSettings()) : .file(source)
     }
 }

@@ -18,6 +18,7 @@ package protocol CalibrationRig {
 package enum OverviewCalibration {
     package struct Failure: Error, CustomStringConvertible, Sendable {
         package var description: String
+        package init(description: String) { self.description = description }
     }
 
     /// What one pose gave: where the dock's picture lay in the overview, if it was found.
@@ -37,6 +38,9 @@ package enum OverviewCalibration {
             return (pixel.x / Double(overviewSize.width), 1 - pixel.y / Double(overviewSize.height))
         }
     }
+
+    /// Degrees a checked pose may be missed by at most for the calibration to be kept.
+    package static let maximumCheckedError = 3.0
 
     /// The fewest feature matches agreeing with a homography for a pose to count.
     package static let minimumInliers = 15
@@ -96,6 +100,11 @@ package enum OverviewCalibration {
             throw Failure(description: "the dock's picture was found in the overview at \(errors.count) of \(checkPoses.count) check poses (2 are needed)")
         }
         mapping.checkedErrorDegrees = (errors.reduce(0, +) / Double(errors.count), errors.max()!)
+        guard mapping.checkedErrorDegrees.largest <= maximumCheckedError else {
+            throw Failure(description: String(
+                format: "the mapping sends the dock %.1f° wide of the poses it was checked on (%.1f° is the most taken): does the dock's camera turn with the dock, and does the overview stand still?",
+                mapping.checkedErrorDegrees.largest, maximumCheckedError))
+        }
         return mapping
     }
 

@@ -25,6 +25,14 @@ package struct OverviewGuide: Sendable {
     package private(set) var chosen: UUID?
     /// For each overview identity matched to a subject of the dock's picture, that subject's identity.
     private var dockIdentity: [UUID: UUID] = [:]
+    /// Degrees between the directions of the last people seen by both cameras (at most
+    /// ``disagreementWindow``): what tells that a camera was moved after calibration.
+    private var recentDisagreements: [Double] = []
+    package static let disagreementWindow = 60
+    /// A median disagreement past this many degrees says a camera was moved.
+    package static let movedDegrees = 3.0
+    /// Radians within which the nearest overview person counts towards the disagreement.
+    static let disagreementRadius = 20 * Double.pi / 180
 
     package init(mapping: OverviewMapping, camera: CameraModel, limits: DockLimits) {
         self.mapping = mapping
@@ -77,6 +85,9 @@ package struct OverviewGuide: Sendable {
            let partner = partners.first(where: { $0.value == primary.id })?.key, reachable.contains(where: { $0.id == partner }) {
             chosen = partner
         }
+        // People the dock's camera sees and the overview does not place there: its own camera
+        // is trusted (a calibration gone stale must not send it to a ghost of the person it sees).
+        if !seen.isEmpty && partners.isEmpty { return (seen, .dockCamera) }
         if let current = chosen, !reachable.contains(where: { $0.id == current }) { chosen = nil }
         if chosen == nil { chosen = reachable.min(by: byRank)?.id }
         guard let chosen, let person = overview.first(where: { $0.id == chosen }) else {
@@ -104,17 +115,29 @@ package struct OverviewGuide: Sendable {
         return abs(clamped.y - direction.y) <= camera.horizontalFieldOfView / 6 && abs(clamped.x - direction.x) <= camera.verticalFieldOfView / 5
     }
 
+    /// The median degrees between where the two cameras placed the same people lately; `nil`
+    /// until ``disagreementWindow`` pairs were seen.
+    package var disagreement: Double? {
+        guard recentDisagreements.count >= Self.disagreementWindow else { return nil }
+        return recentDisagreements.sorted()[recentDisagreements.count / 2]
+    }
+
     /// Pairs each overview subject with the nearest subject of the dock's picture within
     /// ``matchRadius`` (nearest pairs first); overview identity to dock identity.
     private mutating func match(seen: [TrackedSubject], from pose: DockOrientation, overview: [TrackedSubject]) -> [UUID: UUID] {
         var candidates: [(distance: Double, overview: UUID, dock: UUID)] = []
         for subject in seen {
             let a = direction(of: subject, seenFrom: pose)
+            var nearest = Double.infinity
             for other in overview {
                 let b = direction(ofOverview: other)
                 let distance = hypot(a.x - b.x, a.y - b.y)
+                nearest = min(nearest, distance)
                 if distance <= matchRadius { candidates.append((distance, other.id, subject.id)) }
             }
+            // How far the overview places the nearest person: a camera moved since calibration
+            // shows as a steady distance, whether within the match radius or beyond it.
+            if nearest <= Self.disagreementRadius { recentDisagreements.append(nearest * 180 / .pi) }
         }
         var partners: [UUID: UUID] = [:], taken = Set<UUID>()
         for candidate in candidates.sorted(by: { $0.distance < $1.distance })
@@ -122,6 +145,7 @@ package struct OverviewGuide: Sendable {
             partners[candidate.overview] = candidate.dock
             taken.insert(candidate.dock)
         }
+        if recentDisagreements.count > Self.disagreementWindow { recentDisagreements.removeFirst(recentDisagreements.count - Self.disagreementWindow) }
         for (overviewID, dockID) in partners { dockIdentity[overviewID] = dockID }
         // Identities the overview no longer tracks are forgotten.
         let present = Set(overview.map(\.id))

@@ -15,6 +15,12 @@ package struct OverviewMapping: Sendable, Equatable {
     /// calibration checked and did not fit: the mean and the largest.
     package var checkedErrorDegrees: (mean: Double, largest: Double)
 
+    package init(toDock: [[Double]], toOverview: [[Double]], checkedErrorDegrees: (mean: Double, largest: Double)) {
+        self.toDock = toDock
+        self.toOverview = toOverview
+        self.checkedErrorDegrees = checkedErrorDegrees
+    }
+
     package static func == (a: OverviewMapping, b: OverviewMapping) -> Bool {
         a.toDock == b.toDock && a.toOverview == b.toOverview && a.checkedErrorDegrees == b.checkedErrorDegrees
     }

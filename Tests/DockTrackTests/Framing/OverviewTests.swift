@@ -1,6 +1,55 @@
 import DockTrack
+import DockTrackCommandLine
 import Foundation
+import Synchronization
 import Testing
+
+/// Where a dock points, as it last said.
+private final class PoseBox: Sendable {
+    let pose = Mutex(DockOrientation.zero)
+}
+
+/// A simulated dock whose pose a camera in the test reads: the camera turns with the dock.
+private struct WatchedDock: Dock {
+    var inner = SimulatedDock()
+    let box: PoseBox
+
+    mutating func motion(at time: Double) throws -> MotionState {
+        let motion = try inner.motion(at: time)
+        box.pose.withLock { $0 = motion.position }
+        return motion
+    }
+    mutating func perform(_ command: DockCommand, at time: Double) throws { try inner.perform(command, at: time) }
+}
+
+/// A camera on ``WatchedDock``: the crop of a scene its pose points at.
+private struct CameraOnDock: FrameSource {
+    var scene: Image
+    var camera: VirtualCamera
+    let box: PoseBox
+    var index = 0
+    var info: MediaInfo { MediaInfo(name: "camera on the dock", kind: .video, size: camera.viewSize) }
+
+    mutating func nextFrame() throws(FrameSourceError) -> Frame? {
+        index += 1
+        do {
+            return Frame(index: index, time: Double(index) / 30, image: try camera.view(of: scene, at: box.pose.withLock { $0 }))
+        } catch {
+            throw FrameSourceError.failed(path: "camera on the dock", framesRead: index, reason: "\(error)")
+        }
+    }
+}
+
+/// The overview: the whole scene, again and again.
+private struct StillOverview: FrameSource {
+    var picture: Image
+    var index = 0
+    var info: MediaInfo { MediaInfo(name: "overview", kind: .video, size: picture.size) }
+    mutating func nextFrame() throws(FrameSourceError) -> Frame? {
+        index += 1
+        return Frame(index: index, time: Double(index) / 30, image: picture)
+    }
+}
 
 /// A fixed overview camera steering the dock: the mapping, calibration by features on real
 /// footage (vtest.avi), the guide that sends the dock to a person only the overview sees, and
@@ -55,6 +104,65 @@ import Testing
         // And back: a direction lands where it was.
         let back = mapping.overviewPoint(at: middle)
         #expect(abs(back.x - 0.5) < 0.01 && abs(back.y - 0.5) < 0.01)
+    }
+
+    /// `docktrack calibrate`'s rig: the dock is sent to each pose and waited for by its own
+    /// motion states (a simulated dock turning at its speeds, on the real clock), then each
+    /// camera's newest picture is taken; the calibration is as good as the simulation's.
+    @Test func theDockIsSentToEachPoseAndWaitedForBeforeThePicturesAreTaken() throws {
+        let scene = try Self.plaza()
+        let camera = Self.dockCamera(sceneSize: scene.size)
+        let box = PoseBox()
+        let origin = MonotonicClock.now()
+        let clock: @Sendable () -> Double = { MonotonicClock.now() - origin }
+        var rig = DockCalibrationRig(dock: AnyDock(WatchedDock(box: box)), dockCamera: CameraOnDock(scene: scene, camera: camera, box: box),
+                                     overview: StillOverview(picture: scene), clock: clock, settle: 0)
+        let limits = camera.limits()
+        var reached: [(asked: DockOrientation, there: DockOrientation)] = []
+        let mapping = try OverviewCalibration.calibrate(rig: &rig, camera: camera.camera, limits: limits) { look in
+            reached.append((look.pose, box.pose.withLock { $0 }))
+        }
+        #expect(reached.count == 13)
+        for (asked, there) in reached {
+            #expect(hypot(asked.x - there.x, asked.y - there.y) < 0.5 * .pi / 180, "asked \(asked), the dock was at \(there)")
+        }
+        #expect(mapping.checkedErrorDegrees.largest < 1, "\(mapping.checkedErrorDegrees)")
+        // It took time: the dock turned at its speeds between poses.
+        #expect(clock() > 1, "calibration took \(clock()) s")
+        // A pose the dock cannot reach is an error that says so, not a wait for ever.
+        var blocked = DockCalibrationRig(dock: AnyDock(WatchedDock(inner: SimulatedDock(limits: limits), box: box)),
+                                         dockCamera: CameraOnDock(scene: scene, camera: camera, box: box),
+                                         overview: StillOverview(picture: scene), clock: clock, settle: 0)
+        blocked.reachTimeout = 1
+        #expect(throws: OverviewCalibration.Failure.self) { _ = try blocked.look(at: DockOrientation(x: 0, y: 3, z: 0)) }
+    }
+
+    /// The file calibrate writes is the file track reads; a broken one says what is wrong.
+    @Test func theCalibrationFileIsReadBackAndABrokenOneIsRefusedWithItsLine() throws {
+        let mapping = OverviewMapping(toDock: [[0.1, -0.2, 0.3, 0, 0, 1e-9], [1, 2, 3, 4, 5, 6]], toOverview: [[0.5, 0, 1, 0, 0, 0], [0.5, -1, 0, 0, 0, 0]],
+                                      checkedErrorDegrees: (0.25, 0.5))
+        let folder = try Fixtures.temporaryFolder()
+        let path = folder.appendingPathComponent("overview.toml").path
+        try Data(OverviewCalibrationFile.text(mapping, fieldOfView: 65).utf8).write(to: URL(fileURLWithPath: path))
+        let (read, fieldOfView) = try OverviewCalibrationFile.read(path)
+        #expect(fieldOfView == 65)
+        for (a, b) in zip((read.toDock + read.toOverview).flatMap { $0 }, (mapping.toDock + mapping.toOverview).flatMap { $0 }) {
+            #expect(abs(a - b) <= 1e-9 * max(1, abs(b)))
+        }
+        let broken: [(text: String, says: String)] = [
+            ("dock-camera-fov = 70\n", "to-dock-pitch is missing"),
+            ("dock-camera-fov = 70\nto-dock-pitch = [1, 2]\n", "must be 6 numbers"),
+            ("dock-camera-fov = 70\nto-dock-pitch = [1, 2, 3, 4, 5, \"x\"]\n", "6 finite numbers"),
+            ("dock-camera-fov = 70\nto-dock-pitch = [1, 2, 3, 4, 5, nan]\n", "not a finite number"),
+            ("zoom = 3\n", "zoom is not part of a calibration"),
+            ("[overview]\n", "line 1"),
+        ]
+        for (text, says) in broken {
+            try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+            #expect { _ = try OverviewCalibrationFile.read(path) } throws: { "\($0)".contains(says) }
+        }
+        #expect { _ = try OverviewCalibrationFile.read("/nonexistent/overview.toml") } throws: { "\($0)".contains("no such file") }
+        #expect { _ = try OverviewCalibrationFile.read("/dev/null") } throws: { "\($0)".contains("not a calibration") }
     }
 
     @Test func anOverviewThatShowsAnotherPlaceIsRefused() throws {
@@ -118,6 +226,20 @@ import Testing
         let longest = try #require(metrics?["longestOutOfZoneSeconds"] as? Double)
         let aloneMetrics = try JSONSerialization.jsonObject(with: Data(try #require(alone.lines.last).utf8)) as? [String: Any]
         #expect(longest < (aloneMetrics?["longestOutOfZoneSeconds"] as? Double ?? 0), "\(guided.lines.last ?? "")")
+    }
+
+    /// A dock camera that does not turn with the dock (a recording) calibrates to nothing: the
+    /// check poses are missed, calibrate says so, and no file is written.
+    @Test func aCameraThatDoesNotTurnWithTheDockIsNoCalibration() throws {
+        let folder = try Fixtures.temporaryFolder()
+        let output = folder.appendingPathComponent("overview.toml").path
+        let run = try ToolRun.docktrack(["calibrate", "--overview", Fixtures.sample("vtest.avi"), "--camera", Fixtures.sample("vtest.avi"),
+                                         "--dock", "sim", "--settle", "0", "--output", output])
+        #expect(run.status == 1, "\(run.stderr)")
+        #expect(run.errorLines.last?.contains("does the dock's camera turn with the dock") == true, "\(run.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: output))
+        let stream = try ToolRun.docktrack(["calibrate", "--overview", "x", "--camera", "y", "--dock", "-"])
+        #expect(stream.status != 0 && stream.stderr.contains("must say where it points"), "\(stream.stderr)")
     }
 
     @Test func overviewOptionsAreCheckedBeforeAnythingRuns() throws {

@@ -232,6 +232,60 @@ import Glibc
         #expect(range.contains(lastPan), "docksim's pan went to \(lastPan) rad; the people ask for \(range)")
     }
 
+    /// Two cameras (the emulated-camera script's second one as the overview) and docksim in
+    /// another process: the dock's camera sees an empty wall, the overview a person on its
+    /// right; the calibration (written here, a linear one) sends the dock there: it turns to
+    /// the person's direction, and gets most of the way within a second of starting to turn.
+    @Test func anOverviewCameraSendsTheDockToAPersonItsOwnCameraDoesNotSee() throws {
+        let folder = try Fixtures.temporaryFolder()
+        let session = folder.appendingPathComponent("camera").path
+        // The overview: grace_hopper (512x512) at x 700...1212 of a black 1280x720 picture; the
+        // dock's camera: nothing.
+        let overview = folder.appendingPathComponent("overview.png").path, wall = folder.appendingPathComponent("wall.png").path
+        let grace = try Image(contentsOf: Fixtures.sample("grace_hopper_512x512.jpg"))
+        try grace.cropped(to: PixelRect(x: -700, y: -104, width: 1280, height: 720), size: ImageSize(width: 1280, height: 720)).write(to: overview)
+        try grace.cropped(to: PixelRect(x: -2000, y: -2000, width: 640, height: 480), size: ImageSize(width: 640, height: 480)).write(to: wall)
+        let started = try Self.camera(["start", session, wall, "15"])
+        defer { _ = try? Self.camera(["stop", session]) }
+        try #require(started.status == 0, "emulated camera: \(started.stderr)")
+        let second = try Self.camera(["second", session, overview, "15"])
+        try #require(second.status == 0, "second emulated camera: \(second.stderr)")
+        // The overview spans 90° across: x to yaw (x - 0.5) * 90°, y to pitch (0.5 - y) * 50.6°.
+        let calibration = folder.appendingPathComponent("overview.toml").path
+        try Data("""
+            dock-camera-fov = 70.0
+            to-dock-pitch = [0.4418, 0, -0.8836, 0, 0, 0]
+            to-dock-yaw = [-0.7853981634, 1.5707963268, 0, 0, 0, 0]
+            to-overview-x = [0.5, 0, 0.6366197724, 0, 0, 0]
+            to-overview-y = [0.5, -1.1317338162, 0, 0, 0, 0]
+            checked-error-degrees = 0.3
+            checked-largest-error-degrees = 0.5
+
+            """.utf8).write(to: URL(fileURLWithPath: calibration))
+        let trace = folder.appendingPathComponent("dock.tsv").path
+        let docksim = try DocksimProcess(["--trace", trace])
+        defer { withExtendedLifetime(docksim) {} }
+        let track = try Self.camera(["run", session, Fixtures.tool, "track", "/dev/video0", "--overview", "/dev/video1",
+                                     "--overview-calibration", calibration, "--dock", "unix:\(docksim.socket)", "--duration", "5",
+                                     "--no-face-cues", "--summary"])
+        #expect(track.status == 0, "\(track.stderr)")
+        #expect(track.stderr.contains("overview: /dev/video1 (1280x720)"), "\(track.stderr)")
+        // Grace's face is at about x 0.75 of the overview: yaw 22.5°.
+        let rows = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n").dropFirst().compactMap { line -> (time: Double, pan: Double)? in
+            let columns = line.split(separator: "\t")
+            guard columns.count > 2, let time = Double(columns[0]), let pan = Double(columns[1]) else { return nil }
+            return (time, pan)
+        }
+        let target = 22.5 * Double.pi / 180
+        let last = try #require(rows.last)
+        #expect(abs(last.pan - target) < 4 * .pi / 180, "the dock ended at pan \(last.pan) rad, the person is at \(target)")
+        let moving = try #require(rows.first { $0.pan > 0.01 }, "the dock never turned")
+        let most = try #require(rows.first { $0.pan > 0.8 * target }, "the dock never got most of the way")
+        #expect(most.time - moving.time <= 1.0, "from starting to turn to 80% of the way: \(most.time - moving.time) s")
+        print(String(format: "overview: the dock started turning at %.2f s (docksim's clock), was 80%% of the way at %.2f s, ended at %.1f°",
+                     moving.time, most.time, last.pan * 180 / .pi))
+    }
+
     @Test func aMissingCameraIsAClearError() throws {
         let run = try ToolRun.docktrack(["track", "/dev/video63"])
         #expect(run.status == 1)
