@@ -25,7 +25,9 @@ public enum FramingMode: String, Sendable, CaseIterable, Codable {
 ///   order, while they are in view; an empty list is back to automatic ranking;
 /// - `{"command":"selectSubject","point":{"x":0.3,"y":0.4}}`: the subject at this point (unit
 ///   coordinates, origin at the upper-left, as a tap on the picture), answered
-///   `{"type":"selected","identifier":"…"}`, or `noSubjectFound`;
+///   `{"type":"selected","identifier":"…"}`, or `noSubjectFound`; with `"view":"overview"` the
+///   point is in the overview camera's picture (`track --overview`), the person is followed
+///   wherever they go, and a run without an overview answers `notCapable`;
 /// - `{"command":"track","observations":[{"type":"humanFace","rect":{…},"confidence":0.9,"identifier":1,"faceYaw":0.1}],"camera":{…}}`:
 ///   custom tracking (DockKit's `track(_:cameraInformation:)`): with system tracking off, the
 ///   caller's own observations, 10 to 30 times a second, are tracked and framed; an identifier
@@ -39,10 +41,14 @@ package enum TrackingRequest: Sendable, Equatable {
     case setRegionOfInterest(upperLeft: UnitRect)
     case selectSubjects([UUID])
     case selectSubject(x: Double, y: Double)
+    /// A person the overview camera sees, at this point of its picture (`track --overview`).
+    case selectOverviewSubject(x: Double, y: Double)
     case track([Observation], camera: CameraInformation? = nil)
 
     /// The `origin` a region of interest's rect must name.
     package static let regionOrigin = "upperLeft"
+    /// The `view` of a `selectSubject` in the overview camera's picture.
+    package static let overviewView = "overview"
 
     package static let names: Set<String> = ["setFramingMode", "setRegionOfInterest", "selectSubjects", "selectSubject", "track"]
 
@@ -51,7 +57,7 @@ package enum TrackingRequest: Sendable, Equatable {
         case .setFramingMode: "setFramingMode"
         case .setRegionOfInterest: "setRegionOfInterest"
         case .selectSubjects: "selectSubjects"
-        case .selectSubject: "selectSubject"
+        case .selectSubject, .selectOverviewSubject: "selectSubject"
         case .track: "track"
         }
     }
@@ -66,11 +72,12 @@ package enum TrackingRequest: Sendable, Equatable {
             line.add("rect", object: rect.jsonLine)
             line.add("origin", Self.regionOrigin)
         case .selectSubjects(let ids): line.add("identifiers", strings: ids.map(\.uuidString))
-        case .selectSubject(let x, let y):
+        case .selectSubject(let x, let y), .selectOverviewSubject(let x, let y):
             var point = JSONLine()
             point.add("x", x, digits: 4)
             point.add("y", y, digits: 4)
             line.add("point", object: point)
+            if case .selectOverviewSubject = self { line.add("view", Self.overviewView) }
         case .track(let observations, let camera):
             line.add("observations", array: observations.map(\.jsonLine))
             if let camera { line.add("camera", object: camera.jsonLine) }
@@ -107,7 +114,7 @@ public enum TrackerSetting: Sendable, Equatable {
 }
 
 extension TrackingRequest: Decodable {
-    private enum Keys: String, CodingKey { case command, mode, rect, origin, identifiers, point, observations, camera }
+    private enum Keys: String, CodingKey { case command, mode, rect, origin, identifiers, point, view, observations, camera }
     private struct Point: Decodable { var x: Double; var y: Double }
 
     package init(from decoder: any Decoder) throws {
@@ -146,7 +153,11 @@ extension TrackingRequest: Decodable {
             guard point.x.isFinite, point.y.isFinite, (0...1).contains(point.x), (0...1).contains(point.y) else {
                 throw DockError.invalidRequest("point must be in 0...1")
             }
-            self = .selectSubject(x: point.x, y: point.y)
+            switch try c.decodeIfPresent(String.self, forKey: .view) {
+            case nil, "camera"?: self = .selectSubject(x: point.x, y: point.y)
+            case Self.overviewView?: self = .selectOverviewSubject(x: point.x, y: point.y)
+            case let other?: throw DockError.invalidRequest("view must be camera (the dock's picture) or overview, not \(other)")
+            }
         case "track":
             let observations = try c.decode([Observation].self, forKey: .observations)
             for o in observations {

@@ -40,6 +40,13 @@ package final class ControlPage: FrameViewer {
     /// yields hundreds of frames a second, and encoding them all would take a core from tracking.
     package static let maximumPictureRate = 60.0
     private let frames = Monitor(Frames())
+    /// The overview camera's newest picture, when the run has one.
+    private struct OverviewSight {
+        var image: Image
+        var subjects: [TrackedSubject]
+        var chosen: UUID?
+    }
+    private let overviewSight = Monitor<OverviewSight?>(nil)
     private let task: Mutex<Task<Void, any Error>?> = Mutex(nil)
     private let encoder = PictureEncoder()
     /// The address the page is served on, as bound (`host:port`).
@@ -102,6 +109,19 @@ package final class ControlPage: FrameViewer {
             var headers: HTTPFields = [.contentType: "image/jpeg", .cacheControl: "no-store"]
             headers[Self.frameNumber] = "\(index)"
             return Response(status: .ok, headers: headers,
+                            body: ResponseBody(byteBuffer: ByteBuffer(bytes: jpeg)))
+        }
+        // The overview camera's newest picture with its people (the one followed in yellow);
+        // 404 in a run without one.
+        router.get("/overview.jpg") { [overviewSight, encoder] _, _ -> Response in
+            guard let sight = overviewSight.withLock({ $0 }) else { return Response(status: .notFound) }
+            let canvas = try Canvas(copying: sight.image)
+            for subject in sight.subjects {
+                let chosen = subject.id == sight.chosen
+                canvas.box(subject.rect, color: chosen ? .objectYellow : .bodyBlue, thickness: chosen ? 4 : 2)
+            }
+            let (_, jpeg) = try await encoder.encode(canvas.image, annotation: nil, quality: 70)
+            return Response(status: .ok, headers: [.contentType: "image/jpeg", .cacheControl: "no-store"],
                             body: ResponseBody(byteBuffer: ByteBuffer(bytes: jpeg)))
         }
         let wsRouter = Router(context: BasicWebSocketRequestContext.self)
@@ -211,6 +231,11 @@ package final class ControlPage: FrameViewer {
             frames.image = image
             frames.annotation = annotation
         }
+    }
+
+    /// The overview camera's newest picture, its people and the one followed (`track --overview`).
+    package func offerOverview(_ image: Image, subjects: [TrackedSubject], chosen: UUID?) {
+        overviewSight.withLock { $0 = OverviewSight(image: image, subjects: subjects, chosen: chosen) }
     }
 
     /// Ends the server (its pages are closed).

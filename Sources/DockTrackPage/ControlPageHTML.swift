@@ -17,6 +17,9 @@ enum ControlPageHTML {
   #view.gone #picture { filter: grayscale(1) brightness(0.45); }
   #gone { position: absolute; left: 0; right: 0; top: 40%; text-align: center; font-size: 20px; color: #fc3; display: none; }
   #view.gone #gone { display: block; }
+  #overviewView { flex: 0 1 320px; align-self: flex-start; display: none; }
+  #overviewView.on { display: block; }
+  #overview { width: 100%; display: block; background: #222; cursor: crosshair; }
   aside { flex: 0 1 320px; display: flex; flex-direction: column; gap: 10px; }
   button { font: inherit; padding: 8px 12px; border-radius: 6px; border: 1px solid #555; background: #2a2a2a; color: #eee; }
   button.on { background: #2d6a3e; border-color: #3c9; }
@@ -34,6 +37,7 @@ enum ControlPageHTML {
 <body>
 <main>
   <div id="view"><img id="picture" alt="the picture the dock sees" draggable="false"><div id="draft"></div><div id="gone">not connected: the tracker has stopped or cannot be reached</div></div>
+  <div id="overviewView" title="the overview camera: tap a person to send the dock to them"><img id="overview" alt="the overview camera" draggable="false"></div>
   <aside>
     <div class="row">
       <button id="tracking" class="on">tracking on</button>
@@ -164,6 +168,31 @@ async function nextFrame() {
   } catch (e) { }
   setTimeout(nextFrame, 500);
 }
+// The overview camera (track --overview), a few times a second while there is one; a tap on a
+// person there sends the dock to them, wherever they are.
+const overview = $("overview");
+async function nextOverview() {
+  try {
+    const reply = await fetch(withToken("/overview.jpg"), { cache: "no-store" });
+    if (reply.status === 200) {
+      const url = URL.createObjectURL(await reply.blob());
+      overview.onload = () => { URL.revokeObjectURL(url); $("overviewView").classList.add("on"); setTimeout(nextOverview, 200); };
+      overview.onerror = () => { URL.revokeObjectURL(url); setTimeout(nextOverview, 1000); };
+      overview.src = url;
+      return;
+    }
+    if (reply.status === 404) return;  // no overview camera in this run
+  } catch (e) { }
+  setTimeout(nextOverview, 1000);
+}
+overview.addEventListener("click", (event) => {
+  const box = overview.getBoundingClientRect();
+  const p = { x: Math.min(1, Math.max(0, (event.clientX - box.left) / box.width)), y: Math.min(1, Math.max(0, (event.clientY - box.top) / box.height)) };
+  send({ command: "selectSubject", point: p, view: "overview" }, (answer) => {
+    if (answer.type === "selected") log("following " + answer.identifier.slice(0, 8) + " (from the overview)");
+    else log("nobody there in the overview");
+  }, true);
+});
 // Where on the picture an event is, in unit coordinates with the origin at the upper-left.
 function unitPoint(event) {
   const box = picture.getBoundingClientRect();
@@ -280,6 +309,7 @@ saveButton.addEventListener("click", () => {
 drawPresets();
 connect();
 nextFrame();
+nextOverview();
 </script>
 </body>
 </html>

@@ -1,3 +1,4 @@
+import Foundation
 import DockTrackCore
 import DockTrackDock
 import DockTrackTracking
@@ -29,6 +30,19 @@ package struct ControlChanges {
     package var dockOrders: [DockOrder] = []
     /// The limits a client set, when one did: the base a camera's zoom narrows.
     package var clientLimits: DockLimits?
+    /// People chosen in the overview camera's picture, for the run's overview to find.
+    package var overviewSelections: [OverviewSelection] = []
+    /// Whether people were chosen in the dock camera's picture (or ranking made automatic
+    /// again): a choice made in the overview gives way.
+    package var choseInDockPicture = false
+}
+
+/// A person chosen at a point of the overview camera's picture (upper-left origin, as a tap),
+/// and where the answer goes: the person's identifier, or why there is none.
+package struct OverviewSelection {
+    package var x: Double
+    package var y: Double
+    package var answered: @Sendable (Result<UUID, DockError>) -> Void
 }
 
 extension FrameLoop where F == FramingController {
@@ -39,7 +53,12 @@ extension FrameLoop where F == FramingController {
 
     /// Takes what the control asked since the last frame, at `time`: its settings, then its
     /// commands to the dock in the order they were given, each answered where it asked.
-    package mutating func merge(_ changes: ControlChanges, at time: Double) {
+    /// People chosen in the overview's picture go to `overview`; a run without one answers them
+    /// `notCapable`.
+    package mutating func merge(_ changes: ControlChanges, at time: Double, overview: ((OverviewSelection) -> Void)? = nil) {
+        for selection in changes.overviewSelections {
+            if let overview { overview(selection) } else { selection.answered(.failure(.notCapable("no overview camera: track --overview"))) }
+        }
         systemTracking = changes.settings.systemTracking
         customSubjects = changes.settings.customSubjects
         controller.params = changes.settings.params

@@ -31,6 +31,8 @@ package final class OverviewWatch: Sendable {
     }
 
     private let shared = Monitor(Shared())
+    /// Seconds a recorded overview's frame may be behind the run and still be tracked.
+    static let behind = 0.15
     private let reading: OwnedThread
     /// The source when it is live: stopped first so that a read waiting for a frame returns.
     private nonisolated(unsafe) let live: (any LiveFrameSource)?
@@ -49,10 +51,14 @@ package final class OverviewWatch: Sendable {
                         shared.withLock { $0.ended = "the overview ended (its last frame)" }
                         return
                     }
-                    // A recording waits for the run to reach the frame's time.
+                    // A recording waits for the run to reach the frame's time, and passes over
+                    // the frames the run has left behind (it is faster than the overview's detector).
                     if paced {
-                        let going = shared.withLock(waitingFor: { $0.stopped || $0.runTime >= frame.time }) { state, _ in !state.stopped }
+                        let (going, behind) = shared.withLock(waitingFor: { $0.stopped || $0.runTime >= frame.time }) { state, _ in
+                            (!state.stopped, state.runTime > frame.time + Self.behind)
+                        }
                         guard going else { return }
+                        if behind { continue }
                     }
                     let subjects = try parts.pipeline.process(frame)
                     let sight = Sight(subjects: subjects, image: frame.image, time: frame.time, index: frame.index)

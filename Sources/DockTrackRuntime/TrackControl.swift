@@ -182,7 +182,7 @@ package final class TrackControl: Sendable {
                 state.regionOfInterest = upperLeft
             case .command(.setLimits):
                 if let client { state.claims.limits = .by(client, over: state.claims.limits, current: state.limits) }
-            case .tracking(.selectSubject), .tracking(.selectSubjects):
+            case .tracking(.selectSubject), .tracking(.selectSubjects), .tracking(.selectOverviewSubject):
                 if let client { state.claims.selection = .by(client, over: state.claims.selection, current: []) }
             default: break
             }
@@ -334,6 +334,14 @@ package final class TrackControl: Sendable {
         return changes
     }
 
+    /// `{"type":"selected","identifier":…}`.
+    static func selectedLine(_ id: UUID) -> String {
+        var line = JSONLine()
+        line.add("type", "selected")
+        line.add("identifier", id.uuidString)
+        return line.text
+    }
+
     /// Adds `change` to `changes`: its answer lines when it is done at once (`later` is not
     /// called then). A command to the dock has `later` called when the dock has answered it and
     /// returns `nil`.
@@ -358,6 +366,7 @@ package final class TrackControl: Sendable {
             changes.settings.params.regionOfInterest = UnitRect(upperLeftOrigin: upperLeft)
             return []
         case .tracking(.selectSubjects(let identifiers)):
+            changes.choseInDockPicture = true
             try pipeline.selectSubjects(identifiers)
             return [DockSession.doneLine("selectSubjects")]
         case .tracking(.track(let observations, let camera)):
@@ -383,11 +392,14 @@ package final class TrackControl: Sendable {
             if framed { changes.settings.customSubjects = (subjects, time) }
             return []
         case .tracking(.selectSubject(let x, let y)):
-            let id = try pipeline.selectSubject(atX: x, y: y)
-            var line = JSONLine()
-            line.add("type", "selected")
-            line.add("identifier", id.uuidString)
-            return [line.text]
+            changes.choseInDockPicture = true
+            return [Self.selectedLine(try pipeline.selectSubject(atX: x, y: y))]
+        case .tracking(.selectOverviewSubject(let x, let y)):
+            // The run's overview chooses (``FrameLoop/merge(_:at:)`` leaves it to the session).
+            changes.overviewSelections.append(OverviewSelection(x: x, y: y) { chosen in
+                later(chosen.map { [Self.selectedLine($0)] })
+            })
+            return nil
         case .command(let command):
             // Limits are checked before anything is sent: every number finite, none negative,
             // none past the run's own (the tracker commands up to the limits in force, so a limit
@@ -608,6 +620,7 @@ package struct TrackControlSession: DockEndpoint, Sendable {
             // whether the identifiers are subjects at all.
             if case .selectSubject = tracking { return [] }
             if case .selectSubjects = tracking { return [] }
+            if case .selectOverviewSubject = tracking { return [] }
             return done(tracking.name)
         case .command(.setSystemTracking(let on)):
             control.enqueue(.systemTracking(on), id: nil, line: lineNumber, from: client)

@@ -162,8 +162,9 @@ public final class TrackSession {
             loop.dock.relayNews(to: control, notes: notes)
             if let control {
                 let changes = control.changes(for: &loop, pipeline: pipeline, customTracking: customTracking, at: captured)
-                loop.merge(changes, at: captured)
+                loop.merge(changes, at: captured, overview: overview.map { _ in { [unowned self] in self.selectInOverview($0) } })
                 if let limits = changes.clientLimits { framingLimits = limits }
+                if changes.choseInDockPicture { overview?.guide.forgetChoice() }
             }
             if let zoom = cameraZoom, let zooming {
                 // The controller aims with the camera at the zoom in force, within the turns it allows.
@@ -237,6 +238,20 @@ public final class TrackSession {
 }
 
 extension TrackSession {
+    /// A person chosen in the overview's picture: followed from the next frame on.
+    func selectInOverview(_ selection: OverviewSelection) {
+        guard var run = overview, let sight = run.watch.latest else {
+            selection.answered(.failure(.noSubjectFound))
+            return
+        }
+        if let id = run.guide.select(at: (selection.x, selection.y), in: sight.subjects) {
+            selection.answered(.success(id))
+        } else {
+            selection.answered(.failure(.noSubjectFound))
+        }
+        overview = run
+    }
+
     /// The subjects the loop frames, `seen` by the dock's camera from `pose`, with the overview's
     /// newest people joined to them (``OverviewGuide``); a watch that ended, or a calibration that
     /// no longer agrees with what both cameras see, is told once.
@@ -249,6 +264,7 @@ extension TrackSession {
         }
         guard let sight = run.watch.latest else { return (seen, nil) }
         let guided = run.guide.subjects(seen: seen, from: pose, overview: sight.subjects)
+        viewer?.offerOverview(sight.image, subjects: sight.subjects, chosen: run.guide.chosen)
         if !run.driftTold, let drift = run.guide.disagreement, drift > OverviewGuide.movedDegrees {
             run.driftTold = true
             notes?(String(format: "overview: the two cameras place the same people %.1f° apart (calibrated to %.1f°): was the dock or the overview camera moved? Run docktrack calibrate again",
@@ -284,6 +300,13 @@ public protocol FrameViewer: AnyObject, Sendable {
     /// The frame numbered `index` (no longer written from the loop): drawn already when
     /// `annotation` is nil, else to be drawn with it when shown.
     func offer(_ image: Image, annotation: FrameAnnotation?, index: Int)
+    /// The overview camera's newest picture (`track --overview`), its people and the one the
+    /// dock follows.
+    func offerOverview(_ image: Image, subjects: [TrackedSubject], chosen: UUID?)
+}
+
+extension FrameViewer {
+    public func offerOverview(_ image: Image, subjects: [TrackedSubject], chosen: UUID?) {}
 }
 
 /// What is drawn over a frame: the subjects, the framing (region of interest, target zone),

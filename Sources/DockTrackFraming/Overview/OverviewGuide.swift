@@ -23,15 +23,18 @@ package struct OverviewGuide: Sendable {
     package var followsDockRanking = true
     /// The overview's identity of the person the dock follows.
     package private(set) var chosen: UUID?
+    /// Whether a person chose ``chosen`` (a tap on the overview): followed while the overview
+    /// sees them, whatever the dock's own ranking says.
+    package private(set) var chosenByHand = false
     /// For each overview identity matched to a subject of the dock's picture, that subject's identity.
     private var dockIdentity: [UUID: UUID] = [:]
-    /// Degrees between the directions of the last people seen by both cameras (at most
-    /// ``disagreementWindow``): what tells that a camera was moved after calibration.
+    /// Degrees between the closest pair of people (one in each camera) of each of the last
+    /// frames (at most ``disagreementWindow``): what tells that a camera was moved after calibration.
     private var recentDisagreements: [Double] = []
     package static let disagreementWindow = 60
     /// A median disagreement past this many degrees says a camera was moved.
     package static let movedDegrees = 3.0
-    /// Radians within which the nearest overview person counts towards the disagreement.
+    /// Radians within which a frame's closest pair counts towards the disagreement.
     static let disagreementRadius = 20 * Double.pi / 180
 
     package init(mapping: OverviewMapping, camera: CameraModel, limits: DockLimits) {
@@ -81,14 +84,15 @@ package struct OverviewGuide: Sendable {
             return isReachable(direction(ofOverview: person))
         }
         let byRank: (TrackedSubject, TrackedSubject) -> Bool = { ($0.saliencyRank ?? .max) < ($1.saliencyRank ?? .max) }
-        if followsDockRanking, let primary = seen.min(by: byRank),
+        if chosenByHand, let current = chosen, !overview.contains(where: { $0.id == current }) { chosenByHand = false }
+        if followsDockRanking, !chosenByHand, let primary = seen.min(by: byRank),
            let partner = partners.first(where: { $0.value == primary.id })?.key, reachable.contains(where: { $0.id == partner }) {
             chosen = partner
         }
         // People the dock's camera sees and the overview does not place there: its own camera
         // is trusted (a calibration gone stale must not send it to a ghost of the person it sees).
         if !seen.isEmpty && partners.isEmpty { return (seen, .dockCamera) }
-        if let current = chosen, !reachable.contains(where: { $0.id == current }) { chosen = nil }
+        if let current = chosen, !chosenByHand, !reachable.contains(where: { $0.id == current }) { chosen = nil }
         if chosen == nil { chosen = reachable.min(by: byRank)?.id }
         guard let chosen, let person = overview.first(where: { $0.id == chosen }) else {
             return (seen, seen.isEmpty ? .nobody : .dockCamera)
@@ -108,6 +112,26 @@ package struct OverviewGuide: Sendable {
         return ([placed] + seen.filter { $0.id != placed.id }, .overview)
     }
 
+    /// Chooses the person of `overview` at `point` of its picture (unit coordinates, upper-left
+    /// origin, as a tap): of the boxes holding the point (or within 0.03 of it), the one whose
+    /// middle is nearest. Their identity (the dock camera's
+    /// when it sees them), or `nil` when nobody is there.
+    package mutating func select(at point: (x: Double, y: Double), in overview: [TrackedSubject]) -> UUID? {
+        let x = point.x, y = 1 - point.y
+        // A tap a little beside a narrow box (a person far away) still counts.
+        let reach = 0.03
+        guard let person = overview.filter({ $0.rect.minX - reach <= x && x <= $0.rect.maxX + reach && $0.rect.minY - reach <= y && y <= $0.rect.maxY + reach })
+            .min(by: { hypot($0.rect.midX - x, $0.rect.midY - y) < hypot($1.rect.midX - x, $1.rect.midY - y) }) else { return nil }
+        chosen = person.id
+        chosenByHand = true
+        return dockIdentity[person.id] ?? person.id
+    }
+
+    /// Back to the dock's own ranking.
+    package mutating func forgetChoice() {
+        chosenByHand = false
+    }
+
     /// Whether the dock can point at `direction` closely enough to bring it into the target
     /// zone (a sixth of the view's width, a fifth of its height, beyond its ranges at most).
     package func isReachable(_ direction: DockOrientation) -> Bool {
@@ -116,7 +140,7 @@ package struct OverviewGuide: Sendable {
     }
 
     /// The median degrees between where the two cameras placed the same people lately; `nil`
-    /// until ``disagreementWindow`` pairs were seen.
+    /// until ``disagreementWindow`` frames with people in both were seen.
     package var disagreement: Double? {
         guard recentDisagreements.count >= Self.disagreementWindow else { return nil }
         return recentDisagreements.sorted()[recentDisagreements.count / 2]
@@ -126,19 +150,20 @@ package struct OverviewGuide: Sendable {
     /// ``matchRadius`` (nearest pairs first); overview identity to dock identity.
     private mutating func match(seen: [TrackedSubject], from pose: DockOrientation, overview: [TrackedSubject]) -> [UUID: UUID] {
         var candidates: [(distance: Double, overview: UUID, dock: UUID)] = []
+        var nearest = Double.infinity
         for subject in seen {
             let a = direction(of: subject, seenFrom: pose)
-            var nearest = Double.infinity
             for other in overview {
                 let b = direction(ofOverview: other)
                 let distance = hypot(a.x - b.x, a.y - b.y)
                 nearest = min(nearest, distance)
                 if distance <= matchRadius { candidates.append((distance, other.id, subject.id)) }
             }
-            // How far the overview places the nearest person: a camera moved since calibration
-            // shows as a steady distance, whether within the match radius or beyond it.
-            if nearest <= Self.disagreementRadius { recentDisagreements.append(nearest * 180 / .pi) }
         }
+        // The closest pair of the frame: with the calibration right, someone both cameras see is
+        // placed alike; a camera moved since shows as a steady distance even for the closest
+        // pair, within the match radius or beyond it.
+        if nearest <= Self.disagreementRadius { recentDisagreements.append(nearest * 180 / .pi) }
         var partners: [UUID: UUID] = [:], taken = Set<UUID>()
         for candidate in candidates.sorted(by: { $0.distance < $1.distance })
         where partners[candidate.overview] == nil && !taken.contains(candidate.dock) {

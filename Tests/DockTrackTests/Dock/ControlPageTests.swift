@@ -207,6 +207,11 @@ final class RawHTTPClient {
             if case .trackingState(let record)? = state { ranks.append(record.subjects.first { $0.id == chosen }?.saliencyRank) }
         }
         #expect(ranks.contains(1) && ranks.allSatisfy { $0 == 1 || $0 == nil }, "the tapped person's ranks: \(ranks)")
+        // Without an overview camera a tap on one is not possible, and says so.
+        try ws.sendText(#"{"id":9,"command":"selectSubject","point":{"x":0.5,"y":0.5},"view":"overview"}"#)
+        let noOverview = ws.firstText(within: 10) { $0.hasPrefix(#"{"id":9,"#) } ?? ""
+        #expect(noOverview.contains(#""code":"notCapable""#), "\(noOverview)")
+        #expect(try RawHTTPClient(host: host, port: port).request("/overview.jpg").status == 404)
         // Tracking off, the joystick held: docksim turns; the page goes away: the dock is the tracker's again.
         try ws.sendText(#"{"command":"setSystemTracking","enabled":false}"#)
         try ws.sendText(#"{"id":2,"command":"setAngularVelocity","velocity":{"x":0,"y":0.4,"z":0}}"#)
@@ -429,6 +434,59 @@ final class RawHTTPClient {
         let shot = try Fixtures.temporaryFolder().appendingPathComponent("control-page-phone.jpg")
         try browser.screenshot().write(to: shot)
         print("control page on a phone: \(shot.path)")
+    }
+
+    /// With an overview camera (here the same clip, calibrated as a camera of the same view) the
+    /// page shows its picture, and a tap on a person there chooses them: answered with who,
+    /// and a tap where the overview shows nobody says so.
+    @Test func thePageShowsTheOverviewAndATapThereChoosesThePerson() throws {
+        let calibration = try Fixtures.temporaryFolder().appendingPathComponent("overview.toml")
+        // x to yaw (x - 0.5) * 70°, y to pitch (0.5 - y) * 55.4°, and back.
+        try Data("""
+            dock-camera-fov = 70.0
+            to-dock-pitch = [0.4835, 0, -0.9669, 0, 0, 0]
+            to-dock-yaw = [-0.6109, 1.2217, 0, 0, 0, 0]
+            to-overview-x = [0.5, 0, 0.8185, 0, 0, 0]
+            to-overview-y = [0.5, -1.0342, 0, 0, 0, 0]
+            checked-error-degrees = 0.1
+            checked-largest-error-degrees = 0.2
+
+            """.utf8).write(to: calibration)
+        let run = try PageRun(["--overview", Fixtures.sample("vtest.avi"), "--overview-calibration", calibration.path])
+        defer { withExtendedLifetime(run) {} }
+        let (host, port) = (run.host, run.port)
+        var overview = (status: 0, headers: [String: String](), body: [UInt8]())
+        for _ in 0..<50 {
+            overview = try RawHTTPClient(host: host, port: port).request("/overview.jpg")
+            if overview.status == 200 { break }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        #expect(overview.status == 200 && overview.headers["content-type"] == "image/jpeg", "\(overview.status)")
+        let picture = try Fixtures.temporaryFolder().appendingPathComponent("overview.jpg")
+        try Data(overview.body).write(to: picture)
+        #expect(try Image(contentsOf: picture.path).size == ImageSize(width: 768, height: 576))
+
+        let ws = try RawHTTPClient(host: host, port: port)
+        #expect(try ws.upgrade("/ws", host: "\(host):\(port)", origin: "http://\(host):\(port)") == 101)
+        try ws.sendText(#"{"type":"hello","protocols":["org.docktrack.dock/1"]}"#)
+        #expect(ws.firstText(within: 10) { $0.hasPrefix(#"{"type":"hello""#) } != nil)
+        // Someone the dock's camera sees is where the overview (the same picture) sees them.
+        var person: TrackedSubject?
+        for _ in 0..<100 where person == nil {
+            if case .trackingState(let record)? = ws.firstText(within: 10, where: { $0.hasPrefix(#"{"type":"trackingState""#) }).flatMap(DockMessage.init(line:)) {
+                person = record.subjects.first { $0.kind == .person && $0.rect.height > 0.15 }
+            }
+        }
+        let tapped = try #require(person, "a person in view")
+        try ws.sendText(#"{"id":1,"command":"selectSubject","point":{"x":\#(tapped.rect.midX),"y":\#(1 - tapped.rect.midY)},"view":"overview"}"#)
+        let selected = ws.firstText(within: 10) { $0.hasPrefix(#"{"id":1,"#) } ?? ""
+        #expect(selected.contains(#""type":"selected""#), "\(selected)")
+        try ws.sendText(#"{"id":2,"command":"selectSubject","point":{"x":0.01,"y":0.01},"view":"overview"}"#)
+        let nobody = ws.firstText(within: 10) { $0.hasPrefix(#"{"id":2,"#) } ?? ""
+        #expect(nobody.contains(#""code":"noSubjectFound""#), "\(nobody)")
+        try ws.sendText(#"{"id":3,"command":"selectSubject","point":{"x":0.5,"y":0.5},"view":"sideways"}"#)
+        let wrong = ws.firstText(within: 10) { $0.hasPrefix(#"{"id":3,"#) } ?? ""
+        #expect(wrong.contains(#""code":"invalidRequest""#) && wrong.contains("view must be camera"), "\(wrong)")
     }
 
     /// Bound beyond this machine's loopback (127.0.0.2 stands in for a network address): no

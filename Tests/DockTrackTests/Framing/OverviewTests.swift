@@ -210,6 +210,31 @@ private struct StillOverview: FrameSource {
         #expect(fresh.subjects(seen: [], from: .zero, overview: [beyond]).use == .nobody)
     }
 
+    /// A camera moved after calibration: the closest pair of people of each frame lies apart by
+    /// the move, and after 60 frames the guide says so; with the cameras as calibrated it does not.
+    @Test func aCameraMovedSinceCalibrationIsNoticed() throws {
+        let camera = CameraModel(horizontalFieldOfView: 70 * .pi / 180, size: ImageSize(width: 640, height: 480))
+        // The overview spans 90°: x to yaw (x - 0.5) * 90°, y to pitch (0.5 - y) * 60°.
+        let mapping = OverviewMapping(toDock: [[0.5236, 0, -1.0472, 0, 0, 0], [-0.7854, 1.5708, 0, 0, 0, 0]],
+                                      toOverview: [[0.5, 0, 0.63662, 0, 0, 0], [0.5, -0.95493, 0, 0, 0, 0]], checkedErrorDegrees: (0.2, 0.3))
+        for (moved, noticed) in [(0.0, false), (10.0, true)] {
+            var guide = OverviewGuide(mapping: mapping, camera: camera, limits: .standard)
+            let person = UUID()
+            for frame in 0..<80 {
+                // Someone walking across in front of the dock, seen by its camera...
+                let x = 0.3 + 0.005 * Double(frame)
+                let seen = TrackedSubject(id: person, kind: .person, rect: UnitRect(x: x - 0.05, y: 0.2, width: 0.1, height: 0.5), saliencyRank: 1)
+                let direction = guide.direction(of: seen, seenFrom: .zero)
+                // ...and by the overview, where the calibration puts them, or 10° off.
+                let place = mapping.overviewPoint(at: DockOrientation(x: direction.x, y: direction.y + moved * .pi / 180, z: 0))
+                let inOverview = TrackedSubject(id: UUID(), kind: .person, rect: UnitRect(x: place.x - 0.01, y: place.y - 0.09, width: 0.02, height: 0.1), saliencyRank: 1)
+                _ = guide.subjects(seen: [seen], from: .zero, overview: [inOverview])
+            }
+            let disagreement = try #require(guide.disagreement)
+            #expect((disagreement > OverviewGuide.movedDegrees) == noticed, "moved \(moved)°: the cameras disagree by \(disagreement)°")
+        }
+    }
+
     /// From frame 100 with a narrow view (zoom 0.2) the dock's first view shows nobody: the
     /// search does not find anyone in 6 s; the overview sends the dock to a person at once.
     @Test func theOverviewFramesSomeoneTheSearchDoesNotFind() throws {
