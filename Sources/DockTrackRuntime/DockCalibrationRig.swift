@@ -17,6 +17,8 @@ package struct DockCalibrationRig: CalibrationRig {
     package var settle: Double
     /// The longest wait for the dock to reach a pose.
     package var reachTimeout = 15.0
+    /// Asked while waiting: true ends the calibration (Ctrl-C).
+    package var stopping: @Sendable () -> Bool = { false }
 
     package init(dock: AnyDock, dockCamera: any FrameSource, overview: any FrameSource, clock: @escaping @Sendable () -> Double, settle: Double) {
         self.dock = dock
@@ -27,14 +29,22 @@ package struct DockCalibrationRig: CalibrationRig {
     }
 
     package mutating func look(at pose: DockOrientation) throws -> (dockView: Image, overview: Image) {
+        try move(to: pose)
+        Thread.sleep(forTimeInterval: settle)
+        return (try newest(&dockCamera, "the dock's camera"), try newest(&overview, "the overview camera"))
+    }
+
+    /// Sends the dock to `pose` and waits until its motion states say it is there (within a
+    /// quarter of a degree) and still (under a degree a second).
+    package mutating func move(to pose: DockOrientation) throws {
         let started = clock()
         try dock.perform(.setOrientation(pose, duration: 0, relative: false), at: started)
-        // There when within a quarter of a degree and turning slower than a degree a second.
         while true {
+            guard !stopping() else { throw OverviewCalibration.Failure(description: "calibration stopped") }
             let motion = try dock.motion(at: clock())
             let off = hypot(motion.position.x - pose.x, motion.position.y - pose.y)
             let speed = hypot(motion.velocity.x, motion.velocity.y)
-            if off < 0.25 * .pi / 180 && speed < .pi / 180 { break }
+            if off < 0.25 * .pi / 180 && speed < .pi / 180 { return }
             guard clock() - started < reachTimeout else {
                 throw OverviewCalibration.Failure(description: String(
                     format: "the dock did not reach pitch %.1f°, yaw %.1f° within %.0f s (it is at %.1f°, %.1f°): are the poses within its limits?",
@@ -42,8 +52,6 @@ package struct DockCalibrationRig: CalibrationRig {
             }
             Thread.sleep(forTimeInterval: 0.05)
         }
-        Thread.sleep(forTimeInterval: settle)
-        return (try newest(&dockCamera, "the dock's camera"), try newest(&overview, "the overview camera"))
     }
 
     /// A frame taken after this call began: a live source hands out its newest frame, read

@@ -28,6 +28,8 @@ package final class OverviewWatch: Sendable {
         /// The run's time, for a recorded overview: frames up to it are read.
         var runTime = -Double.infinity
         var stopped = false
+        var tracked = 0
+        var passedOver = 0
     }
 
     private let shared = Monitor(Shared())
@@ -58,11 +60,17 @@ package final class OverviewWatch: Sendable {
                             (!state.stopped, state.runTime > frame.time + Self.behind)
                         }
                         guard going else { return }
-                        if behind { continue }
+                        if behind {
+                            shared.withLock { $0.passedOver += 1 }
+                            continue
+                        }
                     }
                     let subjects = try parts.pipeline.process(frame)
                     let sight = Sight(subjects: subjects, image: frame.image, time: frame.time, index: frame.index)
-                    shared.withLock { $0.latest = sight }
+                    shared.withLock {
+                        $0.latest = sight
+                        $0.tracked += 1
+                    }
                 } catch {
                     shared.withLock { $0.ended = "the overview stopped: \(error)" }
                     return
@@ -81,6 +89,9 @@ package final class OverviewWatch: Sendable {
 
     /// What the overview saw last; `nil` before its first frame.
     package var latest: Sight? { shared.withLock { $0.latest } }
+
+    /// Frames of the overview tracked, and (a recording) passed over to keep in step with the run.
+    package var frames: (tracked: Int, passedOver: Int) { shared.withLock { ($0.tracked, $0.passedOver) } }
 
     /// Why the watch ended, once it has (the run goes on without the overview).
     package var ended: String? { shared.withLock { $0.ended } }

@@ -101,7 +101,7 @@ package struct ReframeRun {
         // As asked, or the widest window's size in even pixels (what encoders take).
         let size = settings.size ?? ImageSize(width: max(2, Int(window.widest.width / 2) * 2), height: max(2, Int(window.widest.height / 2) * 2))
         if let asked = settings.size, let wanted = settings.aspect, abs(Double(asked.width) / Double(asked.height) / wanted - 1) > 0.02 {
-            throw TrackSetupError(String(format: "the output size %@ is not of the aspect %.3f", "\(asked)", wanted))
+            throw TrackSetupError("the output size \(asked) is not of the aspect " + String(format: "%.3f", wanted))
         }
         window.maximumZoom = settings.zooms ? max(1, settings.maximumUpscale * window.widest.height / Double(size.height)) : 1
         return (window, size)

@@ -41,6 +41,8 @@ public final class TrackSession {
         public var detectionThread: (detected: Int, replaced: Int)?
         /// Whether the preview window was closed (the run ended there).
         public var windowClosed = false
+        /// Frames of the overview camera tracked, and passed over (a recording kept in step).
+        public var overviewFrames: (tracked: Int, passedOver: Int)?
 
         /// What `--summary` prints: frames and rate, a live run's latencies, the dock's latency,
         /// the detection thread.
@@ -52,6 +54,10 @@ public final class TrackSession {
             }
             if let (detected, replaced) = detectionThread {
                 lines.append("detection thread: \(detected) frames detected, \(replaced) passed over for newer ones")
+            }
+            if let (tracked, passedOver) = overviewFrames {
+                lines.append("overview: \(tracked) frames tracked (" + String(format: "%.1f", Double(tracked) / max(seconds, 1e-9)) + " per second)"
+                             + (passedOver > 0 ? ", \(passedOver) passed over to keep in step" : ""))
             }
             return lines
         }
@@ -213,6 +219,7 @@ public final class TrackSession {
             summary.live = liveRun?.summary
             summary.commandLatency = liveDock ? loop.dock.commandLatency : nil
             summary.detectionThread = pipeline.worker.map { ($0.detectedFrames, $0.replacedFrames) }
+            summary.overviewFrames = overview?.watch.frames
         }
         do {
             if liveRun == nil && source.info.kind == .video && !pipeline.params.adaptiveDetection && !pipeline.params.asyncDetection {

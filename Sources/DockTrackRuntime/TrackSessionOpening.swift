@@ -104,8 +104,8 @@ package struct OverviewRun {
             notes(String(format: "overview: calibrated with a dock camera of %.1f°, this run's is %.1f° (--fov): calibrate again if the camera changed",
                          setup.calibratedFieldOfView * 180 / .pi, configuration.fieldOfView * 180 / .pi))
         }
-        notes(String(format: "overview: %@ (%@), calibrated to %.2f° on the poses checked", source.info.name, "\(source.info.size)",
-                     setup.mapping.checkedErrorDegrees.mean))
+        notes("overview: \(source.info.name) (\(source.info.size)), calibrated to "
+              + String(format: "%.2f° on the poses checked", setup.mapping.checkedErrorDegrees.mean))
         return OverviewRun(watch: OverviewWatch(source: source, pipeline: pipeline),
                            guide: OverviewGuide(mapping: setup.mapping, camera: framing.camera, limits: framing.limits))
     }

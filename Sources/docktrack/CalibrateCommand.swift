@@ -75,22 +75,26 @@ struct CalibrateCommand: ParsableCommand {
             let dockHandle = try DockAddress(dock).open(limits: limits, home: .zero, clock: clock, onvif: try onvif.settings()) { _ in }
             var rig = DockCalibrationRig(dock: dockHandle, dockCamera: dockCamera, overview: overviewCamera, clock: clock, settle: settle)
             defer {
-                // Home, then still.
-                try? rig.dock.perform(.setOrientation(.zero, duration: 0, relative: false), at: clock())
-                Thread.sleep(forTimeInterval: 0.5)
+                // Home (unless stopped), then still.
+                if !RunInterruption.requested { try? rig.move(to: .zero) }
                 RunEnd.end(&rig.dock, at: clock())
             }
             let cameraModel = CameraModel(horizontalFieldOfView: fov * .pi / 180, size: dockCamera.info.size)
-            let mapping = try OverviewCalibration.calibrate(rig: &rig, camera: cameraModel, limits: limits) { look in
-                printError(String(format: "docktrack: pose pitch %+.1f° yaw %+.1f°: %@", look.pose.x * 180 / .pi, look.pose.y * 180 / .pi,
-                                  look.homography == nil ? "not found in the overview (\(look.inliers) features agree)" : "found (\(look.inliers) features agree)"))
-                if RunInterruption.requested { return }
+            rig.stopping = { RunInterruption.requested }
+            let mapping: OverviewMapping
+            do {
+                mapping = try OverviewCalibration.calibrate(rig: &rig, camera: cameraModel, limits: limits) { look in
+                    let pose = String(format: "pitch %+.1f° yaw %+.1f°", look.pose.x * 180 / .pi, look.pose.y * 180 / .pi)
+                    printError("docktrack: pose \(pose): " + (look.homography == nil ? "not found in the overview" : "found") + " (\(look.inliers) features agree)")
+                }
+            } catch where RunInterruption.requested {
+                try exitIfInterrupted()
+                throw error
             }
-            try exitIfInterrupted()
             let file = try LineOutput(path: output)
             try file.write(OverviewCalibrationFile.text(mapping, fieldOfView: fov))
-            printError(String(format: "docktrack: calibrated: %.2f° off on average, %.2f° at most, on the 4 poses not fitted; saved to %@",
-                              mapping.checkedErrorDegrees.mean, mapping.checkedErrorDegrees.largest, output))
+            printError("docktrack: calibrated: " + String(format: "%.2f° off on average, %.2f° at most", mapping.checkedErrorDegrees.mean,
+                                                          mapping.checkedErrorDegrees.largest) + ", on the 4 poses not fitted; saved to \(output)")
         }
     }
 }
