@@ -5,7 +5,7 @@ import Testing
 
 /// Sound: decoding, voice activity on real speech and on synthetic noise, fusion with mouth
 /// motion, and audio route changes while the pipeline runs.
-@Suite struct AudioTests {
+@Suite(.onTestThreads) struct AudioTests {
     /// Megamind.avi's speech, read by hand off its spectrogram (samples/Megamind.speech.json).
     static func handCheckedSpeech() throws -> [SpeechSegment] {
         struct Reference: Decodable { var speech: [[Double]] }
@@ -142,7 +142,7 @@ import Testing
 }
 
 
-@Suite struct AudioRouteTests {
+@Suite(.onTestThreads) struct AudioRouteTests {
     @Test func inputsComingAndGoingAreAnnouncedAndTrackingNeverStops() throws {
         let micA = AudioDevice(id: "hw:1,0", name: "USB microphone"), headset = AudioDevice(id: "hw:2,0", name: "Headset")
         let system = FakeAudioSystem(inputs: [micA], recording: try AudioFileSource.readAll(path: Fixtures.sample("Megamind.avi")))

@@ -1,7 +1,7 @@
 import DockTrack
 import Testing
 
-@Suite struct GeometryTests {
+@Suite(.onTestThreads) struct GeometryTests {
     let size = ImageSize(width: 200, height: 100)
 
     @Test func pixelRectNearTheTopBecomesAHighUnitRect() {

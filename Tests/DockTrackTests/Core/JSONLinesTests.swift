@@ -2,7 +2,7 @@ import DockTrack
 import Foundation
 import Testing
 
-@Suite struct JSONLinesTests {
+@Suite(.onTestThreads) struct JSONLinesTests {
     @Test func detectionRecordHasTheDocumentedFormat() {
         let record = DetectionRecord(frame: 0, time: 0, size: ImageSize(width: 768, height: 576), observations: [
             Observation(type: .humanFace, rect: UnitRect(x: 0.41, y: 0.62, width: 0.08, height: 0.11), confidence: 0.97),

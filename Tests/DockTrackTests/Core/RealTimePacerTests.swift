@@ -3,7 +3,7 @@ import DockTrackTestKit
 import Testing
 
 /// Pacing on a manual clock: exact, and as fast as the test can run.
-@Suite struct RealTimePacerTests {
+@Suite(.onTestThreads) struct RealTimePacerTests {
     @Test func aRecordingIsPlayedInRealTimeFromItsFirstTimeAndALateTimeGoesAtOnce() {
         let clock = ManualClock(at: 100)
         var pacer = RealTimePacer(clock: clock.sleeping)

@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 /// Where a dock pointed, from what it reported; how late it answers; where it looks for people.
-@Suite struct ReportedMotionTests {
+@Suite(.onTestThreads) struct ReportedMotionTests {
     @Test func positionsAreInterpolatedBetweenReportsAndExtrapolatedALittlePast() throws {
         var motion = ReportedMotion()
         #expect(motion.motion(at: 1) == nil, "nothing reported, nothing known")

@@ -3,7 +3,7 @@ import Testing
 
 /// Whole-body detectors fire on pieces of a close-up person (hair, a shoulder, an arm) and on
 /// the backdrop behind them; bodies that small beside a face found with them are dropped.
-@Suite struct CloseUpBodiesTests {
+@Suite(.onTestThreads) struct CloseUpBodiesTests {
     static func face(_ x: Double, _ y: Double, _ w: Double, _ h: Double) -> Observation {
         Observation(type: .humanFace, rect: UnitRect(x: x, y: y, width: w, height: h), confidence: 0.99)
     }

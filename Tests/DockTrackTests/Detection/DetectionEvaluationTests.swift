@@ -4,7 +4,7 @@ import Testing
 
 /// Scoring a detector against faces labelled by hand (samples/faces: dlib's labelled PASCAL VOC
 /// group photos and a photo of dogs).
-@Suite struct DetectionEvaluationTests {
+@Suite(.onTestThreads) struct DetectionEvaluationTests {
     static let labels = ["testing.xml", "training.xml"].map { Fixtures.sample("faces/\($0)") }
 
     @Test func dlibLabelsAreReadBoxByBox() throws {

@@ -3,7 +3,7 @@ import Testing
 
 /// Detectors on the real pictures in samples/. Expected positions are read off the pictures by
 /// a person, in pixels from the top-left corner.
-@Suite struct DetectorTests {
+@Suite(.onTestThreads) struct DetectorTests {
     /// Where the one face of each portrait is (its centre, pixels from the top-left).
     static let portraits = try! LabelledFaces(folder: Fixtures.root.appendingPathComponent("samples").path).portraits
 

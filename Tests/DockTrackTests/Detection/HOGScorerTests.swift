@@ -5,7 +5,7 @@ import Testing
 /// DockTrack's HOG window scorer against HOGDescriptor's own: the same people, the same boxes,
 /// the same margins but for float rounding, in whole searches and region searches, for both
 /// windows, on real frames of several sizes.
-@Suite struct HOGScorerTests {
+@Suite(.onTestThreads) struct HOGScorerTests {
     static func detectors(_ params: HOGPeopleDetector.Params) throws -> (ours: HOGPeopleDetector, openCV: HOGPeopleDetector) {
         var reference = params
         reference.scoring = .openCV

@@ -5,7 +5,7 @@ import Testing
 
 /// Searching where the picture moved: the moving cells, the body detector's region search on
 /// vtest.avi, and the schedule that uses them.
-@Suite struct MotionRegionTests {
+@Suite(.onTestThreads) struct MotionRegionTests {
     /// 10 x 8 cells of gray 100, with `changes` (column, row, new value).
     static func cells(_ changes: [(Int, Int, UInt8)] = [], columns: Int = 10, rows: Int = 8) -> MotionCells {
         var values = [UInt8](repeating: 100, count: columns * rows)

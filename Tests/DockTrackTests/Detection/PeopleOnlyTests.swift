@@ -4,7 +4,7 @@ import Testing
 
 /// People only where people are: the person network, the confirmed bodies of the default, the
 /// ranking that puts faces first, and the clip evaluation that counts false people.
-@Suite struct PeopleOnlyTests {
+@Suite(.onTestThreads) struct PeopleOnlyTests {
     @Test func thePersonNetworkTellsAPlayerFromDogs() throws {
         let network = try PersonNetwork(models: Fixtures.models)
         // messi5.jpg: the player stands between x 81 and 445, y 65 and 326 (pixels, top-left).

@@ -150,7 +150,7 @@ final class RawHTTPClient {
 
 /// `track --http`: the control page, driven as a browser drives it (HTTP and its WebSocket),
 /// in front of docksim in another process.
-@Suite struct ControlPageTests {
+@Suite(.onTestThreads) struct ControlPageTests {
     /// The page's address from the run's log.
     static func address(_ track: TrackProcess) throws -> (host: String, port: Int, token: String?) {
         let deadline = Date().addingTimeInterval(30)

@@ -67,7 +67,7 @@ final class HostileHTTPServer: @unchecked Sendable {
 
 /// Peers that do not play fair: HTTP replies without end, that never finish, or that lie about
 /// their size; text with escape sequences.
-@Suite struct HostilePeerTests {
+@Suite(.onTestThreads) struct HostilePeerTests {
     /// A chunked reply that never ends: 64 KB chunks as fast as the peer reads them.
     static func endless() throws -> HostileHTTPServer {
         try HostileHTTPServer { connection in
@@ -230,7 +230,7 @@ final class HostileHTTPServer: @unchecked Sendable {
 
 /// Time from a peer in closed form: a jump forward, backward or to the largest number leaves the
 /// dock still and finite, and every number printed reads back.
-@Suite struct TimeJumpTests {
+@Suite(.onTestThreads) struct TimeJumpTests {
     @Test func aGapInObservationTimeDoesNotSwingTheDock() throws {
         let face = Observation(type: .humanFace, rect: UnitRect(x: 0.45, y: 0.45, width: 0.1, height: 0.13), confidence: 0.9)
         let lines = (0..<80).map { i in
@@ -271,7 +271,7 @@ final class HostileHTTPServer: @unchecked Sendable {
 }
 
 /// Commands and limits from a client reach the command stream only as the dock would take them.
-@Suite struct CommandStreamLimitTests {
+@Suite(.onTestThreads) struct CommandStreamLimitTests {
     @Test func theCommandStreamWritesOnlyWhatTheDockWouldTake() throws {
         final class Lines: @unchecked Sendable { var all: [String] = [] }
         let lines = Lines()
@@ -296,7 +296,7 @@ final class HostileHTTPServer: @unchecked Sendable {
 
 /// The dock socket against clients that do not play fair: the session is its owner's, events
 /// are the owner's, idle connections cannot fill the slots.
-@Suite struct FairSocketTests {
+@Suite(.onTestThreads) struct FairSocketTests {
     /// A client that has said hello and holds the session.
     static func sessionOwner(at socketPath: String) throws -> LineSocket {
         let owner = try LineSocket(connectingTo: socketPath)

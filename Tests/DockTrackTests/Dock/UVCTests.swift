@@ -7,7 +7,7 @@ import Testing
 import Glibc
 #endif
 
-@Suite struct UVCTests {
+@Suite(.onTestThreads) struct UVCTests {
     /// A fake UVC pan/tilt camera with ranges like a Logitech PTZ's.
     func camera() -> FakeCameraDevice {
         FakeCameraDevice.ptz(controls: [.panAbsolute: -36000...36000, .tiltAbsolute: -21600...21600, .panSpeed: -10...10,

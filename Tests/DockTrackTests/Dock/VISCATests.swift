@@ -8,7 +8,7 @@ import Glibc
 #endif
 
 
-@Suite struct VISCATests {
+@Suite(.onTestThreads) struct VISCATests {
     let units = VISCA.Units()
 
     @Test func packetsAreTheDocumentedBytes() {
@@ -144,7 +144,7 @@ import Glibc
 }
 
 
-@Suite struct VISCASerialTests {
+@Suite(.onTestThreads) struct VISCASerialTests {
     @Test func aCameraOnASerialLineGetsTheBytesAndAnswers() throws {
         let camera = try FakeSerialCamera()
         defer { camera.stop() }
@@ -159,7 +159,7 @@ import Glibc
 }
 
 /// docksim as a bridge: the dock protocol on one side, a real (here: fake) VISCA camera on the other.
-@Suite struct BackendBridgeTests {
+@Suite(.onTestThreads) struct BackendBridgeTests {
     @Test func docksimDrivesAVISCACameraBehindTheDockProtocol() throws {
         let camera = try FakeVISCACamera()
         defer { camera.stop() }

@@ -4,7 +4,7 @@ import Testing
 
 /// Zoom as part of framing for a camera that zooms itself: what it asks for, and the camera and
 /// turns the controller aims with at each zoom.
-@Suite struct CameraZoomFramingTests {
+@Suite(.onTestThreads) struct CameraZoomFramingTests {
     static let widest = CropWindow(sourceSize: ImageSize(width: 1280, height: 720), aspect: 16.0 / 9, fieldOfView: 60 * .pi / 180, maximumZoom: 4)
 
     /// A person whose face is `faceHeight` of the picture's height, at its centre.

@@ -4,7 +4,7 @@ import Testing
 
 /// The framing controller and the simulated dock on the simulated clock: each test runs
 /// seconds of motion in milliseconds, the same way every time.
-@Suite struct FramingTests {
+@Suite(.onTestThreads) struct FramingTests {
     let camera = CameraModel.webcam
     /// The pitch at which a face appears at the controller's face height when the dock is level.
     var faceLevel: Double { camera.angles(toward: 0.5, 0.6).x }
@@ -255,7 +255,7 @@ import Testing
 }
 
 /// The framing side of the built tool.
-@Suite struct FramingCommandLineTests {
+@Suite(.onTestThreads) struct FramingCommandLineTests {
     @Test func trackPrintsOneCommandPerFrame() throws {
         let run = try ToolRun.docktrack(["track", Fixtures.sample("messi5.jpg"), "-d", "dnn-face", "--no-face-cues"])
         #expect(run.status == 0, "\(run.stderr)")
@@ -328,7 +328,7 @@ import Testing
 }
 
 /// The closed loop over real video: a virtual camera on the simulated dock.
-@Suite struct SimulateTests {
+@Suite(.onTestThreads) struct SimulateTests {
     @Test func theDockKeepsAWalkingPersonInTheTargetZone() throws {
         let run = try ToolRun.docktrack(["simulate", Fixtures.sample("vtest.avi"), "--end", "150", "--no-face-cues", "-d", "hog-body"])
         #expect(run.status == 0, "\(run.stderr)")

@@ -54,7 +54,7 @@ private struct StillOverview: FrameSource {
 /// A fixed overview camera steering the dock: the mapping, calibration by features on real
 /// footage (vtest.avi), the guide that sends the dock to a person only the overview sees, and
 /// `simulate --overview` against the search without one.
-@Suite struct OverviewTests {
+@Suite(.onTestThreads) struct OverviewTests {
     /// The first frame of vtest.avi: a plaza with people, 768x576.
     static func plaza() throws -> Image {
         var source = try MediaFile.open(Fixtures.sample("vtest.avi"))

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// The virtual dock's window, its motors and its zoom, on the simulated clock.
-@Suite struct VirtualDockTests {
+@Suite(.onTestThreads) struct VirtualDockTests {
     static let source = ImageSize(width: 1280, height: 720)
 
     static func inside(_ crop: PixelRect, _ size: ImageSize = source) -> Bool {

@@ -9,7 +9,7 @@ import Glibc
 
 /// The V4L2 camera source against a fake device behind the ioctl seam: the ioctl sequence, format
 /// conversion of real pictures, newest frame wins, timestamps, and every error path.
-@Suite struct CameraTests {
+@Suite(.onTestThreads) struct CameraTests {
     static let messi = ImageSize(width: 548, height: 342)
 
     /// A camera offering YUYV (messi5.jpg converted as a webcam would send it) and MJPEG (the

@@ -2,7 +2,7 @@ import DockTrack
 import Foundation
 import Testing
 
-@Suite struct FrameSourceTests {
+@Suite(.onTestThreads) struct FrameSourceTests {
     @Test func videoFramesCarrySizeIndexAndTime() throws {
         var source = try MediaFile.open(Fixtures.sample("vtest.avi"))
         #expect(source.info.size == ImageSize(width: 768, height: 576))

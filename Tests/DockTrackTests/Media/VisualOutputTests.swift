@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// What people look at: annotated video, plots, the preview window's absence.
-@Suite struct VisualOutputTests {
+@Suite(.onTestThreads) struct VisualOutputTests {
     @Test func annotatedVideoHasTheInputsFramesAndSizeAndShowsTheBoxes() throws {
         let folder = try Fixtures.temporaryFolder()
         let video = folder.appendingPathComponent("tracked.mp4").path, states = folder.appendingPathComponent("states.jsonl").path

@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 /// The frame loop on the test kit: scripted perception and a dummy dock, no models, no media.
-@Suite struct FrameLoopTests {
+@Suite(.onTestThreads) struct FrameLoopTests {
     /// What a camera pointing at `pose` sees of a still person whose face is at `direction`:
     /// one ranked subject, or nobody when the face is out of the picture.
     static func person(at direction: DockOrientation, seenFrom pose: DockOrientation,

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// The run's speed as the control page shows it.
-@Suite struct RunMeterTests {
+@Suite(.onTestThreads) struct RunMeterTests {
     @Test func theRateIsOverTheLastTwoSecondsAndTheLatenciesOverTheLastFrames() throws {
         var meter = RunMeter()
         // 10 s at 30 frames a second, each frame 4 ms late, one in a hundred 40 ms.

@@ -6,7 +6,7 @@ import Testing
 
 /// `track` in process: a TrackSession on the test kit (blank frames, a scripted detector, the
 /// dummy dock), exact and without launching the tool.
-@Suite struct TrackSessionTests {
+@Suite(.onTestThreads) struct TrackSessionTests {
     /// Blank frames at 20 a second, as a file gives them.
     struct BlankClip: FrameSource {
         let count: Int
@@ -59,7 +59,7 @@ import Testing
 
 /// `track` opened from a plain configuration value, as the command line and any other program
 /// make it: the real detector over a real clip, the command stream collected in process.
-@Suite struct TrackConfigurationTests {
+@Suite(.onTestThreads) struct TrackConfigurationTests {
     /// The command stream's lines, decoded.
     final class CommandStream: Sendable {
         private let lines = Mutex<[String]>([])

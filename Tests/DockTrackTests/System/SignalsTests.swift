@@ -4,7 +4,7 @@ import Testing
 
 /// The library leaves a program's signals alone: a write to a pipe whose reader went away is an
 /// error, not a SIGPIPE, and nothing is left pending or blocked behind it.
-@Suite struct SignalsTests {
+@Suite(.onTestThreads) struct SignalsTests {
     static func pipeSignal(in set: sigset_t) -> Bool {
         var set = set
         return sigismember(&set, SIGPIPE) == 1

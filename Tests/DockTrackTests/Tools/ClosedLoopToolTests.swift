@@ -7,7 +7,7 @@ import Glibc
 
 /// `simulate` and `track` with a dock: a person the first view does not show, and the loop across
 /// processes with docksim.
-@Suite struct ClosedLoopToolTests {
+@Suite(.onTestThreads) struct ClosedLoopToolTests {
     /// A wide scene whose only person starts outside the first view: samples/carphone_pristine.mp4
     /// (176x144) near the top-left corner of a black 704x576 canvas (at 60,60), 15 fps, the clip
     /// played six times (24 s). With --zoom 0.4 the first view (the middle 40%) does not show the face,

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// The built `docktrack` tool, run as a user runs it.
-@Suite struct CommandLineTests {
+@Suite(.onTestThreads) struct CommandLineTests {
     /// `--loop` plays a clip over and over, its frames numbered and timed on: carphone's 120
     /// frames at 29.97 a second, 300 frames asked for.
     @Test func aLoopedClipPlaysOnPastItsEnd() throws {
@@ -120,7 +120,7 @@ import Testing
 
 /// `docktrack bench` as a user runs it, on few frames (its numbers are for people to read; here
 /// the lines are checked to be there and plausible, never their speed).
-@Suite struct BenchCommandTests {
+@Suite(.onTestThreads) struct BenchCommandTests {
     static func value(_ line: String, before unit: String) -> Double? {
         guard let range = line.range(of: " " + unit) else { return nil }
         return Double(line[..<range.lowerBound].split(separator: " ").last ?? "")

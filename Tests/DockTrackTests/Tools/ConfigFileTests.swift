@@ -4,7 +4,7 @@ import Testing
 
 /// `track --config FILE`: a saved setup in TOML, the command line over it, and every bad file
 /// refused with what is wrong.
-@Suite struct ConfigFileTests {
+@Suite(.onTestThreads) struct ConfigFileTests {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent()
 

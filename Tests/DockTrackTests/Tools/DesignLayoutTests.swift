@@ -3,7 +3,7 @@ import Testing
 
 /// DESIGN.md's table is the one description of the layout: every folder of code is in it, and
 /// nothing it names is gone.
-@Suite struct DesignLayoutTests {
+@Suite(.onTestThreads) struct DesignLayoutTests {
     static let design = (try? String(contentsOf: Fixtures.root.appendingPathComponent("DESIGN.md"), encoding: .utf8)) ?? ""
 
     static func folders(under parent: String) throws -> [String] {

@@ -5,7 +5,7 @@ import Testing
 
 /// The TOML a setup file holds, read by DockTrack's own reader: what TOML means is what the
 /// command line gets, and everything else is refused with its line and column, never an abort.
-@Suite struct FlatTOMLTests {
+@Suite(.onTestThreads) struct FlatTOMLTests {
     static func arguments(_ file: ConfigFile) -> [String: [String]] {
         var arguments: [String: [String]] = [:]
         for (key, values) in file.options { arguments[key] = values }

@@ -5,7 +5,7 @@ import Testing
 
 /// The fuzz targets' checks over their seed corpus (Fuzz/corpus), as `make fuzz` starts them: a
 /// change that breaks a check on a known input fails here, without a fuzzing build.
-@Suite struct FuzzCorpusTests {
+@Suite(.onTestThreads) struct FuzzCorpusTests {
     static func corpus(_ target: String) throws -> [(name: String, bytes: [UInt8])] {
         let folder = Fixtures.root.appendingPathComponent("Fuzz/corpus/\(target)")
         return try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted().map { name in

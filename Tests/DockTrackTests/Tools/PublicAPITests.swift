@@ -4,7 +4,7 @@ import Testing
 /// What is `public` is the API: a program outside the package (Tests/Embedding/EmbeddingProgram.swift:
 /// a session over a file, a detector of its own, a dock by its address, the client) type-checks
 /// against the built modules without package access. Narrowing something it needs fails here.
-@Suite struct PublicAPITests {
+@Suite(.onTestThreads) struct PublicAPITests {
     @Test func anEmbeddingProgramSeesWhatItNeeds() throws {
         let built = URL(fileURLWithPath: Fixtures.tool).deletingLastPathComponent()
         let modules = built.appendingPathComponent("Modules")

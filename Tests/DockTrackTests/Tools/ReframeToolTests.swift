@@ -4,7 +4,7 @@ import Testing
 
 /// `docktrack reframe`: recorded video in, a video that follows the speaker out, judged against
 /// faces found in the input by a detector of its own (MTCNN, not the one reframe runs).
-@Suite struct ReframeToolTests {
+@Suite(.onTestThreads) struct ReframeToolTests {
     /// How the output's windows show the input's largest face, frame by frame.
     struct Judgement: CustomStringConvertible {
         var frames = 0, withFace = 0, inside = 0, middleThird = 0

@@ -7,7 +7,7 @@ import Glibc
 #endif
 
 /// Line framing: linear, bounded, the same lines however the stream is cut.
-@Suite struct LineFramerTests {
+@Suite(.onTestThreads) struct LineFramerTests {
     @Test func linesComeOutTheSameHoweverTheStreamIsCut() {
         let text = Array("{\"a\":1}\n\n{\"b\":2}\r\nlast".utf8)
         for chunk in [1, 2, 3, 7, 100] {
@@ -57,7 +57,7 @@ import Glibc
 }
 
 /// The simulated dock: time jumps, limits and numbers that are huge, negative or not finite.
-@Suite struct SimulatedDockRobustnessTests {
+@Suite(.onTestThreads) struct SimulatedDockRobustnessTests {
     @Test func aJumpOfHoursIsTakenInClosedFormAndMatchesSmallSteps() throws {
         var jumped = SimulatedDock()
         var stepped = SimulatedDock()
@@ -169,7 +169,7 @@ import Glibc
 }
 
 /// The dock protocol's typed requests: the session rule is decided on what a line means.
-@Suite struct DockRequestTests {
+@Suite(.onTestThreads) struct DockRequestTests {
     @Test func requestsAreReadByMeaningNotSpelling() throws {
         #expect(try DockRequest(parsing: #"{"type":"\u0068ello","protocols":["org.docktrack.dock/1"]}"#).kind == .hello(protocols: ["org.docktrack.dock/1"]))
         #expect(try DockRequest(parsing: #"{"comm\u0061nd":"getBattery","time":2}"#) == DockRequest(kind: .query("getBattery"), time: 2))
@@ -183,7 +183,7 @@ import Glibc
 }
 
 /// docksim as a server: clients that hang up, never read, send half a line; its socket path.
-@Suite(.serialized) struct DockSimServerTests {
+@Suite(.serialized, .onTestThreads) struct DockSimServerTests {
     /// Starts docksim on a fresh socket path; stderr goes to a file.
     static func start(_ arguments: [String], socket path: String? = nil) throws -> (pid: pid_t, socket: String, log: String) {
         let socket = path ?? "/tmp/docksim-\(UUID().uuidString.prefix(8)).sock"
@@ -307,7 +307,7 @@ import Glibc
 }
 
 /// docksim over pipes answers each request before the next is read.
-@Suite struct DockSimPipeTests {
+@Suite(.onTestThreads) struct DockSimPipeTests {
     @Test func repliesArriveWhileStdinIsStillOpen() throws {
         var toChild: [Int32] = [0, 0], fromChild: [Int32] = [0, 0]
         #expect(pipe(&toChild) == 0 && pipe(&fromChild) == 0)
@@ -358,7 +358,7 @@ import Glibc
 }
 
 /// Frames of 1 px to 4000 px through every detector: an answer or a clear error, never a crash.
-@Suite struct FrameSizeTests {
+@Suite(.onTestThreads) struct FrameSizeTests {
     static func gray(_ width: Int, _ height: Int) throws -> Image {
         try #require(try Image.filling(size: ImageSize(width: width, height: height), channels: 3) { buffer in
             for i in buffer.indices { buffer[i] = UInt8(truncatingIfNeeded: (i * 7919) >> 5) }
@@ -413,7 +413,7 @@ import Glibc
 }
 
 /// Bad command lines: one clear line each, never a crash or a silent success.
-@Suite struct BadInputMessageTests {
+@Suite(.onTestThreads) struct BadInputMessageTests {
     @Test func eachBadInputIsOneClearLine() throws {
         let folder = try Fixtures.temporaryFolder()
         let threads = try ToolRun.docktrack(["detect", Fixtures.sample("messi5.jpg"), "--threads", "100000"])

@@ -9,7 +9,7 @@ import Glibc
 /// Every run ends with the dock still and its files whole: outputs are written in place and
 /// never over an input, write errors are one line, a signal finishes the outputs, and the dock
 /// is told to stop at every end.
-@Suite struct StopSafelyTests {
+@Suite(.onTestThreads) struct StopSafelyTests {
     /// A copy of vtest.avi in a fresh folder (tests that could harm their input use a copy).
     static func inputCopy() throws -> (folder: URL, input: String) {
         let folder = try Fixtures.temporaryFolder()

@@ -5,7 +5,7 @@ import Testing
 /// The picture's own motion, measured frame to frame: on a clip whose camera motion is known
 /// it is read within a fraction of a percent; on a still camera with people walking it is
 /// nearly none; a frame of 1 px, a flat picture and a cut do not trap.
-@Suite struct CameraShiftTests {
+@Suite(.onTestThreads) struct CameraShiftTests {
     /// samples/vtest-panning.mp4's window, as tools/moving-camera/make_clip.py moves it: its
     /// top-left corner in vtest.avi's pixels at `frame` (from 0).
     static func window(_ frame: Int) -> (x: Double, y: Double) {

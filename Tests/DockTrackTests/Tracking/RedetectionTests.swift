@@ -4,7 +4,7 @@ import Testing
 
 /// Re-detection between detections (O-Net on each predicted face) on real pictures: a camera
 /// sweeping fast past a portrait, where the face's true place in every view is known.
-@Suite struct RedetectionTests {
+@Suite(.onTestThreads) struct RedetectionTests {
     /// grace_hopper_512x512.jpg seen through a 300 px window that swings left and right (1.2 s
     /// period, up to 11 px a frame) and up and down (0.9 s), at 30 frames a second, each view
     /// 240x240; and where the face is in each view (the default detector's box on the whole
@@ -67,7 +67,7 @@ import Testing
 }
 
 /// Re-detections folded into the person tracker, and the placement arithmetic, on made-up boxes.
-@Suite struct RefreshTests {
+@Suite(.onTestThreads) struct RefreshTests {
     static func face(x: Double) -> Observation {
         Observation(type: .humanFace, rect: UnitRect(x: x, y: 0.5, width: 0.1, height: 0.12), confidence: 0.9)
     }
@@ -224,7 +224,7 @@ import Testing
 }
 
 /// Objects among an app's observations are subjects of their own: never joined to a person.
-@Suite struct ObservedObjectTests {
+@Suite(.onTestThreads) struct ObservedObjectTests {
     @Test func anObjectBesideAPersonKeepsItsOwnIdentityAndKind() {
         var tracker = PersonTracker(identifiers: .sequential)
         let face = Observation(type: .humanFace, rect: UnitRect(x: 0.3, y: 0.5, width: 0.1, height: 0.12), confidence: 0.9)
@@ -244,7 +244,7 @@ import Testing
 
 /// Body re-detection between detections (a template match per tracked body) on real pedestrians:
 /// a camera sweeping past a still frame of vtest.avi, where every body's true place is known.
-@Suite struct BodyRedetectionTests {
+@Suite(.onTestThreads) struct BodyRedetectionTests {
     /// vtest.avi's frame 60 seen through a 400x400 window that swings left and right (2 s
     /// period, up to 6 px a frame) and up and down (1.5 s), at 30 frames a second; and the bodies
     /// Dalal-Triggs HOG finds on the whole frame, moved into each view (the tracked box shape).

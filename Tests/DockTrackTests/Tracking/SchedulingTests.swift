@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 /// Detection schedules on the test kit's scripted detector: exact counts, no models.
-@Suite struct SchedulingTests {
+@Suite(.onTestThreads) struct SchedulingTests {
     static let face = Observation(type: .humanFace, rect: UnitRect(x: 0.4, y: 0.5, width: 0.1, height: 0.15), confidence: 0.9)
 
     @Test(arguments: [1, 3, 4])

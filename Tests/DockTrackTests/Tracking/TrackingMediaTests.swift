@@ -5,7 +5,7 @@ import Testing
 
 /// The tracking pipeline on the real clips. Positions are read off the frames by a person
 /// (pixels from the top-left corner).
-@Suite struct TrackingMediaTests {
+@Suite(.onTestThreads) struct TrackingMediaTests {
     func pipeline(detector: String, cues: Bool, detectEvery: Int = 1) throws -> TrackingPipeline {
         var params = TrackingPipeline.Params()
         params.detectEvery = detectEvery
@@ -197,7 +197,7 @@ import Testing
 }
 
 /// Writes the drifting portrait clips for looking at the cue signals by hand (DOCKTRACK_WRITE_CLIPS=folder).
-@Suite struct PortraitClipWriter {
+@Suite(.onTestThreads) struct PortraitClipWriter {
     @Test func writeClips() throws {
         guard let folder = ProcessInfo.processInfo.environment["DOCKTRACK_WRITE_CLIPS"] else { return }
         for file in ["grace_hopper_512x512.jpg", "astronaut.png"] {
@@ -208,7 +208,7 @@ import Testing
     }
 }
 
-@Suite struct AdaptiveDetectionTests {
+@Suite(.onTestThreads) struct AdaptiveDetectionTests {
     @Test func aStillSceneIsDetectedRarelyAndTheSubjectKeepsItsIdentity() throws {
         var params = TrackingPipeline.Params()
         params.adaptiveDetection = true
@@ -271,7 +271,7 @@ import Testing
 
 /// Decoding and detection on threads of their own ahead of the tracker (track's default on
 /// files) give the tracker what it would get doing all of it itself.
-@Suite struct DetectionAheadTests {
+@Suite(.onTestThreads) struct DetectionAheadTests {
     static let selection = FrameSelection(start: 10, end: 70, stride: 1)
 
     /// What the fast detector finds in each frame of the selection, found once, in line.
@@ -414,7 +414,7 @@ import Testing
 }
 
 /// Face cues on faces the tracker reports at the picture's edge.
-@Suite struct FaceCueEdgeTests {
+@Suite(.onTestThreads) struct FaceCueEdgeTests {
     /// A face box clipped to a sliver at the edge (a camera that pans past a face) once ended a
     /// live run with "bad landmark request" from O-Net's shim; it is read as no face instead.
     @Test func aFaceClippedToASliverAtTheEdgeIsSkippedNotAnError() throws {

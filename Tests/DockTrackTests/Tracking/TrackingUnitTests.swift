@@ -2,7 +2,7 @@ import DockTrack
 import Foundation
 import Testing
 
-@Suite struct AssignmentTests {
+@Suite(.onTestThreads) struct AssignmentTests {
     @Test func findsTheOptimumWhereGreedyFails() {
         // Greedy takes (0,0)=1 first and is then forced into (1,1)=10: total 11. Optimal: 2+3 = 5.
         let pairs = Assignment.minimumCost([[1, 2], [3, 10]])
@@ -20,7 +20,7 @@ import Testing
     }
 }
 
-@Suite struct KalmanTests {
+@Suite(.onTestThreads) struct KalmanTests {
     @Test func learnsAConstantVelocityAndExtrapolates() {
         var filter = ConstantVelocityFilter(position: 0, positionVariance: 1e-4, velocityVariance: 1, processNoise: 0.01, measurementNoise: 1e-4)
         for step in 1...30 {
@@ -73,7 +73,7 @@ import Testing
 }
 
 /// The person tracker on made-up observations with exact timing (frame times are its clock).
-@Suite struct PersonTrackerTests {
+@Suite(.onTestThreads) struct PersonTrackerTests {
     func body(x: Double, y: Double = 0.3) -> Observation {
         Observation(type: .humanBody, rect: UnitRect(x: x, y: y, width: 0.06, height: 0.2), confidence: 0.9)
     }
@@ -178,7 +178,7 @@ import Testing
     }
 }
 
-@Suite struct SaliencyRankerTests {
+@Suite(.onTestThreads) struct SaliencyRankerTests {
     func subject(_ n: UInt8, x: Double, size: Double, speaking: Double? = nil) -> TrackedSubject {
         TrackedSubject(id: UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, n)), kind: .person,
                        rect: UnitRect(x: x, y: 0.3, width: size, height: size * 2), speakingConfidence: speaking)
@@ -240,7 +240,7 @@ import Testing
     }
 }
 
-@Suite struct SubjectStatesFormatTests {
+@Suite(.onTestThreads) struct SubjectStatesFormatTests {
     @Test func stateLineHasTheDocumentedFields() {
         var source = IdentifierSource.sequential
         let person = TrackedSubject(id: source.next(), kind: .person, rect: UnitRect(x: 0.1, y: 0.2, width: 0.3, height: 0.4),

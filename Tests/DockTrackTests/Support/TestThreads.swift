@@ -1,0 +1,75 @@
+import Foundation
+import Testing
+
+/// Where the tests' bodies run: threads of their own, not Swift's cooperative pool.
+///
+/// Swift Testing runs each test as a task on the cooperative pool, which has as many threads as
+/// the machine has cores (two here). Most of these tests block while they wait: for a child
+/// process (`docktrack`, `docksim`, a camera emulator), a socket, a browser, a real-time run.
+/// Two such waits took the whole pool, and every other test, ready or not, waited behind them:
+/// the run was a long queue with the processor half idle. Each suite of synchronous tests takes
+/// ``onTestThreads``, which runs its tests' bodies on ``TestThreads/pool``: a fixed set of threads
+/// (`DOCKTRACK_TEST_THREADS`, 4 by default) on which a blocked test holds only its own. Suites
+/// of `async` tests stay on the cooperative pool, which the blocking ones then leave free: a test
+/// that awaits a dock's answer and times it is resumed at once, not when a thread comes free.
+enum TestThreads {
+    /// How many test bodies run at once.
+    static let count: Int = {
+        let asked = ProcessInfo.processInfo.environment["DOCKTRACK_TEST_THREADS"].flatMap(Int.init) ?? 4
+        return min(max(asked, 1), 32)
+    }()
+
+    static let pool = ThreadPoolExecutor(threads: count, name: "docktrack test")
+}
+
+/// A task executor on a fixed set of threads: each takes the next job and runs it to its next
+/// suspension. A job that blocks blocks its thread alone.
+final class ThreadPoolExecutor: TaskExecutor, @unchecked Sendable {
+    private let condition = NSCondition()
+    private var jobs: [UnownedJob] = []
+    private var threads: [Thread] = []
+
+    init(threads count: Int, name: String) {
+        for index in 0..<count {
+            let thread = Thread { [unowned self] in self.serve() }
+            thread.name = "\(name) \(index + 1)"
+            thread.stackSize = 8 << 20
+            threads.append(thread)
+        }
+        // Started once all exist; they serve for the life of the test process.
+        for thread in threads { thread.start() }
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        condition.lock()
+        jobs.append(job)
+        condition.signal()
+        condition.unlock()
+    }
+
+    private func serve() {
+        while true {
+            condition.lock()
+            while jobs.isEmpty { condition.wait() }
+            let job = jobs.removeFirst()
+            condition.unlock()
+            job.runSynchronously(on: asUnownedTaskExecutor())
+        }
+    }
+}
+
+/// Runs a suite's tests on ``TestThreads/pool`` (see ``TestThreads``).
+struct OnTestThreads: SuiteTrait, TestTrait, TestScoping {
+    var isRecursive: Bool { true }
+
+    func provideScope(for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void) async throws {
+        // The suite's scope and each test's: the body runs where the innermost asks, here the same pool.
+        try await withTaskExecutorPreference(TestThreads.pool) { try await function() }
+    }
+}
+
+extension Trait where Self == OnTestThreads {
+    /// The suite's tests run on threads of their own (``TestThreads``).
+    static var onTestThreads: OnTestThreads { OnTestThreads() }
+}
