@@ -12,6 +12,8 @@ CAMERA_PACKAGES = pipewire pipewire-v4l2 wireplumber gstreamer1.0-pipewire gstre
   gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-libav dbus
 # ... and drive the control page in a real browser (headless, over the DevTools protocol).
 BROWSER_PACKAGES = chromium fonts-dejavu-core
+# ... and run the batch recipe as a Slurm job array on a one-node cluster (tools/slurm-local.sh).
+SLURM_PACKAGES = slurm-wlm munge
 OUT        ?= out
 BIN        = .build/release/docktrack
 DOCKSIM    = .build/release/docksim
@@ -47,7 +49,7 @@ demo: release
 	@echo "closed loop:           $(OUT)/vtest-simulated-view.mp4 (the virtual camera's view), plot $(OUT)/simulate-plot.png"
 	@echo "closed-loop metrics:   $$(cat $(OUT)/simulate-metrics.json)"
 
-test: APT_PACKAGES += $(CAMERA_PACKAGES) $(BROWSER_PACKAGES)
+test: APT_PACKAGES += $(CAMERA_PACKAGES) $(BROWSER_PACKAGES) $(SLURM_PACKAGES)
 # The tests' failures are printed again at the end, where a log's tail shows them: the tests
 # that failed, then what each recorded (the expectation and its values), last.
 test: deps

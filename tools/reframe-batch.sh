@@ -6,7 +6,8 @@
 #
 # INDEX (0-based) defaults to $JOB_COMPLETION_INDEX (Kubernetes), then $SLURM_ARRAY_TASK_ID
 # (Slurm). The input's reframed video goes to OUTDIR/NAME.reframed.mp4 and one JSON line to
-# OUTDIR/NAME.json: reframe's summary ({"input":...,"status":"ok",...}) or
+# OUTDIR/NAME.json, NAME being the input's file name without its extension and a checksum of its
+# path (two talk.mp4 in two folders are two outputs): reframe's summary ({"input":...,"status":"ok",...}) or
 # {"input":...,"status":"failed","exit":N,"error":"..."}. A file whose JSON line says "ok" is not
 # done again, so a batch is resumed by running it again. Extra reframe options come from
 # $REFRAME_ARGS (e.g. "--aspect 9:16"); the docktrack binary from $DOCKTRACK (default: docktrack
@@ -26,7 +27,7 @@ INPUT=$(sed -n "$((INDEX + 1))p" "$MANIFEST")
 [ -n "$INPUT" ] || { echo "reframe-batch: $MANIFEST has no line $((INDEX + 1))" >&2; exit 65; }
 DOCKTRACK="${DOCKTRACK:-$(command -v docktrack || echo "$(dirname "$0")/../.build/release/docktrack")}"
 mkdir -p "$OUTDIR"
-NAME=$(basename "${INPUT%.*}")
+NAME="$(basename "${INPUT%.*}")-$(printf '%s' "$INPUT" | cksum | cut -d' ' -f1)"
 RESULT="$OUTDIR/$NAME.json"
 if [ -f "$RESULT" ] && grep -q '"status":"ok"' "$RESULT"; then
     echo "reframe-batch: $INPUT: done before ($RESULT)" >&2

@@ -133,28 +133,36 @@ import Testing
         let environment: [String: String?] = ["DOCKTRACK": Fixtures.tool, "REFRAME_ARGS": "--aspect 9:16 --end 24",
                                               "JOB_COMPLETION_INDEX": nil, "SLURM_ARRAY_TASK_ID": nil]
         func json(_ name: String) throws -> [String: Any] {
-            let text = try String(contentsOfFile: "\(out)/\(name).json", encoding: .utf8)
+            let text = try String(contentsOfFile: try Self.batchOutput(name, ".json", in: out), encoding: .utf8)
             return try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any], "\(text)")
         }
         let first = try ToolRun.run("/bin/bash", [script, manifest.path, out], environment: environment.merging(["JOB_COMPLETION_INDEX": "0"]) { $1 })
         #expect(first.status == 0, "\(first.stderr)")
         let done = try json("Megamind")
         #expect(done["status"] as? String == "ok" && done["frames"] as? Int == 24 && done["sound"] as? String == "copied", "\(done)")
-        #expect(FileManager.default.fileExists(atPath: "\(out)/Megamind.reframed.mp4"))
+        let video = try Self.batchOutput("Megamind", ".reframed.mp4", in: out)
         let failed = try ToolRun.run("/bin/bash", [script, manifest.path, out], environment: environment.merging(["SLURM_ARRAY_TASK_ID": "1"]) { $1 })
         #expect(failed.status == 1)
         let failure = try json("missing")
         #expect(failure["status"] as? String == "failed" && failure["exit"] as? Int == 1 && (failure["error"] as? String ?? "").contains("missing.mp4"),
                 "\(failure)")
         // Again: the file done is not done twice; the failed one is tried again.
-        let modified = try FileManager.default.attributesOfItem(atPath: "\(out)/Megamind.reframed.mp4")[.modificationDate] as? Date
+        let modified = try FileManager.default.attributesOfItem(atPath: video)[.modificationDate] as? Date
         let again = try ToolRun.run("/bin/bash", [script, manifest.path, out, "0"], environment: environment)
         #expect(again.status == 0 && again.stderr.contains("done before"), "\(again.stderr)")
-        #expect(try FileManager.default.attributesOfItem(atPath: "\(out)/Megamind.reframed.mp4")[.modificationDate] as? Date == modified)
+        #expect(try FileManager.default.attributesOfItem(atPath: video)[.modificationDate] as? Date == modified)
         #expect(try ToolRun.run("/bin/bash", [script, manifest.path, out, "1"], environment: environment).status == 1)
         // No index, or one past the manifest: a usage error, nothing written.
         #expect(try ToolRun.run("/bin/bash", [script, manifest.path, out], environment: environment).status == 64)
         #expect(try ToolRun.run("/bin/bash", [script, manifest.path, out, "7"], environment: environment).status == 65)
+    }
+
+    /// The one output of a batch for the input named `stem` (reframe-batch.sh names it
+    /// STEM-CHECKSUM`suffix`).
+    static func batchOutput(_ stem: String, _ suffix: String, in folder: String) throws -> String {
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasPrefix(stem + "-") && $0.hasSuffix(suffix) }
+        #expect(names.count == 1, "\(stem)…\(suffix) in \(folder): \(names)")
+        return "\(folder)/\(try #require(names.first))"
     }
 
     @Test func badInputsGetOneLineSayingWhatIsWrong() throws {
