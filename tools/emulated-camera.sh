@@ -17,22 +17,15 @@
 # no frames (OpenCV's V4L2 client too), so restart it with `source` before each program run.
 # Every process started here has its standard streams on files, so a caller reading this
 # script's output through a pipe sees the end of it. DIR holds the session (runtime dir, process ids, logs). Missing Debian packages are installed
-# first (needs root or sudo; apt-get update runs when the package lists are empty).
+# first (needs root or sudo; apt-get update first).
 set -euo pipefail
+SCRIPT=emulated-camera
+# shellcheck source=lib/daemons.sh
+. "$(dirname "$0")/lib/daemons.sh"
 
 PACKAGES="pipewire pipewire-v4l2 wireplumber gstreamer1.0-pipewire gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-libav dbus"
 
 usage() { sed -n 2,15p "$0" >&2; exit 64; }
-
-install_packages() {
-    local missing=""
-    for p in $PACKAGES; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
-    [ -z "$missing" ] && return 0
-    echo "emulated-camera: installing$missing" >&2
-    local sudo=""; [ "$(id -u)" -ne 0 ] && sudo=sudo
-    $sudo apt-get update -q >&2
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends $missing >&2
-}
 
 session_env() {
     export XDG_RUNTIME_DIR="$DIR/runtime"
@@ -40,14 +33,6 @@ session_env() {
     export PIPEWIRE_RUNTIME_DIR="$DIR/runtime"
     # WirePlumber keeps the defaults a person chose here: each session starts without any.
     export XDG_STATE_HOME="$DIR/state"
-}
-
-wait_for() { # seconds, command...
-    local deadline=$((SECONDS + $1)); shift
-    until "$@" >/dev/null 2>&1; do
-        [ $SECONDS -ge $deadline ] && return 1
-        sleep 0.2
-    done
 }
 
 video_sources_present() { [ "$(pw-cli ls Node 2>/dev/null | grep -c 'media.class = "Video/Source"')" -ge "${1:-1}" ]; }
@@ -77,22 +62,13 @@ start_source() { # MEDIA [FPS [NAME]]: NAME "second" starts the second camera
 }
 
 start_daemons() { # dbus, pipewire, wireplumber for the session in $DIR
-    install_packages
+    install_packages $PACKAGES
     mkdir -p "$DIR/runtime"; chmod 700 "$DIR/runtime"
     session_env
     dbus-daemon --session --address="$DBUS_SESSION_BUS_ADDRESS" --fork --print-pid >"$DIR/dbus.pid" 2>"$DIR/dbus.log" </dev/null
     setsid pipewire </dev/null >"$DIR/pipewire.log" 2>&1 & echo $! >"$DIR/pipewire.pid"
     wait_for 10 test -S "$DIR/runtime/pipewire-0" || { echo "emulated-camera: pipewire did not start (see $DIR/pipewire.log)" >&2; exit 1; }
     setsid wireplumber </dev/null >"$DIR/wireplumber.log" 2>&1 & echo $! >"$DIR/wireplumber.pid"
-}
-
-stop_pid() { # file
-    [ -f "$1" ] || return 0
-    local pid; pid=$(cat "$1")
-    kill "$pid" 2>/dev/null || true
-    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    kill -9 "$pid" 2>/dev/null || true
-    rm -f "$1"
 }
 
 [ $# -ge 2 ] || usage

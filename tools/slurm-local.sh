@@ -10,42 +10,17 @@
 # Clients find the cluster through SLURM_CONF=DIR/slurm.conf (`start` prints the line to use).
 # Everything the cluster keeps (state, spool, logs, the munge key and socket) stays in DIR.
 # Ports: SLURM_LOCAL_PORT and the next one (6917 by default). Needs root (the daemons run as
-# root); missing Debian packages are installed first (apt-get update runs when the package lists
-# are empty).
+# root); missing Debian packages are installed first (after apt-get update).
 set -euo pipefail
+SCRIPT=slurm-local
+# shellcheck source=lib/daemons.sh
+. "$(dirname "$0")/lib/daemons.sh"
 
 PACKAGES="slurm-wlm munge"
 
 usage() { sed -n 2,15p "$0" >&2; exit 64; }
 
-install_packages() {
-    local missing=""
-    for p in $PACKAGES; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
-    [ -z "$missing" ] && return 0
-    echo "slurm-local: installing$missing" >&2
-    local sudo=""; [ "$(id -u)" -ne 0 ] && sudo=sudo
-    if [ -z "$(ls -A /var/lib/apt/lists 2>/dev/null | grep -v -e lock -e partial)" ]; then $sudo apt-get update -q >&2; fi
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends $missing >&2
-}
-
-wait_for() { # seconds, command...
-    local deadline=$((SECONDS + $1)); shift
-    until "$@" >/dev/null 2>&1; do
-        [ $SECONDS -ge $deadline ] && return 1
-        sleep 0.2
-    done
-}
-
 node_takes_jobs() { sinfo -h -N -o '%T' 2>/dev/null | grep -qE '^(idle|mixed|allocated)'; }
-
-stop_pid() { # file
-    [ -f "$1" ] || return 0
-    local pid; pid=$(cat "$1")
-    kill "$pid" 2>/dev/null || true
-    for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    kill -9 "$pid" 2>/dev/null || true
-    rm -f "$1"
-}
 
 [ $# -eq 2 ] || usage
 COMMAND="$1"; DIR="$(mkdir -p "$2" && cd "$2" && pwd)"
@@ -54,7 +29,7 @@ export SLURM_CONF="$DIR/slurm.conf"
 case "$COMMAND" in
     start)
         [ "$(id -u)" -eq 0 ] || { echo "slurm-local: the daemons run as root: run this as root" >&2; exit 77; }
-        install_packages
+        install_packages $PACKAGES
         mkdir -p "$DIR/munge" "$DIR/state" "$DIR/spool" "$DIR/log"
         chmod 700 "$DIR/munge"
         [ -f "$DIR/munge/munge.key" ] || { dd if=/dev/urandom of="$DIR/munge/munge.key" bs=1024 count=1 2>/dev/null; chmod 400 "$DIR/munge/munge.key"; }
