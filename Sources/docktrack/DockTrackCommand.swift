@@ -15,7 +15,7 @@ struct DockTrackCommand: ParsableCommand {
             go to stderr.
             """,
         version: "0.1.0 (OpenCV \(OpenCVRuntime.version))",
-        subcommands: [DetectCommand.self, EvalCommand.self, TrackCommand.self, DevicesCommand.self, VADCommand.self, SimulateCommand.self, ReframeCommand.self, CalibrateCommand.self, PlotCommand.self, StepResponseCommand.self, BenchCommand.self, ONVIFCommand.self]
+        subcommands: [DetectCommand.self, EvalCommand.self, TrackCommand.self, DevicesCommand.self, VADCommand.self, SimulateCommand.self, ReframeCommand.self, CalibrateCommand.self, ReportCommand.self, PlotCommand.self, StepResponseCommand.self, BenchCommand.self, ONVIFCommand.self]
     )
 
     static func main() {
@@ -120,6 +120,7 @@ extension ControlPageError: ReportedError {}
 extension TrackSetupError: ReportedError {}
 extension OverviewCalibration.Failure: ReportedError {}
 extension OverviewCalibrationFile.Invalid: ReportedError {}
+extension BatchReport.Unreadable: ReportedError {}
 
 /// Runs `body`; an error a user can act on becomes one line `docktrack: …` on stderr and exit 1.
 func reportingErrors(_ body: () throws -> Void) throws {

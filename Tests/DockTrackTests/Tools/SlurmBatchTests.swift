@@ -78,6 +78,23 @@ import Testing
             #expect(!beside.contains { $0.contains("reframed") }, "nothing written beside \(input)")
         }
 
+        // The report: counts, time and speed, the failures with their errors; a page with a strip
+        // of the source and of the reframed video for each file done.
+        let report = try ToolRun.docktrack(["report", out])
+        #expect(report.status == 0, "\(report.stderr)")
+        #expect(report.lines.first == "5 files: 3 reframed, 2 failed", "\(report.stdout)")
+        #expect(report.lines.contains { $0.contains("s of video reframed in") && $0.contains("x real time") }, "\(report.stdout)")
+        #expect(report.lines.filter { $0.hasPrefix("failed: ") }.count == 2 && report.stdout.contains(corrupt) && report.stdout.contains("missing.mp4"),
+                "\(report.stdout)")
+        let page = try String(contentsOfFile: "\(out)/report.html", encoding: .utf8)
+        let pictures = page.components(separatedBy: "<img src=\"report/").dropFirst().map { String($0.prefix { $0 != "\"" }) }
+        #expect(pictures.count == 3 * 2 * 6, "six pictures of each source and each reframed video: \(pictures.count)")
+        for picture in pictures { #expect(FileManager.default.fileExists(atPath: "\(out)/report/\(picture)"), "\(picture)") }
+        let reframedPicture = try Image(contentsOf: "\(out)/report/\(try #require(pictures.first { $0.contains("-reframed-") }))")
+        #expect(reframedPicture.size.height == 120 && reframedPicture.size.width < reframedPicture.size.height, "9:16: \(reframedPicture.size)")
+        try FileManager.default.removeItem(atPath: "\(out)/report.html")
+        try FileManager.default.removeItem(atPath: "\(out)/report")
+
         // The same array again: the files done are not done again (their outputs untouched).
         let stamps = try videos.map { try FileManager.default.attributesOfItem(atPath: "\(out)/\($0)")[.modificationDate] as? Date }
         _ = try submit(["--wait"], to: out)
