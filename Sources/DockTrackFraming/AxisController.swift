@@ -32,6 +32,9 @@ package struct AxisController: Sendable, Equatable {
         package var derivativeFilter = 0.1
         /// Time constant with which the integral fades while the subject is lost (s).
         package var integralDecay = 0.8
+        /// A subject's rate (rad/s) below this is not followed by feed-forward (a person
+        /// standing still whose box jitters); the rate's full share applies from twice this.
+        package var feedforwardDeadBand = 0.04
         package init() {}
     }
 
@@ -64,8 +67,10 @@ package struct AxisController: Sendable, Equatable {
 
     /// The velocity for an error of `error` radians, `dt` seconds after the last update,
     /// within `limits` (speed, acceleration). `position` is the axis' present angle: motion past
-    /// the range's ends is refused.
-    package mutating func update(error: Double, dt: Double, limits: AxisLimits, position: Double) -> Double {
+    /// the range's ends is refused. `feedforward`: how fast the target itself moves (rad/s),
+    /// added to the command (past ``Params/feedforwardDeadBand``) so that a moving target is
+    /// followed without the lag a feedback loop alone keeps.
+    package mutating func update(error: Double, dt: Double, limits: AxisLimits, position: Double, feedforward: Double = 0) -> Double {
         let e = shaped(error)
         isSettled = e == 0
         if dt > 0, let last = lastError {
@@ -74,7 +79,11 @@ package struct AxisController: Sendable, Equatable {
             derivative += alpha * (raw - derivative)
         }
         lastError = e
+        // The target's rate is followed once the axis moves: at rest inside the dead band it
+        // stays at rest, whatever a jittering box's rate says.
+        let moving = e != 0 || output != 0
         var wanted = params.proportionalGain * e + params.integralGain * integral + params.derivativeGain * derivative
+            + (moving ? followed(feedforward) : 0)
         let saturated = abs(wanted) > limits.maximumSpeed
         // Anti-windup: integrate only while the output is not saturated, or when the error
         // would pull the output back from saturation; bound the integral's share.
@@ -86,6 +95,15 @@ package struct AxisController: Sendable, Equatable {
         if e == 0 { integral *= max(0, 1 - dt / params.integralDecay) }
         wanted = min(max(wanted, -limits.maximumSpeed), limits.maximumSpeed)
         return limit(wanted, dt: dt, limits: limits, position: position)
+    }
+
+    /// The share of a target's rate the axis adds: none within the dead band, all of it from
+    /// twice the band, in between a ramp (so that the rate a jitter makes never kicks the dock).
+    package func followed(_ rate: Double) -> Double {
+        guard rate.isFinite else { return 0 }
+        let band = params.feedforwardDeadBand, size = abs(rate)
+        guard size > band else { return 0 }
+        return rate * min(1, (size - band) / band)
     }
 
     /// Holds still (the subject is lost): the velocity ramps down within the acceleration

@@ -32,12 +32,18 @@ public struct FramingController: Sendable {
         public var groupFit = 0.8
         /// People ranked up to this are candidates for the group shot.
         public var groupRanks = 4
+        /// Seconds someone stays a candidate before joining the group shot: a person walking
+        /// through the picture does not pull the framing aside (0: at once).
+        public var groupJoinAfter = 1.5
         package var axis = AxisController.Params()
         /// Orientation or velocity commands.
         public var commands = DockCommandKind.velocity
         /// Seconds between orientation commands (a little over the protocol's 2 per second, so
         /// a dock on another clock never sees them faster).
         public var orientationInterval = 0.55
+        /// Whether the axes move with a moving subject (feed-forward of its rate, ``SubjectMotion``)
+        /// besides closing on the error: a walker is followed instead of trailed.
+        public var followsMotion = true
         /// How to look for people when nobody is in view; `nil`: hold, then home after `homeAfter`.
         package var search: SubjectSearch.Params?
         public init() {}
@@ -56,6 +62,12 @@ public struct FramingController: Sendable {
     /// The last subject's target and how fast it moved in yaw (rad/s), for the search.
     private var lost: (target: DockOrientation, yawRate: Double)?
     private var search: SubjectSearch
+    /// Since when (capture time) each person has been a candidate for the group shot.
+    private var groupCandidateSince: [UUID: Double] = [:]
+    /// The capture time of the last frame updated from.
+    private var latestCapture: Double?
+    /// How fast the primary subject moves, for the axes' feed-forward.
+    private var motion = SubjectMotion()
     /// The last orientation command: when, and where to.
     private var lastOrientation: (time: Double, target: DockOrientation)?
     public private(set) var state = State.holding
@@ -74,12 +86,14 @@ public struct FramingController: Sendable {
     /// The point of the picture (unit coordinates, lower-left origin) to bring to the framing
     /// target, and that target, for these subjects; `nil` when there is nobody to frame.
     public func aim(at everyone: [TrackedSubject]) -> (subject: (x: Double, y: Double), target: (x: Double, y: Double))? {
+        framing(of: everyone).map { ($0.subject, $0.target) }
+    }
+
+    /// ``aim(at:)`` with the primary subject's identity.
+    private func framing(of everyone: [TrackedSubject]) -> (subject: (x: Double, y: Double), target: (x: Double, y: Double), primary: UUID)? {
         let roi = params.regionOfInterest
-        // Tracking is constrained to a region set smaller than the picture: a subject wholly
-        // outside it is not followed. The whole picture constrains nothing (a virtual dock knows
-        // subjects beyond its window, and brings them in).
-        let subjects = roi == Self.wholePicture ? everyone : everyone.filter { $0.rect.intersectionArea(with: roi) > 0 }
-        guard let primary = subjects.min(by: { ($0.saliencyRank ?? .max) < ($1.saliencyRank ?? .max) }) else { return nil }
+        let subjects = framed(everyone)
+        guard let primary = Self.primary(of: subjects) else { return nil }
         var anchor = Self.anchor(of: primary)
         var targetX: Double
         switch params.mode {
@@ -88,10 +102,7 @@ public struct FramingController: Sendable {
         case .right: targetX = roi.minX + 2 * roi.width / 3
         }
         if params.mode == .automatic {
-            let group = subjects.filter {
-                $0.kind == .person && ($0.saliencyRank ?? .max) <= params.groupRanks
-                    && $0.rect.height >= 0.5 * primary.rect.height
-            }
+            let group = groupCandidates(in: subjects, primary: primary).filter { $0.id == primary.id || hasJoinedGroup($0.id) }
             if group.count > 1 {
                 let union = group.map(\.rect).reduce(primary.rect) { $0.union($1) }
                 if union.width <= params.groupFit * roi.width { anchor.x = union.midX }
@@ -100,7 +111,47 @@ public struct FramingController: Sendable {
         let targetY = primary.faceRect != nil || primary.kind == .person ? roi.minY + params.faceHeight * roi.height : roi.midY
         if primary.kind == .object { anchor.y = primary.rect.midY }
         targetX = min(max(targetX, 0), 1)
-        return (anchor, (targetX, targetY))
+        return (anchor, (targetX, targetY), primary.id)
+    }
+
+    /// The subjects framing considers. Tracking is constrained to a region set smaller than the
+    /// picture: a subject wholly outside it is not followed. The whole picture constrains nothing
+    /// (a virtual dock knows subjects beyond its window, and brings them in).
+    private func framed(_ everyone: [TrackedSubject]) -> [TrackedSubject] {
+        let roi = params.regionOfInterest
+        return roi == Self.wholePicture ? everyone : everyone.filter { $0.rect.intersectionArea(with: roi) > 0 }
+    }
+
+    private static func primary(of subjects: [TrackedSubject]) -> TrackedSubject? {
+        subjects.min(by: { ($0.saliencyRank ?? .max) < ($1.saliencyRank ?? .max) })
+    }
+
+    /// The people who may share the primary subject's shot in automatic framing: ranked up to
+    /// ``Params/groupRanks`` and at least half as tall (as near) as the primary subject.
+    private func groupCandidates(in subjects: [TrackedSubject], primary: TrackedSubject) -> [TrackedSubject] {
+        subjects.filter {
+            $0.kind == .person && ($0.saliencyRank ?? .max) <= params.groupRanks && $0.rect.height >= 0.5 * primary.rect.height
+        }
+    }
+
+    /// Whether a candidate has been one for ``Params/groupJoinAfter`` seconds (of capture time).
+    private func hasJoinedGroup(_ id: UUID) -> Bool {
+        guard params.groupJoinAfter > 0 else { return true }
+        guard let since = groupCandidateSince[id], let latest = latestCapture else { return false }
+        return latest - since >= params.groupJoinAfter
+    }
+
+    /// Notes who is a candidate for the group shot in a frame captured at `time`, and since when.
+    private mutating func noteGroupCandidates(_ everyone: [TrackedSubject], at time: Double) {
+        if let latest = latestCapture, !(time >= latest) { groupCandidateSince.removeAll() }
+        latestCapture = time
+        let subjects = framed(everyone)
+        guard params.mode == .automatic, let primary = Self.primary(of: subjects) else {
+            groupCandidateSince.removeAll()
+            return
+        }
+        let candidates = groupCandidates(in: subjects, primary: primary).map(\.id)
+        groupCandidateSince = Dictionary(candidates.map { ($0, groupCandidateSince[$0] ?? time) }, uniquingKeysWith: { first, _ in first })
     }
 
     /// The point of a subject that framing places: the face's centre, else the head of a body
@@ -129,7 +180,8 @@ public struct FramingController: Sendable {
             dt = 0
         }
         lastUpdate = now
-        if let (subject, framingTarget) = aim(at: subjects) {
+        noteGroupCandidates(subjects, at: captureTime)
+        if let (subject, framingTarget, primary) = framing(of: subjects) {
             // Where the subject is in the world, and where the dock must point to put it on the target.
             let subjectDirection = poseAtCapture + params.camera.angles(toward: subject.x, subject.y)
             let wanted = params.limits.clamp(subjectDirection - params.camera.angles(toward: framingTarget.x, framingTarget.y))
@@ -143,8 +195,10 @@ public struct FramingController: Sendable {
             search.reset()
             target = wanted
             state = .tracking
-            return move(toward: wanted, from: pose, dt: dt, now: now)
+            let rate = params.followsMotion ? motion.add(subject: primary, pose: subjectDirection, at: captureTime) : .zero
+            return move(toward: wanted, from: pose, dt: dt, now: now, feedforward: rate)
         }
+        motion.reset()
         if params.search != nil {
             let goal = search.goal(now: now, pose: pose, lost: lost, limits: params.limits, camera: params.camera, home: params.home)
             switch goal {
@@ -179,7 +233,7 @@ public struct FramingController: Sendable {
     /// The command that heads for `wanted`, no faster than `speed` (rad/s) when given: a
     /// velocity from the axis controllers, or an orientation when one is due.
     private mutating func move(toward wanted: DockOrientation, from pose: DockOrientation, dt: Double, now: Double,
-                               speed: Double? = nil) -> DockCommand? {
+                               speed: Double? = nil, feedforward: DockOrientation = .zero) -> DockCommand? {
         var wanted = wanted
         if params.limits.yaw.range.lowerBound == -.infinity && params.limits.yaw.range.upperBound == .infinity {
             // A dock that pans without end: the same direction the short way round (after a
@@ -193,7 +247,7 @@ public struct FramingController: Sendable {
                 limits.pitch.maximumSpeed = min(limits.pitch.maximumSpeed, speed)
                 limits.yaw.maximumSpeed = min(limits.yaw.maximumSpeed, speed)
             }
-            return .setAngularVelocity(drive(toward: wanted, from: pose, dt: dt, limits: limits))
+            return .setAngularVelocity(drive(toward: wanted, from: pose, dt: dt, limits: limits, feedforward: feedforward))
         case .orientation:
             guard lastOrientation.map({ now - $0.time >= params.orientationInterval }) ?? true else { return nil }
             var goal = wanted
@@ -214,9 +268,10 @@ public struct FramingController: Sendable {
         }
     }
 
-    private mutating func drive(toward wanted: DockOrientation, from pose: DockOrientation, dt: Double, limits: DockLimits) -> AngularVelocity {
-        AngularVelocity(x: pitch.update(error: wanted.x - pose.x, dt: dt, limits: limits.pitch, position: pose.x),
-                        y: yaw.update(error: wanted.y - pose.y, dt: dt, limits: limits.yaw, position: pose.y), z: 0)
+    private mutating func drive(toward wanted: DockOrientation, from pose: DockOrientation, dt: Double, limits: DockLimits,
+                                feedforward: DockOrientation) -> AngularVelocity {
+        AngularVelocity(x: pitch.update(error: wanted.x - pose.x, dt: dt, limits: limits.pitch, position: pose.x, feedforward: feedforward.x),
+                        y: yaw.update(error: wanted.y - pose.y, dt: dt, limits: limits.yaw, position: pose.y, feedforward: feedforward.y), z: 0)
     }
 }
 

@@ -26,6 +26,8 @@ package struct OverviewGuide: Sendable {
     /// Whether a person chose ``chosen`` (a tap on the overview): followed while the overview
     /// sees them, whatever the dock's own ranking says.
     package private(set) var chosenByHand = false
+    /// Where the person followed was last (a dock orientation).
+    private var lastDirection: DockOrientation?
     /// For each overview identity matched to a subject of the dock's picture, that subject's identity.
     private var dockIdentity: [UUID: UUID] = [:]
     /// Degrees between the closest pair of people (one in each camera) of each of the last
@@ -71,18 +73,19 @@ package struct OverviewGuide: Sendable {
     ///
     /// The chosen person is the dock's own primary subject when the overview sees them too
     /// (``followsDockRanking``), else kept while the overview sees them within reach of the dock,
-    /// else the overview's first-ranked person within reach.
+    /// else the person within reach nearest to where they were last (or to where the dock points).
     package mutating func subjects(seen: [TrackedSubject], from pose: DockOrientation,
                                    overview: [TrackedSubject]) -> (subjects: [TrackedSubject], use: Use) {
         let partners = match(seen: seen, from: pose, overview: overview)
         // Where each person is: as the dock's camera sees them when it does (the nearer view),
         // else as the overview does.
-        let reachable = overview.filter { person in
+        func placed(_ person: TrackedSubject) -> DockOrientation {
             if let dockID = partners[person.id], let subject = seen.first(where: { $0.id == dockID }) {
-                return isReachable(direction(of: subject, seenFrom: pose))
+                return direction(of: subject, seenFrom: pose)
             }
-            return isReachable(direction(ofOverview: person))
+            return direction(ofOverview: person)
         }
+        let reachable = overview.filter { isReachable(placed($0)) }
         let byRank: (TrackedSubject, TrackedSubject) -> Bool = { ($0.saliencyRank ?? .max) < ($1.saliencyRank ?? .max) }
         if chosenByHand, let current = chosen, !overview.contains(where: { $0.id == current }) { chosenByHand = false }
         if followsDockRanking, !chosenByHand, let primary = seen.min(by: byRank),
@@ -91,12 +94,21 @@ package struct OverviewGuide: Sendable {
         }
         // People the dock's camera sees and the overview does not place there: its own camera
         // is trusted (a calibration gone stale must not send it to a ghost of the person it sees).
-        if !seen.isEmpty && partners.isEmpty { return (seen, .dockCamera) }
+        // Not a track it only carries on from before (not observed in this frame): the person
+        // left its picture, and the overview says where they went.
+        if seen.contains(where: \.isObserved) && partners.isEmpty { return (seen, .dockCamera) }
         if let current = chosen, !chosenByHand, !reachable.contains(where: { $0.id == current }) { chosen = nil }
-        if chosen == nil { chosen = reachable.min(by: byRank)?.id }
+        if chosen == nil {
+            // The person followed was lost (out of the overview's sight or tracked anew under
+            // another identity): the person nearest to where they were last, else to where the
+            // dock points; the least travel, and most often the same person found again.
+            let from = lastDirection ?? pose
+            chosen = reachable.min(by: { Self.distance(placed($0), from) < Self.distance(placed($1), from) })?.id
+        }
         guard let chosen, let person = overview.first(where: { $0.id == chosen }) else {
             return (seen, seen.isEmpty ? .nobody : .dockCamera)
         }
+        lastDirection = placed(person)
         if let dockID = partners[chosen] {
             // The dock's camera sees them: they are its primary subject.
             return (seen.map { subject in
@@ -111,6 +123,8 @@ package struct OverviewGuide: Sendable {
         placed.isObserved = false
         return ([placed] + seen.filter { $0.id != placed.id }, .overview)
     }
+
+    static func distance(_ a: DockOrientation, _ b: DockOrientation) -> Double { hypot(a.x - b.x, a.y - b.y) }
 
     /// Chooses the person of `overview` at `point` of its picture (unit coordinates, upper-left
     /// origin, as a tap): of the boxes holding the point (or within 0.03 of it), the one whose
