@@ -32,6 +32,9 @@ public struct FramingController: Sendable {
         public var groupFit = 0.8
         /// People ranked up to this are candidates for the group shot.
         public var groupRanks = 4
+        /// How far (a share of the region's width) a group shot's middle may lie from the primary
+        /// subject: within the target zone (a sixth of the width), with a margin.
+        public var groupKeepsPrimaryWithin = 0.8 / 6
         /// Seconds someone stays a candidate before joining the group shot: a person walking
         /// through the picture does not pull the framing aside (0: at once).
         public var groupJoinAfter = 1.5
@@ -105,7 +108,12 @@ public struct FramingController: Sendable {
             let group = groupCandidates(in: subjects, primary: primary).filter { $0.id == primary.id || hasJoinedGroup($0.id) }
             if group.count > 1 {
                 let union = group.map(\.rect).reduce(primary.rect) { $0.union($1) }
-                if union.width <= params.groupFit * roi.width { anchor.x = union.midX }
+                if union.width <= params.groupFit * roi.width {
+                    // The group is framed around the primary subject: they stay in the middle
+                    // third, so that when the group breaks up the framing does not jump to them.
+                    let keep = params.groupKeepsPrimaryWithin * roi.width
+                    anchor.x = min(max(union.midX, anchor.x - keep), anchor.x + keep)
+                }
             }
         }
         let targetY = primary.faceRect != nil || primary.kind == .person ? roi.minY + params.faceHeight * roi.height : roi.midY

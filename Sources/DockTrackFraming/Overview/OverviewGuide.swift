@@ -95,8 +95,11 @@ package struct OverviewGuide: Sendable {
         // People the dock's camera sees and the overview does not place there: its own camera
         // is trusted (a calibration gone stale must not send it to a ghost of the person it sees).
         // Not a track it only carries on from before (not observed in this frame): the person
-        // left its picture, and the overview says where they went.
-        if seen.contains(where: \.isObserved) && partners.isEmpty { return (seen, .dockCamera) }
+        // left its picture, and the overview says where they went. Nor someone beyond the
+        // dock's reach (walking out of the room past the end of its pan).
+        if partners.isEmpty && seen.contains(where: { $0.isObserved && isReachable(direction(of: $0, seenFrom: pose)) }) {
+            return (seen, .dockCamera)
+        }
         if let current = chosen, !chosenByHand, !reachable.contains(where: { $0.id == current }) { chosen = nil }
         if chosen == nil {
             // The person followed was lost (out of the overview's sight or tracked anew under
