@@ -55,7 +55,7 @@ struct SimulateCommand: ParsableCommand {
     @Flag(help: "Add a fixed overview camera that sees the scene and sends the dock to its person when the dock's camera does not see them (calibrated on the first frame).")
     var overview = false
 
-    @Option(help: ArgumentHelp("The overview camera's view: pan and tilt (degrees, of the scene) and the share of the scene it sees (0.3...1).", valueName: "PAN,TILT,SHARE"))
+    @Option(help: ArgumentHelp("The overview camera's view: pan and tilt (degrees, of the scene) and the share of the scene it sees (0.3...1); a negative pan after an equals sign: --overview-view=-5,-3,0.8.", valueName: "PAN,TILT,SHARE"))
     var overviewView: String?
 
     func validate() throws {

@@ -210,6 +210,51 @@ private struct StillOverview: FrameSource {
         #expect(fresh.subjects(seen: [], from: .zero, overview: [beyond]).use == .nobody)
     }
 
+    /// The analytic overview of ``aCameraMovedSinceCalibrationIsNoticed``: 90° wide, 60° high.
+    static let wideOverview = OverviewMapping(toDock: [[0.5236, 0, -1.0472, 0, 0, 0], [-0.7854, 1.5708, 0, 0, 0, 0]],
+                                              toOverview: [[0.5, 0, 0.63662, 0, 0, 0], [0.5, -0.95493, 0, 0, 0, 0]], checkedErrorDegrees: (0.2, 0.3))
+
+    static func standing(at x: Double, rank: Int, observed: Bool = true) -> TrackedSubject {
+        TrackedSubject(id: UUID(), kind: .person, rect: UnitRect(x: x - 0.02, y: 0.3, width: 0.04, height: 0.25), saliencyRank: rank, isObserved: observed)
+    }
+
+    /// The dock's camera is trusted alone only with someone it observes in this frame, within
+    /// the dock's reach; else the person the overview sees is reached at once.
+    @Test func aTrackTheDockOnlyCarriesOnOrSomeoneBeyondItsReachDoesNotHoldTheDock() {
+        let camera = CameraModel(horizontalFieldOfView: 70 * .pi / 180, size: ImageSize(width: 640, height: 480))
+        // A track the dock's camera no longer observes, in its middle; the overview sees someone 27° right.
+        var guide = OverviewGuide(mapping: Self.wideOverview, camera: camera, limits: .standard)
+        let coasted = Self.standing(at: 0.5, rank: 1, observed: false), person = Self.standing(at: 0.8, rank: 1)
+        let carried = guide.subjects(seen: [coasted], from: .zero, overview: [person])
+        #expect(carried.use == .overview)
+        #expect(carried.subjects.first.map { $0.saliencyRank == 0 && $0.rect.midX > 0.8 } == true, "\(carried.subjects)")
+        // Observed, it is trusted.
+        var trusting = OverviewGuide(mapping: Self.wideOverview, camera: camera, limits: .standard)
+        #expect(trusting.subjects(seen: [Self.standing(at: 0.5, rank: 1)], from: .zero, overview: [person]).use == .dockCamera)
+        // The dock at the end of a ±17° pan sees someone walking out past it (49°): the person
+        // the overview sees 4.5° left is followed instead.
+        var limits = DockLimits.standard
+        limits.yaw.range = -0.3...0.3
+        var bounded = OverviewGuide(mapping: Self.wideOverview, camera: camera, limits: limits)
+        let leaving = Self.standing(at: 0.95, rank: 1), inside = Self.standing(at: 0.45, rank: 1)
+        let end = DockOrientation(x: 0, y: 0.3, z: 0)
+        let sent = bounded.subjects(seen: [leaving], from: end, overview: [inside])
+        #expect(sent.use == .overview)
+        #expect(sent.subjects.first?.id == inside.id, "\(sent.subjects)")
+    }
+
+    /// When the person followed is lost, the guide goes to the person nearest to where they
+    /// were, not to the best ranked across the room (most often the same person, tracked anew).
+    @Test func aLostPersonIsReplacedByTheNearestNotTheBestRanked() {
+        let camera = CameraModel(horizontalFieldOfView: 70 * .pi / 180, size: ImageSize(width: 640, height: 480))
+        var guide = OverviewGuide(mapping: Self.wideOverview, camera: camera, limits: .standard)
+        let followed = Self.standing(at: 0.6, rank: 3), near = Self.standing(at: 0.66, rank: 2), best = Self.standing(at: 0.2, rank: 1)
+        let first = guide.subjects(seen: [], from: .zero, overview: [followed, near, best])
+        #expect(first.subjects.first?.id == followed.id, "the nearest to where the dock points: \(first.subjects)")
+        let then = guide.subjects(seen: [], from: .zero, overview: [near, best])
+        #expect(then.subjects.first?.id == near.id, "\(then.subjects)")
+    }
+
     /// A camera moved after calibration: the closest pair of people of each frame lies apart by
     /// the move, and after 60 frames the guide says so; with the cameras as calibrated it does not.
     @Test func aCameraMovedSinceCalibrationIsNoticed() throws {
