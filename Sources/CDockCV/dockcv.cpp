@@ -127,8 +127,10 @@ double declared_pixels(const uchar *bytes, size_t count) {
                 const double width = (bytes[i + 5] << 8) | bytes[i + 6];
                 return width * height;
             }
-            if (length < 2) return 0;                          // libjpeg stops on such a length
-            i += length;
+            // A length under 2 does not stop libjpeg: it skips nothing and reads on after the
+            // length's two bytes (an APP0 of length 1 hid a 32000x32000 frame header behind it;
+            // found by the mjpeg-parts fuzz target).
+            i += length < 2 ? 2 : length;
         }
         return 0;
     }

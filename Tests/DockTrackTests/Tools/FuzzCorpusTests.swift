@@ -57,6 +57,9 @@ import Testing
         // Found by the fuzzer: a frame header claiming 32000x32000 after bytes that are not a
         // marker (libjpeg skips them; the header walk stopped there and let it through).
         #expect(try decoded(parts("regression-frame-header-after-garbage")[0]) == nil)
+        // Found by the fuzzer: an APP0 segment whose length is 1, then a frame header claiming
+        // 32000x32000 (libjpeg reads on past such a length; the header walk stopped there).
+        #expect(try decoded(parts("regression-short-segment-length")[0]) == nil)
         // Found by the fuzzer: a part OpenCV took for DICOM, whose decoder (GDCM) aborted the
         // process on it. Only JPEG is decoded from a stream now.
         #expect(try parts("regression-dicom-part").allSatisfy { decoded($0) == nil || $0.starts(with: [0xFF, 0xD8, 0xFF]) })
