@@ -28,6 +28,25 @@ package struct OverviewGuide: Sendable {
     package private(set) var chosenByHand = false
     /// Where the person followed was last (a dock orientation).
     private var lastDirection: DockOrientation?
+    /// The overview's box of the person followed when it last tracked them.
+    private var lastBox: UnitRect?
+    /// The dock camera's identity of the person followed, when it last saw them.
+    private var followedInDockPicture: UUID?
+    /// When the person followed was lost in the middle of the overview's picture (behind
+    /// something, or tracked anew under another identity), while they are looked for near there.
+    private var lostSince: Double?
+    /// The overview's identity of the person lost, taken back when it tracks them again.
+    private var lost: UUID?
+    /// Seconds a person lost in the middle of the overview's picture is looked for within
+    /// ``refindRadius`` of where they were before someone farther is followed: a person does not
+    /// vanish from the middle of a room, and on vtest.avi the dock otherwise crossed the plaza
+    /// to a stranger while its person walked behind a sign.
+    package var lostPatience = 1.5
+    /// Radians from where a lost person was within which someone found is taken for them.
+    package var refindRadius = 16 * Double.pi / 180
+    /// A person whose box came this near an edge of the overview's picture (a share of it) when
+    /// the overview lost them left its sight there: the next person is followed at once.
+    package static let edgeMargin = 0.05
     /// For each overview identity matched to a subject of the dock's picture, that subject's identity.
     private var dockIdentity: [UUID: UUID] = [:]
     /// Degrees between the closest pair of people (one in each camera) of each of the last
@@ -74,8 +93,12 @@ package struct OverviewGuide: Sendable {
     /// The chosen person is the dock's own primary subject when the overview sees them too
     /// (``followsDockRanking``), else kept while the overview sees them within reach of the dock,
     /// else the person within reach nearest to where they were last (or to where the dock points).
+    ///
+    /// The person followed hidden in the dock's own picture (behind a sign, or missed by its
+    /// detector) stays its primary subject while its tracker still carries them and the overview
+    /// does not place them outside the picture. `time`: when the frames were captured (seconds).
     package mutating func subjects(seen: [TrackedSubject], from pose: DockOrientation,
-                                   overview: [TrackedSubject]) -> (subjects: [TrackedSubject], use: Use) {
+                                   overview: [TrackedSubject], at time: Double) -> (subjects: [TrackedSubject], use: Use) {
         let partners = match(seen: seen, from: pose, overview: overview)
         // Where each person is: as the dock's camera sees them when it does (the nearer view),
         // else as the overview does.
@@ -90,7 +113,24 @@ package struct OverviewGuide: Sendable {
         if chosenByHand, let current = chosen, !overview.contains(where: { $0.id == current }) { chosenByHand = false }
         if followsDockRanking, !chosenByHand, let primary = seen.min(by: byRank),
            let partner = partners.first(where: { $0.value == primary.id })?.key, reachable.contains(where: { $0.id == partner }) {
+            if partner != chosen { followedInDockPicture = nil }
             chosen = partner
+        }
+        if let current = chosen, let dockID = partners[current] { followedInDockPicture = dockID }
+        // The person followed, tracked by the dock's camera but not matched in the overview
+        // (hidden from it, or placed apart): the dock's own track is the nearer view while it
+        // observes them, or carries them on where the overview does not place them outside its
+        // picture (on vtest.avi, someone walking behind a sign in the middle of the dock's
+        // picture was placed sliding 20° down it by the overview's box of their legs).
+        if let current = chosen, partners[current] == nil, let dockID = followedInDockPicture,
+           let own = seen.first(where: { $0.id == dockID }), isReachable(direction(of: own, seenFrom: pose)) {
+            // Only a box the overview observes in this frame says they left the picture: its
+            // prediction of a box it lost is no better than the dock's.
+            let leftPicture = overview.first(where: { $0.id == current && $0.isObserved }).map { !Self.isInPicture(placeInDockPicture($0, from: pose)) } ?? false
+            if own.isObserved || !leftPicture {
+                lastDirection = direction(of: own, seenFrom: pose)
+                return (Self.primary(dockID, in: seen), .dockCamera)
+            }
         }
         // People the dock's camera sees and the overview does not place there: its own camera
         // is trusted (a calibration gone stale must not send it to a ghost of the person it sees).
@@ -100,25 +140,35 @@ package struct OverviewGuide: Sendable {
         if partners.isEmpty && seen.contains(where: { $0.isObserved && isReachable(direction(of: $0, seenFrom: pose)) }) {
             return (seen, .dockCamera)
         }
-        if let current = chosen, !chosenByHand, !reachable.contains(where: { $0.id == current }) { chosen = nil }
+        if let current = chosen, !chosenByHand, !reachable.contains(where: { $0.id == current }) {
+            // Lost from the middle of the overview's picture (not seen beyond reach, not gone at
+            // an edge): looked for near where they were for a while.
+            let hidden = !overview.contains(where: { $0.id == current }) && lastBox.map { !Self.isAtEdge($0) } == true
+            lostSince = hidden ? time : nil
+            lost = hidden ? current : nil
+            chosen = nil
+            followedInDockPicture = nil
+        }
         if chosen == nil {
             // The person followed was lost (out of the overview's sight or tracked anew under
             // another identity): the person nearest to where they were last, else to where the
             // dock points; the least travel, and most often the same person found again.
             let from = lastDirection ?? pose
-            chosen = reachable.min(by: { Self.distance(placed($0), from) < Self.distance(placed($1), from) })?.id
+            let looking = lostSince.map { time - $0 < lostPatience } ?? false
+            chosen = looking ? reachable.first(where: { $0.id == lost })?.id : nil
+            chosen = chosen ?? reachable.filter { !looking || Self.distance(placed($0), from) <= refindRadius }
+                .min(by: { Self.distance(placed($0), from) < Self.distance(placed($1), from) })?.id
         }
         guard let chosen, let person = overview.first(where: { $0.id == chosen }) else {
             return (seen, seen.isEmpty ? .nobody : .dockCamera)
         }
+        lostSince = nil
+        lost = nil
+        lastBox = person.rect
         lastDirection = placed(person)
         if let dockID = partners[chosen] {
             // The dock's camera sees them: they are its primary subject.
-            return (seen.map { subject in
-                var subject = subject
-                if subject.id == dockID { subject.saliencyRank = 0 }
-                return subject
-            }, .dockCamera)
+            return (Self.primary(dockID, in: seen), .dockCamera)
         }
         var placed = placeInDockPicture(person, from: pose)
         placed.id = dockIdentity[chosen] ?? chosen
@@ -128,6 +178,27 @@ package struct OverviewGuide: Sendable {
     }
 
     static func distance(_ a: DockOrientation, _ b: DockOrientation) -> Double { hypot(a.x - b.x, a.y - b.y) }
+
+    /// `seen` with the subject `id` made the primary one.
+    static func primary(_ id: UUID, in seen: [TrackedSubject]) -> [TrackedSubject] {
+        seen.map { subject in
+            var subject = subject
+            if subject.id == id { subject.saliencyRank = 0 }
+            return subject
+        }
+    }
+
+    /// Whether a subject placed in the dock's picture (``placeInDockPicture(_:from:)``) has its
+    /// anchor inside it.
+    static func isInPicture(_ placed: TrackedSubject) -> Bool {
+        let anchor = FramingController.anchor(of: placed)
+        return (0...1).contains(anchor.x) && (0...1).contains(anchor.y)
+    }
+
+    /// Whether an overview box comes within ``edgeMargin`` of an edge of its picture.
+    static func isAtEdge(_ box: UnitRect) -> Bool {
+        box.minX < edgeMargin || box.minY < edgeMargin || box.maxX > 1 - edgeMargin || box.maxY > 1 - edgeMargin
+    }
 
     /// Chooses the person of `overview` at `point` of its picture (unit coordinates, upper-left
     /// origin, as a tap): of the boxes holding the point (or within 0.03 of it), the one whose
@@ -141,6 +212,9 @@ package struct OverviewGuide: Sendable {
             .min(by: { hypot($0.rect.midX - x, $0.rect.midY - y) < hypot($1.rect.midX - x, $1.rect.midY - y) }) else { return nil }
         chosen = person.id
         chosenByHand = true
+        followedInDockPicture = dockIdentity[person.id]
+        lostSince = nil
+        lost = nil
         return dockIdentity[person.id] ?? person.id
     }
 

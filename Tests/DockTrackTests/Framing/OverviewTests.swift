@@ -192,7 +192,7 @@ private struct StillOverview: FrameSource {
         var guide = OverviewGuide(mapping: mapping, camera: camera.camera, limits: camera.limits())
         // Someone at the overview's right, a quarter of the way up; the dock looks at the middle.
         let person = TrackedSubject(id: UUID(), kind: .person, rect: UnitRect(x: 0.78, y: 0.25, width: 0.04, height: 0.15), saliencyRank: 1)
-        let away = guide.subjects(seen: [], from: .zero, overview: [person])
+        let away = guide.subjects(seen: [], from: .zero, overview: [person], at: 0)
         #expect(away.use == .overview)
         let placed = try #require(away.subjects.first)
         #expect(placed.saliencyRank == 0 && !placed.isObserved)
@@ -201,13 +201,13 @@ private struct StillOverview: FrameSource {
         let anchor = (placed.rect.midX, placed.rect.maxY - 0.1 * placed.rect.height)
         let pose = camera.camera.angles(toward: anchor.0, anchor.1)
         let seen = TrackedSubject(id: UUID(), kind: .person, rect: UnitRect(x: 0.4, y: 0.1, width: 0.2, height: 0.5 + 0.1 * 0.5 / 0.9), saliencyRank: 1)
-        let there = guide.subjects(seen: [seen], from: pose, overview: [person])
+        let there = guide.subjects(seen: [seen], from: pose, overview: [person], at: 0.1)
         #expect(there.use == .dockCamera)
         #expect(there.subjects.map(\.id) == [seen.id] && there.subjects[0].saliencyRank == 0)
         // A person the dock could never bring into its target zone (beyond its ranges) is not chosen.
         let beyond = TrackedSubject(id: UUID(), kind: .person, rect: UnitRect(x: 0.99, y: 0.5, width: 0.01, height: 0.1), saliencyRank: 1)
         var fresh = OverviewGuide(mapping: mapping, camera: camera.camera, limits: camera.limits())
-        #expect(fresh.subjects(seen: [], from: .zero, overview: [beyond]).use == .nobody)
+        #expect(fresh.subjects(seen: [], from: .zero, overview: [beyond], at: 0).use == .nobody)
     }
 
     /// The analytic overview of ``aCameraMovedSinceCalibrationIsNoticed``: 90° wide, 60° high.
@@ -225,12 +225,12 @@ private struct StillOverview: FrameSource {
         // A track the dock's camera no longer observes, in its middle; the overview sees someone 27° right.
         var guide = OverviewGuide(mapping: Self.wideOverview, camera: camera, limits: .standard)
         let coasted = Self.standing(at: 0.5, rank: 1, observed: false), person = Self.standing(at: 0.8, rank: 1)
-        let carried = guide.subjects(seen: [coasted], from: .zero, overview: [person])
+        let carried = guide.subjects(seen: [coasted], from: .zero, overview: [person], at: 0)
         #expect(carried.use == .overview)
         #expect(carried.subjects.first.map { $0.saliencyRank == 0 && $0.rect.midX > 0.8 } == true, "\(carried.subjects)")
         // Observed, it is trusted.
         var trusting = OverviewGuide(mapping: Self.wideOverview, camera: camera, limits: .standard)
-        #expect(trusting.subjects(seen: [Self.standing(at: 0.5, rank: 1)], from: .zero, overview: [person]).use == .dockCamera)
+        #expect(trusting.subjects(seen: [Self.standing(at: 0.5, rank: 1)], from: .zero, overview: [person], at: 0).use == .dockCamera)
         // The dock at the end of a ±17° pan sees someone walking out past it (49°): the person
         // the overview sees 4.5° left is followed instead.
         var limits = DockLimits.standard
@@ -238,7 +238,7 @@ private struct StillOverview: FrameSource {
         var bounded = OverviewGuide(mapping: Self.wideOverview, camera: camera, limits: limits)
         let leaving = Self.standing(at: 0.95, rank: 1), inside = Self.standing(at: 0.45, rank: 1)
         let end = DockOrientation(x: 0, y: 0.3, z: 0)
-        let sent = bounded.subjects(seen: [leaving], from: end, overview: [inside])
+        let sent = bounded.subjects(seen: [leaving], from: end, overview: [inside], at: 0)
         #expect(sent.use == .overview)
         #expect(sent.subjects.first?.id == inside.id, "\(sent.subjects)")
     }
@@ -249,10 +249,65 @@ private struct StillOverview: FrameSource {
         let camera = CameraModel(horizontalFieldOfView: 70 * .pi / 180, size: ImageSize(width: 640, height: 480))
         var guide = OverviewGuide(mapping: Self.wideOverview, camera: camera, limits: .standard)
         let followed = Self.standing(at: 0.6, rank: 3), near = Self.standing(at: 0.66, rank: 2), best = Self.standing(at: 0.2, rank: 1)
-        let first = guide.subjects(seen: [], from: .zero, overview: [followed, near, best])
+        let first = guide.subjects(seen: [], from: .zero, overview: [followed, near, best], at: 0)
         #expect(first.subjects.first?.id == followed.id, "the nearest to where the dock points: \(first.subjects)")
-        let then = guide.subjects(seen: [], from: .zero, overview: [near, best])
+        let then = guide.subjects(seen: [], from: .zero, overview: [near, best], at: 0.1)
         #expect(then.subjects.first?.id == near.id, "\(then.subjects)")
+    }
+
+    /// Someone walking behind a sign in the middle of the dock's picture: its tracker carries
+    /// them on, the overview's box of what it still sees of them slides down. The dock holds on
+    /// its own track while the overview places them in its picture, or only predicts them
+    /// elsewhere; an overview that observes them outside its picture sends it there.
+    @Test func aPersonHiddenInTheDocksPictureIsHeldByItsOwnTrack() {
+        let camera = CameraModel(horizontalFieldOfView: 70 * .pi / 180, size: ImageSize(width: 640, height: 480))
+        var guide = OverviewGuide(mapping: Self.wideOverview, camera: camera, limits: .standard)
+        let seen = Self.standing(at: 0.5, rank: 1), inOverview = Self.standing(at: 0.5, rank: 1)
+        let first = guide.subjects(seen: [seen], from: .zero, overview: [inOverview], at: 0)
+        #expect(first.use == .dockCamera && first.subjects.first?.saliencyRank == 0)
+        var carried = seen
+        carried.isObserved = false
+        func overview(_ rect: UnitRect, observed: Bool = true) -> TrackedSubject {
+            var person = inOverview
+            person.rect = rect
+            person.isObserved = observed
+            return person
+        }
+        // 12° lower in the overview, still inside the dock's picture: the dock's own track.
+        let slid = guide.subjects(seen: [carried], from: .zero, overview: [overview(UnitRect(x: 0.48, y: 0.1, width: 0.04, height: 0.25))], at: 0.1)
+        #expect(slid.use == .dockCamera, "\(slid)")
+        #expect(slid.subjects.map(\.id) == [seen.id] && slid.subjects[0].saliencyRank == 0)
+        // The overview's prediction of a box it lost, outside the picture, says nothing.
+        let beside = UnitRect(x: 0.93, y: 0.3, width: 0.04, height: 0.25)
+        #expect(guide.subjects(seen: [carried], from: .zero, overview: [overview(beside, observed: false)], at: 0.2).use == .dockCamera)
+        // Observed 40° to the right: they walked out of the picture, and the dock is sent there.
+        let sent = guide.subjects(seen: [carried], from: .zero, overview: [overview(beside)], at: 0.3)
+        #expect(sent.use == .overview)
+        #expect(sent.subjects.first.map { $0.id == seen.id && $0.rect.midX > 1 } == true, "\(sent.subjects)")
+    }
+
+    /// A person lost from the middle of the overview (behind something) is looked for near
+    /// where they were for ``OverviewGuide/lostPatience``, and taken back when the overview
+    /// tracks them again; only then does the dock cross the room to someone else. One lost at
+    /// the overview's edge left the room: the next person at once.
+    @Test func aPersonLostInTheMiddleIsWaitedForNotReplacedAcrossTheRoom() {
+        let camera = CameraModel(horizontalFieldOfView: 70 * .pi / 180, size: ImageSize(width: 640, height: 480))
+        var guide = OverviewGuide(mapping: Self.wideOverview, camera: camera, limits: .standard)
+        let followed = Self.standing(at: 0.6, rank: 2), across = Self.standing(at: 0.1, rank: 1)
+        #expect(guide.subjects(seen: [], from: .zero, overview: [followed, across], at: 0).subjects.first?.id == followed.id)
+        #expect(guide.subjects(seen: [], from: .zero, overview: [across], at: 0.1).use == .nobody)
+        #expect(guide.subjects(seen: [], from: .zero, overview: [across], at: 1.0).use == .nobody)
+        let back = guide.subjects(seen: [], from: .zero, overview: [followed, across], at: 1.2)
+        #expect(back.subjects.first?.id == followed.id, "\(back.subjects)")
+        #expect(guide.subjects(seen: [], from: .zero, overview: [across], at: 1.3).use == .nobody)
+        let then = guide.subjects(seen: [], from: .zero, overview: [across], at: 2.9)
+        #expect(then.use == .overview && then.subjects.first?.id == across.id, "\(then.subjects)")
+        // Gone at the edge of the overview's picture.
+        var edge = OverviewGuide(mapping: Self.wideOverview, camera: camera, limits: .standard)
+        let leaving = Self.standing(at: 0.98, rank: 2)
+        let right = DockOrientation(x: 0, y: 0.6, z: 0)
+        #expect(edge.subjects(seen: [], from: right, overview: [leaving, across], at: 0).subjects.first?.id == leaving.id)
+        #expect(edge.subjects(seen: [], from: right, overview: [across], at: 0.1).subjects.first?.id == across.id)
     }
 
     /// A camera moved after calibration: the closest pair of people of each frame lies apart by
@@ -273,7 +328,7 @@ private struct StillOverview: FrameSource {
                 // ...and by the overview, where the calibration puts them, or 10° off.
                 let place = mapping.overviewPoint(at: DockOrientation(x: direction.x, y: direction.y + moved * .pi / 180, z: 0))
                 let inOverview = TrackedSubject(id: UUID(), kind: .person, rect: UnitRect(x: place.x - 0.01, y: place.y - 0.09, width: 0.02, height: 0.1), saliencyRank: 1)
-                _ = guide.subjects(seen: [seen], from: .zero, overview: [inOverview])
+                _ = guide.subjects(seen: [seen], from: .zero, overview: [inOverview], at: Double(frame) / 10)
             }
             let disagreement = try #require(guide.disagreement)
             #expect((disagreement > OverviewGuide.movedDegrees) == noticed, "moved \(moved)°: the cameras disagree by \(disagreement)°")
