@@ -88,12 +88,14 @@ public struct FramingController: Sendable {
 
     /// The point of the picture (unit coordinates, lower-left origin) to bring to the framing
     /// target, and that target, for these subjects; `nil` when there is nobody to frame.
-    public func aim(at everyone: [TrackedSubject]) -> (subject: (x: Double, y: Double), target: (x: Double, y: Double))? {
-        framing(of: everyone).map { ($0.subject, $0.target) }
+    /// `pose`: where the dock pointed when the picture was taken, when known (a group shot is
+    /// then kept to what the dock can turn to).
+    public func aim(at everyone: [TrackedSubject], seenFrom pose: DockOrientation? = nil) -> (subject: (x: Double, y: Double), target: (x: Double, y: Double))? {
+        framing(of: everyone, seenFrom: pose).map { ($0.subject, $0.target) }
     }
 
     /// ``aim(at:)`` with the primary subject's identity.
-    private func framing(of everyone: [TrackedSubject]) -> (subject: (x: Double, y: Double), target: (x: Double, y: Double), primary: UUID)? {
+    private func framing(of everyone: [TrackedSubject], seenFrom pose: DockOrientation?) -> (subject: (x: Double, y: Double), target: (x: Double, y: Double), primary: UUID)? {
         let roi = params.regionOfInterest
         let subjects = framed(everyone)
         guard let primary = Self.primary(of: subjects) else { return nil }
@@ -112,7 +114,8 @@ public struct FramingController: Sendable {
                     // The group is framed around the primary subject: they stay in the middle
                     // third, so that when the group breaks up the framing does not jump to them.
                     let keep = params.groupKeepsPrimaryWithin * roi.width
-                    anchor.x = min(max(union.midX, anchor.x - keep), anchor.x + keep)
+                    let middle = min(max(union.midX, anchor.x - keep), anchor.x + keep)
+                    anchor.x = pose.map { withinReach(middle, primaryX: anchor.x, targetX: targetX, from: $0) } ?? middle
                 }
             }
         }
@@ -136,6 +139,21 @@ public struct FramingController: Sendable {
 
     /// The people who may share the primary subject's shot in automatic framing: ranked up to
     /// ``Params/groupRanks`` and at least half as tall (as near) as the primary subject.
+    /// A group shot's middle `x`, moved towards the primary subject's `primaryX` until the dock,
+    /// seen from `pose`, can turn to bring it to `targetX`: at the end of its pan a group reaching
+    /// past it kept even the primary subject off the target (vtest.avi, someone walking out
+    /// beyond the pan's end beside the person followed).
+    private func withinReach(_ x: Double, primaryX: Double, targetX: Double, from pose: DockOrientation) -> Double {
+        let range = params.limits.yaw.range
+        let offset = params.camera.angles(toward: targetX, 0.5).y - pose.y
+        let yaw = params.camera.angles(toward: x, 0.5).y
+        let reachable = min(max(yaw, range.lowerBound + offset), range.upperBound + offset)
+        guard pose.y.isFinite, reachable != yaw else { return x }
+        guard abs(reachable) < .pi / 2 else { return primaryX }
+        let moved = params.camera.point(at: DockOrientation(x: 0, y: reachable, z: 0)).x
+        return min(max(moved, min(x, primaryX)), max(x, primaryX))
+    }
+
     private func groupCandidates(in subjects: [TrackedSubject], primary: TrackedSubject) -> [TrackedSubject] {
         subjects.filter {
             $0.kind == .person && ($0.saliencyRank ?? .max) <= params.groupRanks && $0.rect.height >= 0.5 * primary.rect.height
@@ -189,7 +207,7 @@ public struct FramingController: Sendable {
         }
         lastUpdate = now
         noteGroupCandidates(subjects, at: captureTime)
-        if let (subject, framingTarget, primary) = framing(of: subjects) {
+        if let (subject, framingTarget, primary) = framing(of: subjects, seenFrom: poseAtCapture) {
             // Where the subject is in the world, and where the dock must point to put it on the target.
             let subjectDirection = poseAtCapture + params.camera.angles(toward: subject.x, subject.y)
             let wanted = params.limits.clamp(subjectDirection - params.camera.angles(toward: framingTarget.x, framingTarget.y))
@@ -292,8 +310,9 @@ public protocol Framer {
     var state: FramingController.State { get }
     /// The pose it last aimed for, when it aimed for one.
     var target: DockOrientation? { get }
-    /// The point of the picture it brings to its framing target, and that target.
-    func aim(at subjects: [TrackedSubject]) -> (subject: (x: Double, y: Double), target: (x: Double, y: Double))?
+    /// The point of the picture it brings to its framing target, and that target, for a
+    /// picture taken from `pose` (when known).
+    func aim(at subjects: [TrackedSubject], seenFrom pose: DockOrientation?) -> (subject: (x: Double, y: Double), target: (x: Double, y: Double))?
     /// The command for `now` (`nil`: none this frame) for the subjects of a frame captured at
     /// `captureTime` while the camera looked from `poseAtCapture`; the dock points at `pose`
     /// when the command takes effect.

@@ -75,7 +75,7 @@ public struct FrameLoop<F: Framer, D: Dock> {
         }
         let step = FrameStep(time: time, atCapture: atCapture, cameraPose: cameraPose, atCommand: atCommand, subjects: subjects,
                              command: command, refusal: refusal, state: controller.state, target: controller.target,
-                             aim: controller.aim(at: subjects))
+                             aim: controller.aim(at: subjects, seenFrom: cameraPose))
         try trace?.write(ControlTrace.line(step))
         return step
     }

@@ -45,6 +45,32 @@ import Testing
         #expect(abs(middle - 0.5) < 0.04, "the group is centred: \(middle)")
     }
 
+    /// At the end of its pan the dock cannot turn to a group shot reaching past it: the shot is
+    /// narrowed to what it can reach, the primary subject on the target, not a group's middle
+    /// it will never bring there.
+    @Test func aGroupShotReachingPastThePansEndKeepsThePrimarySubjectOnTarget() throws {
+        var params = FramingController.Params()
+        params.limits.yaw.range = -0.3...0.3
+        var controller = FramingController(params: params)
+        func person(at x: Double, rank: Int) -> TrackedSubject {
+            TrackedSubject(id: UUID(), kind: .person, rect: UnitRect(x: x - 0.02, y: 0.3, width: 0.04, height: 0.25), saliencyRank: rank)
+        }
+        // The dock at the end of its pan; its person in the middle, a companion 3.4° beyond.
+        let subjects = [person(at: 0.5, rank: 0), person(at: 0.586, rank: 1)]
+        let end = DockOrientation(x: 0, y: 0.3, z: 0)
+        for frame in 0..<60 {
+            let t = Double(frame) / 30
+            _ = controller.update(subjects: subjects, captureTime: t, poseAtCapture: end, pose: end, now: t)
+        }
+        let group = try #require(controller.aim(at: subjects))
+        #expect(group.subject.x > 0.53, "the companion joined the shot: \(group.subject.x)")
+        let reachable = try #require(controller.aim(at: subjects, seenFrom: end))
+        #expect(abs(reachable.subject.x - 0.5) < 0.005, "\(reachable.subject.x)")
+        // Within the range the group's middle stays.
+        let inside = try #require(controller.aim(at: subjects, seenFrom: .zero))
+        #expect(abs(inside.subject.x - group.subject.x) < 1e-9)
+    }
+
     @Test func theRateIsTheSlopeOfOneSubjectsPoses() {
         var motion = SubjectMotion()
         let walker = UUID(), other = UUID()
