@@ -6,7 +6,8 @@ package struct FramingMetrics: Sendable, Equatable {
     package var frames = 0
     /// Frames in which a primary subject was tracked.
     package var framesWithSubject = 0
-    /// Of those, the frames in which the primary subject's anchor was inside the target zone.
+    /// Of those, the frames in which the point framing brings to the target (the primary
+    /// subject's anchor; in an automatic group shot the group's middle) was inside the target zone.
     package var framesInZone = 0
     /// Distances (unit coordinates of the view) from the anchor to the framing target.
     package var errors: [Double] = []

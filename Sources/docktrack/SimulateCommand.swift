@@ -13,7 +13,8 @@ struct SimulateCommand: ParsableCommand {
             each capture, on the scene's own clock. The last line on stdout is the metrics: \
             {"frames":…,"framesWithSubject":…,"inTargetZone":…,"meanError":…,"p95Error":…,"overshootDegrees":…,"commandsPerSecond":…,"inTargetZoneOfAllFrames":…,"longestOutOfZoneSeconds":…} \
             inTargetZone: share of the frames with a primary subject whose anchor (face, or head of \
-            the body) is within 1/6 of the view's width and 1/5 of its height of the framing target \
+            the body; in an automatic group shot the group's middle, within 0.13 of the view's width \
+            of it) is within 1/6 of the view's width and 1/5 of its height of the framing target \
             (inTargetZoneOfAllFrames: of all frames); longestOutOfZoneSeconds: the longest stretch \
             without it, the start included; errors in units of the view.
             --overview adds a fixed camera that sees the whole scene (or --overview-view of it): the \

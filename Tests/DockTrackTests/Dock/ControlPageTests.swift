@@ -470,16 +470,22 @@ final class RawHTTPClient {
         #expect(try ws.upgrade("/ws", host: "\(host):\(port)", origin: "http://\(host):\(port)") == 101)
         try ws.sendText(#"{"type":"hello","protocols":["org.docktrack.dock/1"]}"#)
         #expect(ws.firstText(within: 10) { $0.hasPrefix(#"{"type":"hello""#) } != nil)
-        // Someone the dock's camera sees is where the overview (the same picture) sees them.
-        var person: TrackedSubject?
-        for _ in 0..<100 where person == nil {
-            if case .trackingState(let record)? = ws.firstText(within: 10, where: { $0.hasPrefix(#"{"type":"trackingState""#) }).flatMap(DockMessage.init(line:)) {
-                person = record.subjects.first { $0.kind == .person && $0.rect.height > 0.15 }
+        // Someone the dock's camera sees is where the overview (the same picture) sees them. The
+        // overview is tracked on its own thread: on a loaded machine its newest picture can be a
+        // few frames from the dock camera's, the person a step away; a few taps are allowed.
+        var selected = ""
+        for attempt in 0..<5 where !selected.contains(#""type":"selected""#) {
+            var person: TrackedSubject?
+            for _ in 0..<100 where person == nil {
+                if case .trackingState(let record)? = ws.firstText(within: 10, where: { $0.hasPrefix(#"{"type":"trackingState""#) }).flatMap(DockMessage.init(line:)) {
+                    person = record.subjects.first { $0.kind == .person && $0.rect.height > 0.15 }
+                }
             }
+            let tapped = try #require(person, "a person in view")
+            let id = 10 + attempt
+            try ws.sendText(#"{"id":\#(id),"command":"selectSubject","point":{"x":\#(tapped.rect.midX),"y":\#(1 - tapped.rect.midY)},"view":"overview"}"#)
+            selected = ws.firstText(within: 10) { $0.hasPrefix(#"{"id":\#(id),"#) } ?? ""
         }
-        let tapped = try #require(person, "a person in view")
-        try ws.sendText(#"{"id":1,"command":"selectSubject","point":{"x":\#(tapped.rect.midX),"y":\#(1 - tapped.rect.midY)},"view":"overview"}"#)
-        let selected = ws.firstText(within: 10) { $0.hasPrefix(#"{"id":1,"#) } ?? ""
         #expect(selected.contains(#""type":"selected""#), "\(selected)")
         try ws.sendText(#"{"id":2,"command":"selectSubject","point":{"x":0.01,"y":0.01},"view":"overview"}"#)
         let nobody = ws.firstText(within: 10) { $0.hasPrefix(#"{"id":2,"#) } ?? ""
