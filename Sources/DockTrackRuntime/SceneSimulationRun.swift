@@ -100,7 +100,8 @@ package struct SceneSimulationRun {
                 view = Frame(index: frame.index, time: frame.time, image: try virtual.view(of: frame.image, at: pose))
                 let seen = try pipeline.process(view!)
                 guard guide != nil else { return seen }
-                let guided = guide!.subjects(seen: seen, from: pose, overview: overviewSubjects, at: frame.time)
+                let looks = OverviewLooks(seen: seen, in: view!.image, overview: overviewSubjects, in: overviewView!.image)
+                let guided = guide!.subjects(seen: seen, from: pose, overview: overviewSubjects, at: frame.time, unlike: looks.unlike)
                 use = guided.use
                 return guided.subjects
             }

@@ -182,7 +182,7 @@ public final class TrackSession {
             let step = try loop.step(capturedAt: captured) { pose in
                 let seen = try perceive()
                 guard let overview = self.overview else { return seen }
-                let (subjects, use) = self.guideByOverview(overview, seen: seen, from: pose, at: captured)
+                let (subjects, use) = self.guideByOverview(overview, seen: seen, in: frame.image, from: pose, at: captured)
                 guided = use
                 return subjects
             }
@@ -259,10 +259,10 @@ extension TrackSession {
         overview = run
     }
 
-    /// The subjects the loop frames, `seen` by the dock's camera from `pose`, with the overview's
-    /// newest people joined to them (``OverviewGuide``); a watch that ended, or a calibration that
-    /// no longer agrees with what both cameras see, is told once.
-    func guideByOverview(_ run: OverviewRun, seen: [TrackedSubject], from pose: DockOrientation,
+    /// The subjects the loop frames, `seen` by the dock's camera from `pose` in `picture`, with
+    /// the overview's newest people joined to them (``OverviewGuide``); a watch that ended, or a
+    /// calibration that no longer agrees with what both cameras see, is told once.
+    func guideByOverview(_ run: OverviewRun, seen: [TrackedSubject], in picture: Image, from pose: DockOrientation,
                          at time: Double) -> ([TrackedSubject], OverviewGuide.Use?) {
         var run = run
         defer { overview = run }
@@ -271,7 +271,8 @@ extension TrackSession {
             notes?("overview: \(ended); the dock's camera goes on alone")
         }
         guard let sight = run.watch.latest else { return (seen, nil) }
-        let guided = run.guide.subjects(seen: seen, from: pose, overview: sight.subjects, at: time)
+        let looks = OverviewLooks(seen: seen, in: picture, overview: sight.subjects, in: sight.image)
+        let guided = run.guide.subjects(seen: seen, from: pose, overview: sight.subjects, at: time, unlike: looks.unlike)
         viewer?.offerOverview(sight.image, subjects: sight.subjects, chosen: run.guide.chosen)
         if !run.driftTold, let drift = run.guide.disagreement, drift > OverviewGuide.movedDegrees {
             run.driftTold = true

@@ -16,6 +16,9 @@ package struct OverviewGuide: Sendable {
     /// Radians between a dock subject's direction and an overview subject's within which they
     /// are one person.
     package var matchRadius = 8 * Double.pi / 180
+    /// Radians a pair of wholly unlike looks counts farther apart than it is (clothing colours:
+    /// two people side by side are told apart by them, however the calibration places them).
+    package var unlikeCost = 8 * Double.pi / 180
     /// The dock's limits: a person whose direction lies beyond its ranges is out of reach.
     package var limits: DockLimits
     /// Whether the dock's own ranking picks the person (the overview then finds them again when
@@ -28,8 +31,8 @@ package struct OverviewGuide: Sendable {
     package private(set) var chosenByHand = false
     /// Where the person followed was last (a dock orientation).
     private var lastDirection: DockOrientation?
-    /// The overview's box of the person followed when it last tracked them.
-    private var lastBox: UnitRect?
+    /// The person followed as the overview last observed them (not only predicted them).
+    private var lastObserved: TrackedSubject?
     /// The dock camera's identity of the person followed, when it last saw them.
     private var followedInDockPicture: UUID?
     /// When the person followed was lost in the middle of the overview's picture (behind
@@ -97,9 +100,14 @@ package struct OverviewGuide: Sendable {
     /// The person followed hidden in the dock's own picture (behind a sign, or missed by its
     /// detector) stays its primary subject while its tracker still carries them and the overview
     /// does not place them outside the picture. `time`: when the frames were captured (seconds).
+    /// `unlike`: how unlike a subject of the dock's picture looks a subject of the overview's
+    /// (0 alike ... 1, `nil` unknown): of two people close together, each is paired with the
+    /// one who looks like them.
     package mutating func subjects(seen: [TrackedSubject], from pose: DockOrientation,
-                                   overview: [TrackedSubject], at time: Double) -> (subjects: [TrackedSubject], use: Use) {
-        let partners = match(seen: seen, from: pose, overview: overview)
+                                   overview: [TrackedSubject], at time: Double,
+                                   unlike: (_ seen: TrackedSubject, _ overview: TrackedSubject) -> Double? = { _, _ in nil })
+        -> (subjects: [TrackedSubject], use: Use) {
+        let partners = match(seen: seen, from: pose, overview: overview, unlike: unlike)
         // Where each person is: as the dock's camera sees them when it does (the nearer view),
         // else as the overview does.
         func placed(_ person: TrackedSubject) -> DockOrientation {
@@ -143,7 +151,7 @@ package struct OverviewGuide: Sendable {
         if let current = chosen, !chosenByHand, !reachable.contains(where: { $0.id == current }) {
             // Lost from the middle of the overview's picture (not seen beyond reach, not gone at
             // an edge): looked for near where they were for a while.
-            let hidden = !overview.contains(where: { $0.id == current }) && lastBox.map { !Self.isAtEdge($0) } == true
+            let hidden = !overview.contains(where: { $0.id == current }) && lastObserved.map { $0.id == current && !Self.isAtEdge($0.rect) } == true
             lostSince = hidden ? time : nil
             lost = hidden ? current : nil
             chosen = nil
@@ -164,13 +172,16 @@ package struct OverviewGuide: Sendable {
         }
         lostSince = nil
         lost = nil
-        lastBox = person.rect
+        if person.isObserved { lastObserved = person }
         lastDirection = placed(person)
         if let dockID = partners[chosen] {
             // The dock's camera sees them: they are its primary subject.
             return (Self.primary(dockID, in: seen), .dockCamera)
         }
-        var placed = placeInDockPicture(person, from: pose)
+        // Where the overview last observed them: its prediction of a box it lost is no better
+        // (on vtest.avi the box of someone going behind a sign slid on down the plaza).
+        let observed = person.isObserved || lastObserved?.id != chosen ? person : lastObserved!
+        var placed = placeInDockPicture(observed, from: pose)
         placed.id = dockIdentity[chosen] ?? chosen
         placed.saliencyRank = 0
         placed.isObserved = false
@@ -238,9 +249,11 @@ package struct OverviewGuide: Sendable {
     }
 
     /// Pairs each overview subject with the nearest subject of the dock's picture within
-    /// ``matchRadius`` (nearest pairs first); overview identity to dock identity.
-    private mutating func match(seen: [TrackedSubject], from pose: DockOrientation, overview: [TrackedSubject]) -> [UUID: UUID] {
-        var candidates: [(distance: Double, overview: UUID, dock: UUID)] = []
+    /// ``matchRadius`` (nearest pairs first, a pair that looks unlike counted up to
+    /// ``unlikeCost`` farther); overview identity to dock identity.
+    private mutating func match(seen: [TrackedSubject], from pose: DockOrientation, overview: [TrackedSubject],
+                                unlike: (TrackedSubject, TrackedSubject) -> Double?) -> [UUID: UUID] {
+        var candidates: [(cost: Double, overview: UUID, dock: UUID)] = []
         var nearest = Double.infinity
         for subject in seen {
             let a = direction(of: subject, seenFrom: pose)
@@ -248,7 +261,10 @@ package struct OverviewGuide: Sendable {
                 let b = direction(ofOverview: other)
                 let distance = hypot(a.x - b.x, a.y - b.y)
                 nearest = min(nearest, distance)
-                if distance <= matchRadius { candidates.append((distance, other.id, subject.id)) }
+                if distance <= matchRadius {
+                    let look = unlike(subject, other).map { min(max($0, 0), 1) } ?? 0
+                    candidates.append((distance + unlikeCost * (look.isFinite ? look : 0), other.id, subject.id))
+                }
             }
         }
         // The closest pair of the frame: with the calibration right, someone both cameras see is
@@ -256,7 +272,7 @@ package struct OverviewGuide: Sendable {
         // pair, within the match radius or beyond it.
         if nearest <= Self.disagreementRadius { recentDisagreements.append(nearest * 180 / .pi) }
         var partners: [UUID: UUID] = [:], taken = Set<UUID>()
-        for candidate in candidates.sorted(by: { $0.distance < $1.distance })
+        for candidate in candidates.sorted(by: { $0.cost < $1.cost })
         where partners[candidate.overview] == nil && !taken.contains(candidate.dock) {
             partners[candidate.overview] = candidate.dock
             taken.insert(candidate.dock)

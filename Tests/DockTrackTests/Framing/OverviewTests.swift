@@ -310,6 +310,39 @@ private struct StillOverview: FrameSource {
         #expect(edge.subjects(seen: [], from: right, overview: [across], at: 0.1).subjects.first?.id == across.id)
     }
 
+    /// Two people side by side, placed by the overview a few degrees to the right of where the
+    /// dock's camera sees them (a calibration a little off): by position alone the one followed
+    /// is paired with the wrong person; by their looks as well, with themselves.
+    @Test func twoPeopleCloseTogetherArePairedByTheirLooks() {
+        let camera = CameraModel(horizontalFieldOfView: 70 * .pi / 180, size: ImageSize(width: 640, height: 480))
+        // The dock sees A at -1.6° and B, its primary subject, at 4.8°; the overview A at 3.2°, B at 9°.
+        let a = Self.standing(at: 0.48, rank: 1), b = Self.standing(at: 0.56, rank: 0)
+        let aThere = Self.standing(at: 0.535, rank: 1), bThere = Self.standing(at: 0.6, rank: 2)
+        let same: [UUID: UUID] = [a.id: aThere.id, b.id: bThere.id]
+        var byPlace = OverviewGuide(mapping: Self.wideOverview, camera: camera, limits: .standard)
+        _ = byPlace.subjects(seen: [a, b], from: .zero, overview: [aThere, bThere], at: 0)
+        #expect(byPlace.chosen == aThere.id, "position alone pairs B with the overview's A")
+        var byLook = OverviewGuide(mapping: Self.wideOverview, camera: camera, limits: .standard)
+        _ = byLook.subjects(seen: [a, b], from: .zero, overview: [aThere, bThere], at: 0) { seen, there in same[seen.id] == there.id ? 0.1 : 0.9 }
+        #expect(byLook.chosen == bThere.id)
+    }
+
+    /// A person the overview only predicts (its tracker lost them a moment) is placed where it
+    /// last observed them: its prediction may run on down the room.
+    @Test func aPersonTheOverviewOnlyPredictsIsPlacedWhereItLastObservedThem() throws {
+        let camera = CameraModel(horizontalFieldOfView: 70 * .pi / 180, size: ImageSize(width: 640, height: 480))
+        var guide = OverviewGuide(mapping: Self.wideOverview, camera: camera, limits: .standard)
+        var person = Self.standing(at: 0.8, rank: 1)
+        let first = try #require(guide.subjects(seen: [], from: .zero, overview: [person], at: 0).subjects.first)
+        person.rect.x += 0.15
+        person.isObserved = false
+        let predicted = try #require(guide.subjects(seen: [], from: .zero, overview: [person], at: 0.1).subjects.first)
+        #expect(abs(predicted.rect.midX - first.rect.midX) < 1e-9, "\(predicted.rect) \(first.rect)")
+        person.isObserved = true
+        let observed = try #require(guide.subjects(seen: [], from: .zero, overview: [person], at: 0.2).subjects.first)
+        #expect(observed.rect.midX > first.rect.midX + 0.2, "\(observed.rect)")
+    }
+
     /// A camera moved after calibration: the closest pair of people of each frame lies apart by
     /// the move, and after 60 frames the guide says so; with the cameras as calibrated it does not.
     @Test func aCameraMovedSinceCalibrationIsNoticed() throws {
