@@ -99,7 +99,8 @@ package struct OverviewGuide: Sendable {
     ///
     /// The person followed hidden in the dock's own picture (behind a sign, or missed by its
     /// detector) stays its primary subject while its tracker still carries them and the overview
-    /// does not place them outside the picture. `time`: when the frames were captured (seconds).
+    /// does not observe them outside the picture; a person the overview only predicts is placed
+    /// where it last observed them. `time`: when the frames were captured (seconds).
     /// `unlike`: how unlike a subject of the dock's picture looks a subject of the overview's
     /// (0 alike ... 1, `nil` unknown): of two people close together, each is paired with the
     /// one who looks like them.
