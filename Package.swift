@@ -1,6 +1,10 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+// OpenVINO's C headers, from the PyPI wheel that tools/install-openvino.sh unpacks into .openvino/
+// (make deps runs it): the engine shim compiles against them and loads the library at run time.
+let openVINOHeaders = Context.packageDirectory + "/.openvino/include"
+
 let package = Package(
     name: "DockTrack",
     platforms: [.macOS(.v13)],
@@ -38,6 +42,12 @@ let package = Package(
             // build then see a pipeline too slow to keep up with its camera.
             cxxSettings: [.unsafeFlags(["-O2"], .when(configuration: .debug))]
         ),
+        // The thin inference-engine shim: OpenVINO's C API (a PyPI wheel, pinned), loaded with
+        // dlopen when a network first runs; non-variadic calls, opaque handles (include/dockengine.h).
+        .target(
+            name: "CDockEngine",
+            cSettings: [.unsafeFlags(["-I", openVINOHeaders])]
+        ),
         // The thin V4L2 shim: a non-variadic ioctl, the VIDIOC_* request numbers, and
         // libv4lconvert (libv4l-dev) with its ioctls routed back to the caller's device.
         .target(
@@ -71,8 +81,8 @@ let package = Package(
         .target(name: "DockTrackClient", dependencies: ["DockTrackCore", "DockTrackSystem"]),
         // Images, media files, V4L2 cameras, video and plot output.
         .target(name: "DockTrackMedia", dependencies: ["DockTrackCore", "DockTrackSystem", "CDockCV", "CV4L2", "CDockVideo"]),
-        // Face, body and landmark detectors over OpenCV, and where their models are.
-        .target(name: "DockTrackDetection", dependencies: ["DockTrackCore", "DockTrackMedia", "CDockCV"]),
+        // Face, body and landmark detectors over OpenCV and the inference engine, and where their models are.
+        .target(name: "DockTrackDetection", dependencies: ["DockTrackCore", "DockTrackMedia", "CDockCV", "CDockEngine"]),
         // Sound: files and ALSA, voice activity, audio routes, speaking from sound and mouths.
         .target(name: "DockTrackAudio", dependencies: ["DockTrackCore", "DockTrackSystem", "DockTrackMedia", "CDockAudio"]),
         // Identities over time, face cues, saliency ranking, the tracking pipeline.

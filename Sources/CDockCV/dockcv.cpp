@@ -559,6 +559,43 @@ int dcv_image_patch(const dcv_image *image, float x, float y, float width, float
     });
 }
 
+int dcv_image_planar_input(const dcv_image *image, float x, float y, float width, float height,
+                           int content_width, int content_height, int out_width, int out_height,
+                           float pad, float *out, dcv_status *status) {
+    return guarded<int>(status, -1, [&]() -> int {
+        if (!usable(image, status)) return -1;
+        if (out == nullptr || content_width <= 0 || content_height <= 0 || content_width > out_width ||
+            content_height > out_height || width < 1 || height < 1) {
+            set_status(status, DCV_ERR_ARGUMENT, "bad network input request");
+            return -1;
+        }
+        const cv::Mat &mat = image->mat;
+        cv::Mat region;
+        const cv::Rect want((int)x, (int)y, (int)width, (int)height);
+        if ((want & cv::Rect(0, 0, mat.cols, mat.rows)) == want)
+            region = mat(want);  // inside the picture: a view, no copy
+        else
+            region = padded_region(mat, want.x, want.y, want.width, want.height);
+        if (region.channels() == 1) cv::cvtColor(region, region, cv::COLOR_GRAY2BGR);
+        cv::Mat small;
+        if (region.cols == content_width && region.rows == content_height)
+            small = region;
+        else
+            cv::resize(region, small, cv::Size(content_width, content_height), 0, 0, cv::INTER_LINEAR);
+        const size_t plane = (size_t)out_width * (size_t)out_height;
+        cv::Mat planes[3];
+        for (int c = 0; c < 3; c++) {
+            planes[c] = cv::Mat(out_height, out_width, CV_32F, out + c * plane);
+            if (content_width < out_width || content_height < out_height) planes[c].setTo(pad);
+        }
+        cv::Mat channels[3];
+        cv::split(small, channels);
+        for (int c = 0; c < 3; c++)
+            channels[c].convertTo(planes[c](cv::Rect(0, 0, content_width, content_height)), CV_32F);
+        return 0;
+    });
+}
+
 int dcv_match_template(const float *search, int sw, int sh, const float *templ, int tw, int th,
                        int *best_x, int *best_y, float *score, dcv_status *status) {
     return guarded<int>(status, -1, [&]() -> int {

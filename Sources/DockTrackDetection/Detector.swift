@@ -16,10 +16,15 @@ public protocol Detector: AnyObject {
     /// over each body, MTCNN's output network over each face): a tracker then need not wait
     /// for a second sighting to believe it. `false` unless a detector says so.
     var checksWhatItFinds: Bool { get }
+    /// As a part of a combined detector that found nothing, the most detection rounds it waits
+    /// before it looks again (``IdlePartSchedule``); `nil`: the schedule's own (8). A cheap
+    /// whole-picture look says less, so that a person walking in is found within a few rounds.
+    var longestIdleInterval: Int? { get }
 }
 
 extension Detector {
     public var checksWhatItFinds: Bool { false }
+    public var longestIdleInterval: Int? { nil }
 }
 
 /// A detector that can be asked to look only for things at least so tall, for less: its cost is
@@ -76,6 +81,8 @@ public enum DetectorError: Error, Sendable, Equatable, CustomStringConvertible {
     case failed(detector: String, reason: String)
     /// The frame is smaller than the detector can look at (after its own scaling).
     case frameTooSmall(detector: String, size: ImageSize, minimum: ImageSize)
+    /// The inference engine (OpenVINO) cannot be loaded.
+    case engineMissing(reason: String)
 
     public var description: String {
         switch self {
@@ -89,6 +96,9 @@ public enum DetectorError: Error, Sendable, Equatable, CustomStringConvertible {
             return "detector \(detector) failed: \(reason)"
         case .frameTooSmall(let detector, let size, let minimum):
             return "frame too small for \(detector): \(size.width)x\(size.height) (it needs at least \(minimum.width)x\(minimum.height))"
+        case .engineMissing(let reason):
+            return "the inference engine, OpenVINO \(InferenceEngine.pinnedVersion), cannot be loaded: \(reason) "
+                + "(make deps or tools/install-openvino.sh installs it into .openvino/; DOCKTRACK_OPENVINO names its libs folder)"
         }
     }
 }

@@ -47,7 +47,7 @@ public struct ModelStore: Sendable, Equatable {
 
     /// The folder of the running executable (through symlinks): /proc/self/exe, which holds
     /// whatever the program was started as (a bare name found on PATH included).
-    private static func executableFolder() -> URL {
+    static func executableFolder() -> URL {
         let path = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         return URL(fileURLWithPath: path).resolvingSymlinksInPath().deletingLastPathComponent()
     }

@@ -126,7 +126,7 @@ package final class IdlePartSchedule: Detector {
                 tooSmall = tooSmall ?? .frameTooSmall(detector: detector, size: size, minimum: minimum)
                 small += 1
                 waited[part] = 0
-                intervals[part] = maximumInterval
+                intervals[part] = longestRest(of: combined.parts[part])
                 continue
             }
             waited[part] = 0
@@ -143,7 +143,7 @@ package final class IdlePartSchedule: Detector {
         // close-up leave the body part idle.
         for (part, found) in ran {
             let kept = found.filter(merged.contains)
-            intervals[part] = kept.isEmpty ? min(intervals[part] * 2, maximumInterval)
+            intervals[part] = kept.isEmpty ? min(intervals[part] * 2, longestRest(of: combined.parts[part]))
                 : kept.allSatisfy({ $0.type == .humanFace }) ? faceInterval : 1
             smallestFound[part] = kept.map(\.rect.height).min()
             keptAtLastRun[part] = kept
@@ -152,6 +152,12 @@ package final class IdlePartSchedule: Detector {
             facelessSinceLastRun[part] += facelessBodies(for: combined.parts[part], part: part, in: image.size)
         }
         return merged
+    }
+
+    /// The most rounds `part` waits between runs when it finds nothing: its own
+    /// ``Detector/longestIdleInterval`` when it says one, within `maximumInterval`.
+    private func longestRest(of part: any Detector) -> Int {
+        min(maximumInterval, max(1, part.longestIdleInterval ?? maximumInterval))
     }
 
     /// One run of `part`: for tall things only when it can, found something last time, and its

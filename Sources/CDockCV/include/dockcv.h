@@ -165,6 +165,15 @@ int dcv_image_paste(dcv_image *dst, const dcv_image *src, int x, int y, int widt
 int dcv_image_patch(const dcv_image *image, float x, float y, float width, float height,
                     int out_width, int out_height, int gray, float *out, dcv_status *status);
 
+/* A network's input, planar (all B, then all G, then all R; NCHW with N = 1) floats 0...255:
+ * the region (x, y, width, height in pixels, top-left origin) resized to content_width x
+ * content_height (linear interpolation) at the top-left of an out_width x out_height plane,
+ * the rest of the plane `pad`. Parts of the region outside the image read as 0. The content
+ * must fit the plane. `out` holds 3 * out_width * out_height floats. Returns 0, or -1. */
+int dcv_image_planar_input(const dcv_image *image, float x, float y, float width, float height,
+                           int content_width, int content_height, int out_width, int out_height,
+                           float pad, float *out, dcv_status *status);
+
 /* Where `templ` (tw x th floats, row by row) matches best inside `search` (sw x sh floats),
  * both one gray value per pixel as dcv_image_patch writes them: cv::matchTemplate with
  * TM_CCOEFF_NORMED. Writes the best match's top-left corner (pixels of `search`) and its

@@ -1,0 +1,169 @@
+import CDockCV
+import DockTrackCore
+import DockTrackMedia
+import Foundation
+
+/// People with YOLOX-nano (COCO, person = class 0; `models/yolox_nano_416x416.onnx`, Apache-2.0)
+/// on the inference engine: the whole picture in one look, its longer side scaled to
+/// ``Params/longSide``, its shorter side to the same scale and padded up to a multiple of 32 (the
+/// network is reshaped to the picture's aspect, not letterboxed into a square). It sees a 20 px
+/// walker in a 360x270 stream and a close-up alike, and no person in a dog, a sign or a bike.
+///
+/// Measured on the project's labelled clips (docs/detection.md): at long side 416 and score 0.6,
+/// 0.931 of vtest's walkers at 360x270 with 0.010 false people a frame, 0.964 of bikes.mp4.
+package final class YOLOXPersonDetector: Detector {
+    package struct Params: Sendable, Equatable {
+        /// The network input's longer side (px; a multiple of 32). 416, as trained: at 320 it
+        /// finds 0.908 of vtest's walkers at 360x270 for about half the time.
+        package var longSide = 416
+        /// The lowest person score reported, whatever the caller asks (the caller's
+        /// `minimumConfidence` raises it): below 0.6 nearly all of vtest's false people are one
+        /// box on the blue sign at the left.
+        package var minimumScore = 0.6
+        /// Of two boxes overlapping more than this (intersection over union), the weaker is
+        /// dropped (YOLOX's own 0.45).
+        package var suppressionOverlap = 0.45
+        /// Threads the engine computes one look with (0: the engine's choice). 1: detection runs
+        /// beside the frame thread on a 2-core machine.
+        package var threads = 1
+        /// f32: on this project's 2-core machines (AVX-512 with bf16) as fast as bf16 or faster,
+        /// and the scores are the model's own.
+        package var precision = InferenceEngine.Precision.f32
+        /// The most detection rounds it rests in a combined detector when it found nobody
+        /// (``Detector/longestIdleInterval``). On bikes.mp4, where a man crosses the picture in
+        /// 15 frames, the schedule's own 8 rounds (32 frames) missed him.
+        package var longestIdleInterval = 2
+        package init() {}
+    }
+
+    package static let modelFile = "yolox_nano_416x416.onnx"
+    /// The class the detector reports: COCO's person.
+    static let personClass = 0
+    /// The padding grey YOLOX was trained with.
+    static let padValue: Float = 114
+    /// Below this (px, either side) a picture holds nobody to find.
+    static let smallestPicture = ImageSize(width: 16, height: 16)
+
+    package let name = "yolox-body"
+    package let params: Params
+    private let modelPath: String
+    private let hint: String
+    /// The network compiled for the last input size asked for (a stream keeps one size).
+    private var network: (input: ImageSize, network: EngineNetwork)?
+    /// Looks taken so far (for the bench and tests).
+    package private(set) var looks = 0
+
+    package init(models: ModelStore, params: Params = Params()) throws(DetectorError) {
+        self.params = params
+        modelPath = models.model(Self.modelFile)
+        hint = models.modelsHint
+        guard ModelStore.fileExists(modelPath) else { throw .modelMissing(path: modelPath, hint: hint) }
+        _ = try InferenceEngine.shared()
+    }
+
+    /// Each body is the person network's own verdict.
+    package var checksWhatItFinds: Bool { true }
+    /// Its look is cheap and covers the whole picture: with nobody in view it still looks every
+    /// other round (8 frames at track's schedule), so a person walking in is framed at once.
+    package var longestIdleInterval: Int? { params.longestIdleInterval }
+
+    /// The network's input for a picture of `size`: the scaled picture (`content`) and the
+    /// input it sits in (`input`, each side a multiple of 32).
+    package func inputGeometry(for size: ImageSize) -> (content: ImageSize, input: ImageSize, scale: Double) {
+        let longer = Double(max(size.width, size.height, 1))
+        let scale = Double(params.longSide) / longer
+        let content = ImageSize(width: max(1, min(params.longSide, Int((Double(size.width) * scale).rounded()))),
+                                height: max(1, min(params.longSide, Int((Double(size.height) * scale).rounded()))))
+        func padded(_ side: Int) -> Int { max(32, (side + 31) / 32 * 32) }
+        return (content, ImageSize(width: padded(content.width), height: padded(content.height)), scale)
+    }
+
+    package func detect(in image: Image, minimumConfidence: Double) throws(DetectorError) -> [Observation] {
+        let size = image.size
+        guard size.width >= Self.smallestPicture.width, size.height >= Self.smallestPicture.height else {
+            throw .frameTooSmall(detector: name, size: size, minimum: Self.smallestPicture)
+        }
+        let geometry = inputGeometry(for: size)
+        let network = try network(for: geometry.input)
+        var status = dcv_status()
+        let filled = dcv_image_planar_input(image.handle, 0, 0, Float(size.width), Float(size.height),
+                                            Int32(geometry.content.width), Int32(geometry.content.height),
+                                            Int32(geometry.input.width), Int32(geometry.input.height),
+                                            Self.padValue, network.input.baseAddress, &status)
+        if filled != 0 { throw .failed(detector: name, reason: OpenCVError(status).message) }
+        try network.run(detector: name)
+        looks += 1
+        let (values, shape) = try network.output(0, detector: name)
+        let threshold = max(params.minimumScore, minimumConfidence.isFinite ? minimumConfidence : 0)
+        let boxes = try Self.decode(values, shape: shape, input: geometry.input, threshold: threshold, detector: name)
+        // Input pixels to picture pixels, then to unit coordinates (Geometry's one conversion).
+        let found = boxes.map { box in
+            let rect = PixelRect(x: box.rect.x / geometry.scale, y: box.rect.y / geometry.scale,
+                                 width: box.rect.width / geometry.scale, height: box.rect.height / geometry.scale)
+            return Observation(type: .humanBody, rect: UnitRect(rect, in: size).clippedToUnit(), confidence: box.score)
+        }
+        return Self.suppressed(found.filter { $0.rect.width > 0 && $0.rect.height > 0 }, above: params.suppressionOverlap)
+    }
+
+    /// A box the network found, in input pixels (top-left origin).
+    struct Candidate {
+        var rect: PixelRect
+        var score: Double
+    }
+
+    /// YOLOX's output (1 x anchors x (4 + 1 + classes)) as person boxes scoring `threshold` or
+    /// more: per anchor on the grids of strides 8, 16 and 32 (rows top to bottom, each left to
+    /// right), centre = (output + cell) x stride, size = exp(output) x stride, score =
+    /// objectness x the person class's score.
+    static func decode(_ values: UnsafeBufferPointer<Float>, shape: [Int], input: ImageSize, threshold: Double,
+                       detector: String) throws(DetectorError) -> [Candidate] {
+        let strides = [8, 16, 32]
+        let anchors = strides.reduce(0) { $0 + (input.width / $1) * (input.height / $1) }
+        guard shape.count == 3, shape[0] == 1, shape[1] == anchors, shape[2] > 5 + personClass else {
+            throw .failed(detector: detector, reason: "unexpected output shape \(shape) for input \(input.width)x\(input.height)")
+        }
+        let width = shape[2]
+        var found: [Candidate] = []
+        var anchor = 0
+        for stride in strides {
+            let columns = input.width / stride, rows = input.height / stride
+            for row in 0..<rows {
+                for column in 0..<columns {
+                    defer { anchor += 1 }
+                    let base = anchor * width
+                    let objectness = Double(values[base + 4])
+                    guard objectness >= threshold else { continue }
+                    let score = objectness * Double(values[base + 5 + personClass])
+                    guard score >= threshold else { continue }
+                    let s = Double(stride)
+                    let centreX = (Double(values[base]) + Double(column)) * s
+                    let centreY = (Double(values[base + 1]) + Double(row)) * s
+                    let w = exp(min(Double(values[base + 2]), 10)) * s, h = exp(min(Double(values[base + 3]), 10)) * s
+                    guard centreX.isFinite, centreY.isFinite, w.isFinite, h.isFinite else { continue }
+                    found.append(Candidate(rect: PixelRect(x: centreX - w / 2, y: centreY - h / 2, width: w, height: h), score: score))
+                }
+            }
+        }
+        return found
+    }
+
+    /// Greedy suppression: strongest first, a box dropped when it overlaps a kept one by more
+    /// than `overlap` (intersection over union).
+    static func suppressed(_ found: [Observation], above overlap: Double) -> [Observation] {
+        var kept: [Observation] = []
+        for candidate in found.sorted(by: { $0.confidence > $1.confidence }) {
+            let clashes = kept.contains { $0.rect.intersectionOverUnion(candidate.rect) > overlap }
+            if !clashes { kept.append(candidate) }
+        }
+        return kept
+    }
+
+    /// The network for input size `input`, compiled when the size is new.
+    private func network(for input: ImageSize) throws(DetectorError) -> EngineNetwork {
+        if let network, network.input == input { return network.network }
+        let compiled = try InferenceEngine.shared().network(model: modelPath, inputShape: [1, 3, input.height, input.width],
+                                                            threads: params.threads, precision: params.precision, hint: hint)
+        network = (input, compiled)
+        return compiled
+    }
+}
