@@ -88,17 +88,19 @@ fuzz: deps
 # on the bundled clip, on it re-encoded at 1280x720, and on a one-face clip at 1280x720; then
 # resident memory over 10 minutes of 30 fps 720p frames (`make soak`, about 5 minutes).
 # The stronger bar: MediaPipe's BlazeFace short-range in a Python loop (PyPI mediapipe 0.10.21,
-# whose wheel ships the model), in a venv of its own.
+# whose wheel ships the model), in a venv of its own; and the same-job peer, YOLOX-nano on ONNX
+# Runtime with supervision's ByteTrack on every frame, in the same venv.
 BENCH_VENV = .venv-bench
 $(BENCH_VENV)/bin/python:
-	python3 -m venv $(BENCH_VENV) && $(BENCH_VENV)/bin/pip install -q mediapipe==0.10.21
+	python3 -m venv $(BENCH_VENV) && $(BENCH_VENV)/bin/pip install -q mediapipe==0.10.21 onnxruntime==1.32.0 supervision==0.26.1
 
 bench: release $(BENCH_VENV)/bin/python
 	@dpkg -s python3-opencv >/dev/null 2>&1 || { SUDO=""; [ "$$(id -u)" -ne 0 ] && SUDO=sudo; \
 	  $$SUDO apt-get update -q && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q --no-install-recommends python3-opencv; }
 	$(BIN) bench samples/vtest.avi --frames 300 --repeat 3 --detect-every 4 --detect-every 8 --mediapipe $(BENCH_VENV)/bin/python  # track's default detector; its default schedule is every 4
 	$(BIN) bench samples/vtest.avi --resize 1280x720 --repeat 3 --mediapipe $(BENCH_VENV)/bin/python
-	taskset -c 0 $(BIN) bench samples/vtest.avi --resize 1280x720 --repeat 3 --mediapipe $(BENCH_VENV)/bin/python   # one core
+	taskset -c 0 $(BIN) bench samples/vtest.avi --resize 1280x720 --repeat 3 --mediapipe $(BENCH_VENV)/bin/python \
+	  --yolox-bytetrack $(BENCH_VENV)/bin/python   # one core
 	$(BIN) bench samples/vtest.avi --frames 300 --pipeline-detector fast --detect-every 5 --detect-every 8 --serial --repeat 3 \
 	  --recall samples --live 30 -d fast -d dnn-face -d hog-body-fast
 	$(BIN) bench samples/vtest.avi --frames 300 --resize 1280x720 --pipeline-detector fast --detect-every 5 --detect-every 8 --repeat 3 --live 30

@@ -32,7 +32,7 @@ package final class YOLOXPersonDetector: Detector {
         /// The most detection rounds it rests in a combined detector when it found nobody
         /// (``Detector/longestIdleInterval``). On bikes.mp4, where a man crosses the picture in
         /// 15 frames, the schedule's own 8 rounds (32 frames) missed him.
-        package var longestIdleInterval = 2
+        package var longestIdleInterval = 1
         package init() {}
     }
 

@@ -110,6 +110,54 @@ package struct OpenCVPythonBaseline: Sendable {
         print(n / (time.time() - start))
         """
 
+    /// The same-job peer: a Python loop of YOLOX-nano (ONNX Runtime, one thread, letterboxed to
+    /// 416x416, person score 0.6, OpenCV's NMS) with supervision's ByteTrack on every frame (PyPI
+    /// onnxruntime and supervision 0.26.1; `make bench` puts both in `.venv-bench`), on the model
+    /// DockTrack ships. Frames per second over the first `frames` frames of `input`; `nil` when
+    /// that python cannot run it.
+    package static func yoloxByteTrackFramesPerSecond(python: String, model: String, input: String, frames: Int) -> Double? {
+        runPython(yoloxByteTrackProgram, [input, String(min(frames, 1_000_000)), model], interpreter: python)
+            .flatMap { $0.split(separator: "\n").last.flatMap { Double($0.trimmingCharacters(in: .whitespaces)) } }
+    }
+
+    /// argv: video, frame limit, model; prints frames per second (decoding, detection, tracking).
+    static let yoloxByteTrackProgram = """
+        import sys, time, cv2, numpy as np, onnxruntime as ort, supervision as sv
+        video, limit, model = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+        options = ort.SessionOptions(); options.intra_op_num_threads = 1; options.inter_op_num_threads = 1
+        session = ort.InferenceSession(model, sess_options=options, providers=["CPUExecutionProvider"])
+        name = session.get_inputs()[0].name
+        grids, strides = [], []
+        for s in (8, 16, 32):
+            n = 416 // s
+            xv, yv = np.meshgrid(np.arange(n), np.arange(n))
+            grids.append(np.stack((xv, yv), 2).reshape(-1, 2)); strides.append(np.full((n * n, 1), s))
+        grid = np.concatenate(grids).astype(np.float32); stride = np.concatenate(strides).astype(np.float32)
+        tracker = sv.ByteTrack()
+        cap = cv2.VideoCapture(video)
+        n = 0; start = time.time()
+        while n < limit:
+            ok, frame = cap.read()
+            if not ok: break
+            h, w = frame.shape[:2]; r = min(416 / h, 416 / w)
+            padded = np.full((416, 416, 3), 114, dtype=np.uint8)
+            padded[:int(round(h * r)), :int(round(w * r))] = cv2.resize(frame, (int(round(w * r)), int(round(h * r))))
+            out = session.run(None, {name: np.ascontiguousarray(padded.transpose(2, 0, 1)[None].astype(np.float32))})[0][0]
+            scores = out[:, 4] * out[:, 5]
+            keep = scores >= 0.6
+            xyxy = np.zeros((0, 4), np.float32); conf = np.zeros((0,), np.float32)
+            if np.any(keep):
+                o, sc = out[keep], scores[keep]
+                cxcy = (o[:, 0:2] + grid[keep]) * stride[keep]; wh = np.exp(o[:, 2:4]) * stride[keep]
+                boxes = np.concatenate((cxcy - wh / 2, cxcy + wh / 2), 1) / r
+                idx = np.array(cv2.dnn.NMSBoxes(np.concatenate((boxes[:, :2], boxes[:, 2:] - boxes[:, :2]), 1).tolist(),
+                                                sc.tolist(), 0.6, 0.45), dtype=np.int64).reshape(-1)
+                xyxy = boxes[idx].astype(np.float32); conf = sc[idx].astype(np.float32)
+            tracks = tracker.update_with_detections(sv.Detections(xyxy=xyxy, confidence=conf, class_id=np.zeros(len(conf), dtype=int)))
+            n += 1
+        print(n / (time.time() - start))
+        """
+
     /// Runs `script` with `interpreter`, else Debian's python3 (which has cv2); its standard
     /// output, or `nil` when it cannot run or fails.
     static func runPython(_ script: String, _ arguments: [String], interpreter: String? = nil) -> String? {

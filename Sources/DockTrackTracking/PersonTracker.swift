@@ -78,7 +78,7 @@ public struct PersonTracker: SubjectTracker {
         public var tentativeGrace = 0.35
         /// Seconds a confirmed track is still reported, at its predicted place, after its last
         /// detection (brief occlusions, missed detections).
-        public var reportLostFor = 0.6
+        public var reportLostFor = 0.25
         /// Seconds a confirmed track is kept for reacquisition after its last detection; after
         /// that the subject is gone.
         public var dropAfter = 4.0
@@ -87,7 +87,7 @@ public struct PersonTracker: SubjectTracker {
         /// moves a track and keeps it reported within ``reportLostFor``, but is no evidence that
         /// a person is still there: a template matches the clutter it drifted onto on every
         /// frame. Past this, the track is kept unreported for reacquisition until ``dropAfter``.
-        public var reportUndetectedFor = 1.0
+        public var reportUndetectedFor = 0.25
         /// Seconds after which a lost track stops moving by its last velocity.
         public var coastFor = 0.5
         /// Seconds a face or body part is kept without being seen while the other part is.

@@ -51,6 +51,9 @@ struct BenchCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Also measure the stronger bar, a Python loop over MediaPipe's BlazeFace short-range face detector, run by this python (one with PyPI mediapipe 0.10.21: make bench makes .venv-bench/bin/python).", valueName: "python"))
     var mediapipe: String?
 
+    @Option(help: ArgumentHelp("Also measure the same-job peer, a Python loop of YOLOX-nano (ONNX Runtime, one thread) with ByteTrack on every frame, run by this python (one with PyPI onnxruntime and supervision 0.26.1: make bench puts them in .venv-bench).", valueName: "python"))
+    var yoloxBytetrack: String?
+
     @Flag(help: "Also measure the pipeline with adaptive detection (track --adaptive-detection).")
     var adaptive = false
 
@@ -126,12 +129,17 @@ struct BenchCommand: ParsableCommand {
             let configurations = intervals.flatMap { every in every > 0 && serial ? [(every, true), (every, false)] : [(every, every > 0)] }
             var baseline: Double?
             var mediaPipe: Double?
+            var peer: Double?
             var best: [PipelineResult?] = Array(repeating: nil, count: configurations.count)
             for round in 1...`repeat` {
                 if `repeat` > 1 { printError("bench: round \(round) of \(`repeat`)") }
                 if !noPython, let fps = OpenCVPythonBaseline(models: store).framesPerSecond(input: input, frames: limit) { baseline = max(baseline ?? 0, fps) }
                 if let mediapipe, let fps = OpenCVPythonBaseline.mediaPipeFramesPerSecond(python: mediapipe, input: input, frames: limit) {
                     mediaPipe = max(mediaPipe ?? 0, fps)
+                }
+                if let yoloxBytetrack, let fps = OpenCVPythonBaseline.yoloxByteTrackFramesPerSecond(
+                    python: yoloxBytetrack, model: store.model(YOLOXPersonDetector.modelFile), input: input, frames: limit) {
+                    peer = max(peer ?? 0, fps)
                 }
                 for (i, (every, ahead)) in configurations.enumerated() {
                     let result = try measurePipeline(input: input, detectEvery: every, ahead: ahead, store: store, limit: limit)
@@ -149,9 +157,15 @@ struct BenchCommand: ParsableCommand {
             } else if let mediapipe {
                 print(Self.padded("bar: MediaPipe BlazeFace short-range") + "  unavailable (\(mediapipe) cannot import mediapipe and cv2)")
             }
+            if let peer {
+                print(Self.padded("peer: YOLOX-nano + ByteTrack (Python)") + String(format: "%9.1f fps", peer) + repeated)
+            } else if let yoloxBytetrack {
+                print(Self.padded("peer: YOLOX-nano + ByteTrack (Python)") + "  unavailable (\(yoloxBytetrack) cannot import onnxruntime, supervision and cv2)")
+            }
             for case let result? in best {
                 var ratio = baseline.map { String(format: "   %.2fx baseline", result.framesPerSecond / $0) } ?? ""
                 ratio += mediaPipe.map { String(format: "   %.2fx MediaPipe", result.framesPerSecond / $0) } ?? ""
+                ratio += peer.map { String(format: "   %.2fx YOLOX+ByteTrack", result.framesPerSecond / $0) } ?? ""
                 print(Self.padded(result.label)
                       + String(format: "%9.1f fps   p50 %6.1f ms   p99 %6.1f ms   cpu %5.1f ms/frame   peak %4.0f MB",
                                result.framesPerSecond, Statistics.percentile(result.latencies, 0.5) * 1000, Statistics.percentile(result.latencies, 0.99) * 1000,

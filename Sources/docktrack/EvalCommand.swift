@@ -52,6 +52,9 @@ struct EvalCommand: ParsableCommand {
 
     @OptionGroup var detection: DetectorOptions
 
+    @Option(help: ArgumentHelp("Track the clips detecting every Nth frame (default: track's, \(TrackConfiguration.defaultDetectEvery)).", valueName: "n"))
+    var detectEvery = TrackConfiguration.defaultDetectEvery
+
     @Option(help: ArgumentHelp("A picture or clip with no face in it (every frame counts). Repeatable.", valueName: "file"))
     var negative: [String] = []
 
@@ -63,6 +66,7 @@ struct EvalCommand: ParsableCommand {
         guard clip.count == mot.count else { throw ValidationError("give each --clip its --mot labels (\(clip.count) clips, \(mot.count) label files)") }
         guard labels.isEmpty || clip.isEmpty else { throw ValidationError("score face label files or clips, not both in one run") }
         if let end, end < 1 { throw ValidationError("--end must be a frame number from 1") }
+        guard (1...1000).contains(detectEvery) else { throw ValidationError("--detect-every must be between 1 and 1000") }
         guard end == nil || !clip.isEmpty else { throw ValidationError("--end is for --clip runs") }
         if let canvas, !(64...16384).contains(canvas) { throw ValidationError("--canvas must be between 64 and 16384 pixels") }
     }
@@ -118,7 +122,7 @@ struct EvalCommand: ParsableCommand {
                 let labelled = try LabelledVideo.read(mot: labelPath)
                 var source = try MediaFile.open(path)
                 let pipeline = try TrackingPipeline.overFile(detector: try detection.makeDetector(), models: detection.model.store,
-                                                             detectEvery: TrackConfiguration.defaultDetectEvery, minimumConfidence: detection.threshold)
+                                                             detectEvery: detectEvery, minimumConfidence: detection.threshold)
                 var score = PeopleScore()
                 var index = 0
                 let started = ContinuousClock.now
