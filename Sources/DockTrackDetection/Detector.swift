@@ -20,11 +20,16 @@ public protocol Detector: AnyObject {
     /// before it looks again (``IdlePartSchedule``); `nil`: the schedule's own (8). A cheap
     /// whole-picture look says less, so that a person walking in is found within a few rounds.
     var longestIdleInterval: Int? { get }
+    /// Whether each of its runs looks at the whole picture for people of every size (a person
+    /// network): a face is then only where it found a person, and a combined detector's face
+    /// parts look there only (``IdlePartSchedule``). `false` unless a detector says so.
+    var findsEveryPerson: Bool { get }
 }
 
 extension Detector {
     public var checksWhatItFinds: Bool { false }
     public var longestIdleInterval: Int? { nil }
+    public var findsEveryPerson: Bool { false }
 }
 
 /// A detector that can be asked to look only for things at least so tall, for less: its cost is

@@ -66,6 +66,8 @@ package final class YOLOXPersonDetector: Detector {
     /// Its look is cheap and covers the whole picture: with nobody in view it still looks every
     /// other round (8 frames at track's schedule), so a person walking in is framed at once.
     package var longestIdleInterval: Int? { params.longestIdleInterval }
+    /// Each look covers the whole picture at every size.
+    package var findsEveryPerson: Bool { true }
 
     /// The network's input for a picture of `size`: the scaled picture (`content`) and the
     /// input it sits in (`input`, each side a multiple of 32).
