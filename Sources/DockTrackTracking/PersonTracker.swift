@@ -235,7 +235,9 @@ public struct PersonTracker: SubjectTracker {
 
     /// The confirmed tracks seen recently enough, and detected recently enough, to report at `now`.
     private func reported(at now: Double) -> [TrackedSubject] {
-        let reportLostFor = stretched(params.reportLostFor), reportUndetectedFor = stretched(params.reportUndetectedFor)
+        // A microsecond's slack: frame times are sums of floating-point steps (0.1 x 12 is
+        // 1.2000000000000002), and a track due at 0.3 s is not dropped for a rounding error.
+        let reportLostFor = stretched(params.reportLostFor) + 1e-6, reportUndetectedFor = stretched(params.reportUndetectedFor) + 1e-6
         return tracks.filter {
             $0.isConfirmed && now - $0.lastSeen <= reportLostFor
                 && ($0.lastSeen <= $0.lastDetected || now - $0.lastDetected <= reportUndetectedFor) && Self.isInPicture($0.rect)

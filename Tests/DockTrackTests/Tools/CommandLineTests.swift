@@ -92,6 +92,33 @@ import Testing
         #expect(res10.stderr.contains("model file not found: \(empty.path)/res10_300x300_ssd_deploy.prototxt"))
     }
 
+    /// A missing inference engine, or a person model it cannot read, is one line that says what
+    /// to do; a detector that needs no engine runs without it.
+    @Test func aMissingEngineOrAnUnreadableModelIsOneLine() throws {
+        let empty = try Fixtures.temporaryFolder()
+        let run = try ToolRun.docktrack(["detect", Fixtures.sample("messi5.jpg")], environment: ["DOCKTRACK_OPENVINO": empty.path])
+        #expect(run.status == 1)
+        #expect(run.errorLines.count == 1, "\(run.stderr)")
+        #expect(run.stderr.contains("the inference engine, OpenVINO 2026.4.1, cannot be loaded"), "\(run.stderr)")
+        #expect(run.stderr.contains("libopenvino_c.so.2641 not found (looked in \(empty.path))"), "\(run.stderr)")
+        let faces = try ToolRun.docktrack(["detect", Fixtures.sample("messi5.jpg"), "-d", "mtcnn-face"],
+                                          environment: ["DOCKTRACK_OPENVINO": empty.path])
+        #expect(faces.status == 0 && faces.stdout.contains("humanFace"), "\(faces.stderr)")
+
+        // A model file that is not a network: the engine's own reason, on one line.
+        let models = try Fixtures.temporaryFolder()
+        for file in try FileManager.default.contentsOfDirectory(atPath: Fixtures.models.modelsDirectory) {
+            try FileManager.default.copyItem(atPath: Fixtures.models.model(file), toPath: models.appendingPathComponent(file).path)
+        }
+        let broken = models.appendingPathComponent("yolox_nano_416x416.onnx").path
+        try FileManager.default.removeItem(atPath: broken)
+        try Data("not a network".utf8).write(to: URL(fileURLWithPath: broken))
+        let unreadable = try ToolRun.docktrack(["detect", Fixtures.sample("messi5.jpg"), "--models", models.path])
+        #expect(unreadable.status == 1)
+        #expect(unreadable.errorLines.count == 1, "\(unreadable.stderr)")
+        #expect(unreadable.stderr.contains("model file cannot be loaded: \(broken)"), "\(unreadable.stderr)")
+    }
+
     @Test func badOptionsAreUsageErrors() throws {
         for arguments in [["--threshold", "1.5"], ["--stride", "0"], ["--start", "5", "--end", "2"]] {
             let run = try ToolRun.docktrack(["detect", Fixtures.sample("messi5.jpg")] + arguments)

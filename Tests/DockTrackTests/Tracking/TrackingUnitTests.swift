@@ -171,9 +171,9 @@ import Testing
         let expectedMidX = 0.2 + 0.01 * 21 + 0.03
         #expect(predicted.count == 1)
         #expect(abs((predicted.first?.rect.midX ?? 0) - expectedMidX) < 0.01)
-        // A third frame skipped, 0.3 s after the last detection, at ten a second: it is no
-        // longer reported (a detector that sees everyone missed it on three looks).
-        #expect(tracker.update(time: 2.2, observations: nil).isEmpty)
+        // 0.4 s after the last detection, at ten a second: it is no longer reported (a
+        // detector that sees everyone would have missed it on four looks).
+        #expect(tracker.update(time: 2.3, observations: nil).isEmpty)
     }
 
     @Test func identifiersAreSequentialWhenAsked() {
