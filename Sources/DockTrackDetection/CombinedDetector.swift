@@ -13,6 +13,10 @@ package final class CombinedDetector: Detector {
         self.parts = parts
     }
 
+    package func prepare(for size: ImageSize) throws(DetectorError) {
+        for part in parts { try part.prepare(for: size) }
+    }
+
     /// What every part finds. A part that cannot look at a frame this small is passed over
     /// (faces are still found in a frame too small for a body); when no part can, the first
     /// part's error is thrown.

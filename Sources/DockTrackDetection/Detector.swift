@@ -24,12 +24,17 @@ public protocol Detector: AnyObject {
     /// network): a face is then only where it found a person, and a combined detector's face
     /// parts look there only (``IdlePartSchedule``). `false` unless a detector says so.
     var findsEveryPerson: Bool { get }
+    /// Gets ready for pictures of `size` before the first one comes (a network compiled for
+    /// that input), so that a live run's first look is not late; a model that cannot be read
+    /// fails here. Nothing unless a detector needs it.
+    func prepare(for size: ImageSize) throws(DetectorError)
 }
 
 extension Detector {
     public var checksWhatItFinds: Bool { false }
     public var longestIdleInterval: Int? { nil }
     public var findsEveryPerson: Bool { false }
+    public func prepare(for size: ImageSize) throws(DetectorError) {}
 }
 
 /// A detector that can be asked to look only for things at least so tall, for less: its cost is

@@ -69,6 +69,12 @@ package final class YOLOXPersonDetector: Detector {
     /// Each look covers the whole picture at every size.
     package var findsEveryPerson: Bool { true }
 
+    /// Compiles the network for pictures of `size` (a live run's first look is then on time).
+    package func prepare(for size: ImageSize) throws(DetectorError) {
+        guard size.width >= Self.smallestPicture.width, size.height >= Self.smallestPicture.height else { return }
+        _ = try network(for: inputGeometry(for: size).input)
+    }
+
     /// The network's input for a picture of `size`: the scaled picture (`content`) and the
     /// input it sits in (`input`, each side a multiple of 32).
     package func inputGeometry(for size: ImageSize) -> (content: ImageSize, input: ImageSize, scale: Double) {

@@ -202,6 +202,7 @@ extension TrackConfiguration.Perception {
                          notes: @escaping @Sendable (String) -> Void) throws -> TrackingPipeline {
         if threads > 0 { OpenCVRuntime.threads = threads }
         let detector = try DetectorCatalog.make(detector, models: models)
+        try detector.prepare(for: source.info.size)
         let live = source is any LiveFrameSource
         let detectAsync = self.detectAsync ?? live
         if detectAsync && !live {

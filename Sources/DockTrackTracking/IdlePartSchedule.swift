@@ -77,6 +77,7 @@ package final class IdlePartSchedule: Detector {
     package private(set) var partNames: [String]
 
     package var name: String { detector.name }
+    package func prepare(for size: ImageSize) throws(DetectorError) { try detector.prepare(for: size) }
 
     package init(_ detector: any Detector, maximumInterval: Int = 8, fullSearchInterval: Int = 8, faceInterval: Int = 1,
                 motion: MotionRegions.Params = MotionRegions.Params()) {

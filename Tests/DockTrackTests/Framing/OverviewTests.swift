@@ -368,14 +368,18 @@ private struct StillOverview: FrameSource {
         }
     }
 
-    /// From frame 100 with a narrow view (zoom 0.2) the dock's first view shows nobody: the
-    /// search does not find anyone in 6 s; the overview sends the dock to a person at once.
+    /// From frame 600 with a narrow view (zoom 0.2) the dock's first view shows nobody: its
+    /// search takes about 3 s to find someone (the person network sees the far walkers of its
+    /// narrow view: from frame 100, where the search once found nobody in 6 s, it now frames
+    /// one in 0.7 s); the overview sends the dock to a person at once.
     @Test func theOverviewFramesSomeoneTheSearchDoesNotFind() throws {
-        let common = ["simulate", Fixtures.sample("vtest.avi"), "--zoom", "0.2", "--no-face-cues", "--start", "100", "--end", "160"]
+        let common = ["simulate", Fixtures.sample("vtest.avi"), "--zoom", "0.2", "--no-face-cues", "--start", "600", "--end", "660"]
         let alone = try ToolRun.docktrack(common)
         let guided = try ToolRun.docktrack(common + ["--overview"])
         #expect(alone.status == 0 && guided.status == 0, "\(alone.stderr)\(guided.stderr)")
-        #expect(alone.stderr.contains("nobody was framed"), "\(alone.stderr)")
+        let aloneFirst = alone.errorLines.first { $0.contains("first subject in the target zone at") }
+        let aloneSeconds = aloneFirst.flatMap { $0.split(separator: " ").dropLast().last.flatMap { Double($0) } }
+        #expect(alone.stderr.contains("nobody was framed") || (aloneSeconds ?? 0) >= 2.5, "\(alone.stderr)")
         let first = guided.errorLines.first { $0.contains("first subject in the target zone at") }
         let seconds = try #require(first.flatMap { $0.split(separator: " ").dropLast().last.flatMap { Double($0) } }, "\(guided.stderr)")
         #expect(seconds <= 1.5, "\(guided.stderr)")
