@@ -211,7 +211,8 @@ extension TrackConfiguration.Perception {
         let cues = faceCues ? FaceCueEstimator(landmarks: try FaceLandmarkDetector(models: models)) : nil
         var params = TrackingPipeline.Params()
         params.faceRoundInterval = redetection ? TrackingPipeline.Params.faceRoundIntervalWithRedetection : 1
-        params.detectEvery = detectEvery
+        params.detectEvery = TrackConfiguration.detectEvery(framesPerSecond: source.info.framesPerSecond, atMost: detectEvery,
+                                                            looksPerSecond: looksPerSecond)
         params.adaptiveDetection = adaptiveDetection
         params.asyncDetection = detectAsync
         params.minimumConfidence = threshold

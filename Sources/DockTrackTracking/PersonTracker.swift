@@ -247,7 +247,7 @@ public struct PersonTracker: SubjectTracker {
     /// Whether at least a third of a box is in the picture: a track predicted out of the frame
     /// (a walker who left it, coasting on) is not reported as a sliver or an empty box at its edge.
     static func isInPicture(_ rect: UnitRect) -> Bool {
-        rect.area > 0 && rect.clippedToUnit().area >= rect.area / 3
+        rect.area > 0 && rect.clippedToUnit().area >= rect.area / 2
     }
 
     /// `track` as a subject at `now`.

@@ -32,7 +32,7 @@ struct BenchCommand: ParsableCommand {
     @Option(name: .shortAndLong, parsing: .singleValue, help: "A detector to measure alone (repeatable).")
     var detector: [String] = []
 
-    @Option(parsing: .singleValue, help: "Measure the whole pipeline detecting every Nth frame (repeatable; default: track's, \(TrackConfiguration.defaultDetectEvery)).")
+    @Option(parsing: .singleValue, help: "Measure the whole pipeline detecting every Nth frame (repeatable; default: track's for the input's frame rate, every \(TrackConfiguration.defaultDetectEvery)th frame or more often below \(Int(TrackConfiguration.defaultLooksPerSecond) * TrackConfiguration.defaultDetectEvery) fps).")
     var detectEvery: [Int] = []
 
     @OptionGroup var model: ModelOptions
@@ -125,7 +125,8 @@ struct BenchCommand: ParsableCommand {
             print("input: \(input) \(info.size), \(min(limit, info.frameCount ?? limit)) frames; OpenCV \(OpenCVRuntime.version), \(OpenCVRuntime.threads) threads")
             // Baseline and pipelines in rounds, so that a noisy spell of the machine hits
             // both; the best of each is kept.
-            let intervals = (detectEvery.isEmpty ? [TrackConfiguration.defaultDetectEvery] : detectEvery) + (adaptive ? [0] : [])
+            let tracksDefault = TrackConfiguration.detectEvery(framesPerSecond: info.framesPerSecond)
+            let intervals = (detectEvery.isEmpty ? [tracksDefault] : detectEvery) + (adaptive ? [0] : [])
             let configurations = intervals.flatMap { every in every > 0 && serial ? [(every, true), (every, false)] : [(every, every > 0)] }
             var baseline: Double?
             var mediaPipe: Double?

@@ -52,8 +52,8 @@ struct EvalCommand: ParsableCommand {
 
     @OptionGroup var detection: DetectorOptions
 
-    @Option(help: ArgumentHelp("Track the clips detecting every Nth frame (default: track's, \(TrackConfiguration.defaultDetectEvery)).", valueName: "n"))
-    var detectEvery = TrackConfiguration.defaultDetectEvery
+    @Option(help: ArgumentHelp("Track the clips detecting every Nth frame (default: track's, every \(TrackConfiguration.defaultDetectEvery)th frame or more often below \(Int(TrackConfiguration.defaultLooksPerSecond) * TrackConfiguration.defaultDetectEvery) fps).", valueName: "n"))
+    var detectEvery: Int?
 
     @Option(help: ArgumentHelp("A picture or clip with no face in it (every frame counts). Repeatable.", valueName: "file"))
     var negative: [String] = []
@@ -66,7 +66,7 @@ struct EvalCommand: ParsableCommand {
         guard clip.count == mot.count else { throw ValidationError("give each --clip its --mot labels (\(clip.count) clips, \(mot.count) label files)") }
         guard labels.isEmpty || clip.isEmpty else { throw ValidationError("score face label files or clips, not both in one run") }
         if let end, end < 1 { throw ValidationError("--end must be a frame number from 1") }
-        guard (1...1000).contains(detectEvery) else { throw ValidationError("--detect-every must be between 1 and 1000") }
+        guard (1...1000).contains(detectEvery ?? 1) else { throw ValidationError("--detect-every must be between 1 and 1000") }
         guard end == nil || !clip.isEmpty else { throw ValidationError("--end is for --clip runs") }
         if let canvas, !(64...16384).contains(canvas) { throw ValidationError("--canvas must be between 64 and 16384 pixels") }
     }
@@ -122,7 +122,8 @@ struct EvalCommand: ParsableCommand {
                 let labelled = try LabelledVideo.read(mot: labelPath)
                 var source = try MediaFile.open(path)
                 let pipeline = try TrackingPipeline.overFile(detector: try detection.makeDetector(), models: detection.model.store,
-                                                             detectEvery: detectEvery, minimumConfidence: detection.threshold)
+                                                             detectEvery: detectEvery ?? TrackConfiguration.detectEvery(framesPerSecond: source.info.framesPerSecond),
+                                                             minimumConfidence: detection.threshold)
                 var score = PeopleScore()
                 var index = 0
                 let started = ContinuousClock.now
