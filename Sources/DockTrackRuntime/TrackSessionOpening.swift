@@ -212,7 +212,7 @@ extension TrackConfiguration.Perception {
         var params = TrackingPipeline.Params()
         params.faceRoundInterval = redetection ? TrackingPipeline.Params.faceRoundIntervalWithRedetection : 1
         params.detectEvery = TrackConfiguration.detectEvery(framesPerSecond: source.info.framesPerSecond, atMost: detectEvery,
-                                                            looksPerSecond: looksPerSecond)
+                                                            lookGap: lookGap)
         params.adaptiveDetection = adaptiveDetection
         params.asyncDetection = detectAsync
         params.minimumConfidence = threshold

@@ -32,7 +32,7 @@ struct BenchCommand: ParsableCommand {
     @Option(name: .shortAndLong, parsing: .singleValue, help: "A detector to measure alone (repeatable).")
     var detector: [String] = []
 
-    @Option(parsing: .singleValue, help: "Measure the whole pipeline detecting every Nth frame (repeatable; default: track's for the input's frame rate, every \(TrackConfiguration.defaultDetectEvery)th frame or more often below \(Int(TrackConfiguration.defaultLooksPerSecond) * TrackConfiguration.defaultDetectEvery) fps).")
+    @Option(parsing: .singleValue, help: "Measure the whole pipeline detecting every Nth frame (repeatable; default: track's for the input's frame rate, every \(TrackConfiguration.defaultDetectEvery)th frame or more often below 13.3 fps).")
     var detectEvery: [Int] = []
 
     @OptionGroup var model: ModelOptions

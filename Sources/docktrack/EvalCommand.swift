@@ -52,7 +52,7 @@ struct EvalCommand: ParsableCommand {
 
     @OptionGroup var detection: DetectorOptions
 
-    @Option(help: ArgumentHelp("Track the clips detecting every Nth frame (default: track's, every \(TrackConfiguration.defaultDetectEvery)th frame or more often below \(Int(TrackConfiguration.defaultLooksPerSecond) * TrackConfiguration.defaultDetectEvery) fps).", valueName: "n"))
+    @Option(help: ArgumentHelp("Track the clips detecting every Nth frame (default: track's, every \(TrackConfiguration.defaultDetectEvery)th frame or more often below 13.3 fps).", valueName: "n"))
     var detectEvery: Int?
 
     @Option(help: ArgumentHelp("A picture or clip with no face in it (every frame counts). Repeatable.", valueName: "file"))

@@ -5,7 +5,7 @@ import Foundation
 
 /// How track perceives: the detection schedule, re-detection, face cues, sound, identifiers.
 struct PerceptionOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("Run the detector on every Nth processed frame (default \(TrackConfiguration.defaultDetectEvery), or more often on a source under \(Int(TrackConfiguration.defaultLooksPerSecond) * TrackConfiguration.defaultDetectEvery) fps: at least \(Int(TrackConfiguration.defaultLooksPerSecond)) looks a second of video); between, each tracked face and body is found again where it is predicted (--redetection). On a file, decoding and detection run on threads of their own ahead of the tracker (same results); live, the detection thread detects no more often than every Nth frame. 1: every frame (slower; see docktrack bench).", valueName: "n"))
+    @Option(help: ArgumentHelp("Run the detector on every Nth processed frame (default \(TrackConfiguration.defaultDetectEvery), or more often on a source under 13.3 fps: looks at most \(TrackConfiguration.defaultLookGap) s of video apart); between, each tracked face and body is found again where it is predicted (--redetection). On a file, decoding and detection run on threads of their own ahead of the tracker (same results); live, the detection thread detects no more often than every Nth frame. 1: every frame (slower; see docktrack bench).", valueName: "n"))
     var detectEvery: Int?
 
     @Flag(inversion: .prefixedNo, help: "Detect on a thread of its own, newest frame wins: every frame is tracked and framed at once, detections are folded in as they finish. The default for cameras and network streams; on a file, read faster than real time, detections fall far behind (--detect-every is used there).")
@@ -41,7 +41,7 @@ struct PerceptionOptions: ParsableArguments {
         perception.threads = detection.model.threads
         perception.detectEvery = detectEvery ?? TrackConfiguration.defaultDetectEvery
         // An interval asked for is kept whatever the frame rate.
-        if detectEvery != nil { perception.looksPerSecond = nil }
+        if detectEvery != nil { perception.lookGap = nil }
         perception.detectAsync = detectAsync
         perception.adaptiveDetection = adaptiveDetection
         perception.redetection = redetection
