@@ -125,7 +125,10 @@ package final class YOLOXPersonDetector: Detector {
                                  width: box.rect.width / geometry.scaleX, height: box.rect.height / geometry.scaleY)
             return Observation(type: .humanBody, rect: UnitRect(rect, in: size).clippedToUnit(), confidence: box.score)
         }
-        return Self.suppressed(found.filter { $0.rect.width > 0 && $0.rect.height > 0 }, above: params.suppressionOverlap)
+        // Greedy suppression by overlap alone (no box dropped for lying inside another: a child
+        // in front of an adult is two people).
+        return found.filter { $0.rect.width > 0 && $0.rect.height > 0 }
+            .suppressingOverlaps(above: params.suppressionOverlap, containment: .infinity)
     }
 
     /// A box the network found, in input pixels (top-left origin).
@@ -168,17 +171,6 @@ package final class YOLOXPersonDetector: Detector {
             }
         }
         return found
-    }
-
-    /// Greedy suppression: strongest first, a box dropped when it overlaps a kept one by more
-    /// than `overlap` (intersection over union).
-    static func suppressed(_ found: [Observation], above overlap: Double) -> [Observation] {
-        var kept: [Observation] = []
-        for candidate in found.sorted(by: { $0.confidence > $1.confidence }) {
-            let clashes = kept.contains { $0.rect.intersectionOverUnion(candidate.rect) > overlap }
-            if !clashes { kept.append(candidate) }
-        }
-        return kept
     }
 
     /// The network for input size `input`, compiled when the size is new.
