@@ -342,14 +342,15 @@ int dcv_image_resize(const dcv_image *src, dcv_image *dst, int width, int height
     return guarded<int>(status, -1, [&]() -> int {
         if (!usable(src, status)) return -1;
         if (dst == nullptr || width <= 0 || height <= 0 ||
-            (interpolation != DCV_RESIZE_SMOOTH && interpolation != DCV_RESIZE_BILINEAR_EXACT)) {
+            (interpolation != DCV_RESIZE_SMOOTH && interpolation != DCV_RESIZE_BILINEAR_EXACT
+             && interpolation != DCV_RESIZE_BILINEAR)) {
             set_status(status, DCV_ERR_ARGUMENT, "bad resize target");
             return -1;
         }
         bool shrinking = width < src->mat.cols;
         cv::resize(src->mat, dst->mat, cv::Size(width, height), 0, 0,
                    interpolation == DCV_RESIZE_BILINEAR_EXACT ? cv::INTER_LINEAR_EXACT
-                   : shrinking ? cv::INTER_AREA : cv::INTER_LINEAR);
+                   : interpolation == DCV_RESIZE_BILINEAR || !shrinking ? cv::INTER_LINEAR : cv::INTER_AREA);
         return 0;
     });
 }
@@ -396,6 +397,29 @@ int dcv_phase_shift(const dcv_image *earlier, const dcv_image *later, const dcv_
         *dx = shift.x;
         *dy = shift.y;
         *response = peak;
+        return 0;
+    });
+}
+
+int dcv_best_unit_offset(const dcv_image *earlier, const dcv_image *later, int *dx, int *dy, dcv_status *status) {
+    return guarded<int>(status, -1, [&]() -> int {
+        if (!usable(earlier, status) || !usable(later, status) || dx == nullptr || dy == nullptr) return -1;
+        const cv::Mat &a = earlier->mat, &b = later->mat;
+        if (a.type() != CV_32FC1 || b.type() != CV_32FC1 || a.size() != b.size() || a.cols < 3 || a.rows < 3) return -1;
+        const cv::Rect inner(1, 1, a.cols - 2, a.rows - 2);
+        static const int offsets[5][2] = {{0, 0}, {1, 0}, {-1, 0}, {0, 1}, {0, -1}};
+        double best = 0;
+        *dx = 0;
+        *dy = 0;
+        for (int i = 0; i < 5; i++) {
+            // later(x, y) against earlier(x - dx, y - dy): the offset that moves earlier onto later.
+            const double difference = cv::norm(b(inner), a(inner - cv::Point(offsets[i][0], offsets[i][1])), cv::NORM_L1);
+            if (i == 0 || difference < best) {
+                best = difference;
+                *dx = offsets[i][0];
+                *dy = offsets[i][1];
+            }
+        }
         return 0;
     });
 }

@@ -28,6 +28,10 @@ public protocol Detector: AnyObject {
     /// that input), so that a live run's first look is not late; a model that cannot be read
     /// fails here. Nothing unless a detector needs it.
     func prepare(for size: ImageSize) throws(DetectorError)
+    /// This round's observations, or `nil` when the detector passes the round over because
+    /// nothing calls for a look (``IdlePartSchedule``): the frame is then one no detector ran
+    /// on. ``detect(in:minimumConfidence:)`` unless a detector says otherwise.
+    func lookIfNeeded(in image: Image, minimumConfidence: Double) throws(DetectorError) -> [Observation]?
 }
 
 extension Detector {
@@ -35,6 +39,9 @@ extension Detector {
     public var longestIdleInterval: Int? { nil }
     public var findsEveryPerson: Bool { false }
     public func prepare(for size: ImageSize) throws(DetectorError) {}
+    public func lookIfNeeded(in image: Image, minimumConfidence: Double) throws(DetectorError) -> [Observation]? {
+        try detect(in: image, minimumConfidence: minimumConfidence)
+    }
 }
 
 /// A detector that can be asked to look only for things at least so tall, for less: its cost is

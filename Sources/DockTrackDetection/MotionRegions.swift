@@ -17,12 +17,18 @@ package struct MotionCells: Sendable, Equatable {
         self.values = values
     }
 
-    /// The cells of `image` (BGR or gray): shrunk by area averaging, then gray. An image smaller
-    /// than a cell is one cell.
+    /// The cells of `image` (BGR or gray): shrunk bilinearly to twice the cells each way, made
+    /// gray, then area-averaged to the cells (each cell the mean of 16 samples of its pixels:
+    /// 1280x720 in about a tenth of the time an area shrink of every pixel takes). An image
+    /// smaller than a cell is one cell.
     package init(of image: Image, cellSize: Int) throws(OpenCVError) {
         let size = ImageSize(width: max(1, image.width / max(1, cellSize)), height: max(1, image.height / max(1, cellSize)))
-        var small = try image.resized(to: size)
+        var small = image
+        if image.width > 4 * size.width || image.height > 4 * size.height {
+            small = try small.resized(to: ImageSize(width: 2 * size.width, height: 2 * size.height), interpolation: .bilinear)
+        }
         if small.channels != 1 { small = try small.gray(equalized: false) }
+        small = try small.resized(to: size)
         guard let base = dcv_image_pixels(small.handle) else {
             throw OpenCVError(code: Int32(DCV_ERR_ARGUMENT.rawValue), message: "an empty image has no cells")
         }

@@ -111,13 +111,19 @@ public final class Image: @unchecked Sendable {
         /// Bilinear both ways, in OpenCV's bit-exact fixed point: as HOGDescriptor makes its
         /// pyramid levels; much cheaper than area averaging when shrinking.
         case bilinearExact
+        /// Bilinear both ways, OpenCV's fast path: a quick look at a picture.
+        case bilinear
     }
 
     /// This image resized to `size` (by default area interpolation when shrinking).
     public func resized(to size: ImageSize, interpolation: Interpolation = .smooth) throws(OpenCVError) -> Image {
         if size == self.size { return self }
         let out = Image()
-        let mode = interpolation == .smooth ? Int32(DCV_RESIZE_SMOOTH) : Int32(DCV_RESIZE_BILINEAR_EXACT)
+        let mode = switch interpolation {
+        case .smooth: Int32(DCV_RESIZE_SMOOTH)
+        case .bilinearExact: Int32(DCV_RESIZE_BILINEAR_EXACT)
+        case .bilinear: Int32(DCV_RESIZE_BILINEAR)
+        }
         try checkedCount { dcv_image_resize(handle, out.handle, Int32(size.width), Int32(size.height), mode, $0) }
         return out
     }
@@ -161,6 +167,15 @@ public final class Image: @unchecked Sendable {
         var x = 0.0, y = 0.0, response = 0.0
         try checkedCount { dcv_phase_shift(earlier.handle, handle, window.handle, &x, &y, &response, $0) }
         return (x, y, response)
+    }
+
+    /// Whether no whole-pixel shift (one axis at a time) lines this image up with `earlier`
+    /// better than none (both from ``smallFloatGray(_:)``, one size): the picture did not move by
+    /// half a pixel or more, and ``phaseShift(from:window:)`` can be passed over.
+    public func isStill(since earlier: Image) throws(OpenCVError) -> Bool {
+        var x: Int32 = 0, y: Int32 = 0
+        try checkedCount { dcv_best_unit_offset(earlier.handle, handle, &x, &y, $0) }
+        return x == 0 && y == 0
     }
 
     /// Where this picture lies in `other`, from the features both show

@@ -14,6 +14,8 @@ public final class ScriptedDetector: Detector, @unchecked Sendable {
     private var _sizes: [ImageSize] = []
     /// The call (from 0) that throws ``DetectorError/failed(detector:reason:)``, if any.
     public let failingCall: Int?
+    /// Whether it stands for a person network (``Detector/findsEveryPerson``); set before use.
+    public var findsEveryPerson = false
 
     public init(name: String = "scripted", failingCall: Int? = nil, _ script: @escaping (_ call: Int, _ image: Image) -> [Observation]) {
         self.name = name

@@ -23,7 +23,8 @@ package final class DetectionAhead: Sendable {
     private struct Shared {
         var decoded: [(frame: Frame, at: Double, detect: Bool, startsShot: Bool)] = []
         var waiting: [Frame] = []
-        var found: [Int: [Observation]] = [:]
+        /// By frame index: what the look found, `nil` when the detector passed the frame over.
+        var found: [Int: [Observation]?] = [:]
         var finished = false
         var readFailure: (any Error)?
         var detectFailure: DetectorError?
@@ -93,7 +94,7 @@ package final class DetectionAhead: Sendable {
         guard detect else { return (frame, nil, decodedAt, startsShot) }
         let observations = try shared.withLock(waitingFor: { $0.found[frame.index] != nil || $0.detectFailure != nil }) { shared, _ in
             if let failure = shared.detectFailure { throw failure }
-            return shared.found.removeValue(forKey: frame.index)
+            return shared.found.removeValue(forKey: frame.index) ?? nil
         }
         return (frame, observations, decodedAt, startsShot)
     }
@@ -145,8 +146,8 @@ package final class DetectionAhead: Sendable {
             }
             guard let frame = taken else { return }
             do {
-                let observations = try detector.detect(in: frame.image, minimumConfidence: minimumConfidence)
-                shared.withLock { $0.found[frame.index] = observations }
+                let observations = try detector.lookIfNeeded(in: frame.image, minimumConfidence: minimumConfidence)
+                shared.withLock { $0.found[frame.index] = .some(observations) }
             } catch {
                 shared.withLock { $0.detectFailure = error }
                 return

@@ -102,7 +102,10 @@ package final class DetectionWorker: Sendable {
             lastDetectedIndex = frame.index
             let started = clock()
             do {
-                let observations = try detector.detect(in: frame.image, minimumConfidence: minimumConfidence)
+                guard let observations = try detector.lookIfNeeded(in: frame.image, minimumConfidence: minimumConfidence) else {
+                    tooSmallInARow = 0
+                    continue
+                }
                 let result = Result(frameIndex: frame.index, frameTime: frame.time, observations: observations,
                                     seconds: clock() - started)
                 tooSmallInARow = 0

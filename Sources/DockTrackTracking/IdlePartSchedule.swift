@@ -38,11 +38,25 @@ import DockTrackDetection
 /// A face part that says its smallest face (``SmallestFaceDetector``) does not look where the
 /// picture moved only because people too short to show such a face walked: the bodies the
 /// other parts kept, where they are and where they were at each round since its last run.
+///
+/// Asked through ``lookIfNeeded(in:minimumConfidence:)``, a whole round is passed over when
+/// nothing calls for it: a part that finds every person ran at the last round that looked,
+/// and the picture has not moved since, outside what that round kept (each thing grown by how
+/// far a walker goes in the rounds since). Nobody new can have come in, and the tracker follows
+/// those in view by their look (``TrackingPipeline/bodyRedetector``). At most
+/// `longestNeedlessRest` rounds in a row are passed over, so that someone standing still whom
+/// a look missed is looked for again.
 package final class IdlePartSchedule: Detector {
     package let detector: any Detector
     package let maximumInterval: Int
     package let fullSearchInterval: Int
     package let faceInterval: Int
+    /// The most rounds in a row ``lookIfNeeded(in:minimumConfidence:)`` passes over.
+    package let longestNeedlessRest: Int
+    /// How far around each thing kept at the last look the picture may move per round passed
+    /// over and still be explained by it: its own width sideways, a quarter of its height up
+    /// and down (a walker crosses about their own width in 0.3 s, a round at track's schedule).
+    package static let needlessGrowth = (x: 0.25, y: 0.1)
     /// The tallest a run between full searches leaves out, as a fraction of the smallest
     /// thing the last run found.
     package static let sizeMargin = 0.5
@@ -72,6 +86,15 @@ package final class IdlePartSchedule: Detector {
     private var facelessSinceLastRun: [[UnitRect]]
     /// This round's cells, made at most once a round.
     private var cellsThisRound: (round: Int, cells: MotionCells?)?
+    /// The picture's cells at the last round that looked, what that round kept, and whether a
+    /// part that finds every person ran in it.
+    private var lastLook: (cells: MotionCells?, kept: [Observation], everyPerson: Bool)?
+    /// Rounds passed over since the last that looked, and in all (for the bench and tests).
+    private var passedInARow = 0
+    package private(set) var passedOver = 0
+    /// CPU seconds spent deciding whether a round is needed (the picture's cells and where
+    /// they moved), for the bench's profile.
+    package private(set) var needSeconds = 0.0
     /// Runs of each part, and rounds, so far (for the bench and tests).
     package private(set) var runs: [Int]
     package private(set) var rounds = 0
@@ -84,8 +107,9 @@ package final class IdlePartSchedule: Detector {
     package func prepare(for size: ImageSize) throws(DetectorError) { try detector.prepare(for: size) }
 
     package init(_ detector: any Detector, maximumInterval: Int = 8, fullSearchInterval: Int = 8, faceInterval: Int = 1,
-                motion: MotionRegions.Params = MotionRegions.Params()) {
+                longestNeedlessRest: Int = 0, motion: MotionRegions.Params = MotionRegions.Params()) {
         self.detector = detector
+        self.longestNeedlessRest = max(0, longestNeedlessRest)
         self.maximumInterval = max(1, maximumInterval)
         self.fullSearchInterval = max(1, fullSearchInterval)
         self.faceInterval = max(1, faceInterval)
@@ -103,6 +127,53 @@ package final class IdlePartSchedule: Detector {
         cellsAtLastRun = Array(repeating: nil, count: count)
         keptAtLastRun = Array(repeating: [], count: count)
         facelessSinceLastRun = Array(repeating: [], count: count)
+    }
+
+    /// This round's observations, or `nil` when it is passed over because nothing calls for a
+    /// look (see the type's notes): the caller treats the frame as one no detector ran on.
+    package func lookIfNeeded(in image: Image, minimumConfidence: Double) throws(DetectorError) -> [Observation]? {
+        let started = ThreadCPUClock.now()
+        let cellSize = Self.needCellSize(for: image.size)
+        let cells = longestNeedlessRest > 0 ? try? MotionCells(of: image, cellSize: cellSize) : nil
+        let needed = lookNeeded(cells: cells)
+        needSeconds += ThreadCPUClock.now() - started
+        guard needed else {
+            passedInARow += 1
+            passedOver += 1
+            return nil
+        }
+        passedInARow = 0
+        // The cells are this round's for the parts that look where the picture moved, too.
+        if let cells, cellSize == motion.cellSize { cellsThisRound = (rounds + 1, cells) }
+        let runsBefore = runs
+        let found = try detect(in: image, minimumConfidence: minimumConfidence)
+        let everyPerson = (detector as? CombinedDetector).map { combined in
+            combined.parts.indices.contains { combined.parts[$0].findsEveryPerson && runs[$0] > runsBefore[$0] }
+        } ?? detector.findsEveryPerson
+        lastLook = (cells, found, everyPerson)
+        return found
+    }
+
+    /// The cells the need for a look is judged on: ``MotionRegions/Params/cellSize`` (8 px) in
+    /// large pictures, smaller in small ones, at least 96 across: a walker 25 px tall in a 360x270
+    /// stream is 3 cells of 8 px, and the cells' mean barely moved when they walked (vtest at
+    /// 360x270: 0.913 of the walkers found rather than 0.930).
+    static func needCellSize(for size: ImageSize) -> Int {
+        max(2, min(MotionRegions.Params().cellSize, size.width / 96))
+    }
+
+    /// Whether a round whose picture has `cells` is to look: not when fewer than
+    /// `longestNeedlessRest` rounds were passed over, the last look's people part ran, and the
+    /// picture moved nowhere but around what it kept.
+    private func lookNeeded(cells: MotionCells?) -> Bool {
+        guard passedInARow < longestNeedlessRest, let last = lastLook, last.everyPerson, let cells, let earlier = last.cells else { return true }
+        let rounds = Double(passedInARow + 1)
+        let explained = last.kept.map { found in
+            let r = found.rect
+            let dx = r.width * Self.needlessGrowth.x * rounds, dy = r.height * Self.needlessGrowth.y * rounds
+            return UnitRect(x: r.x - dx, y: r.y - dy, width: r.width + 2 * dx, height: r.height + 2 * dy)
+        }
+        return MotionRegions.regions(from: earlier, to: cells, params: motion, explained: explained)?.isEmpty != true
     }
 
     package func detect(in image: Image, minimumConfidence: Double) throws(DetectorError) -> [Observation] {

@@ -93,6 +93,9 @@ public struct PersonTracker: SubjectTracker {
         /// left). Past this, the track is kept unreported for reacquisition until ``dropAfter``;
         /// a track nobody carried coasts for ``reportLostFor``. bikes.mp4, false people a frame:
         /// 0.068 at 1 s, 0.064 at 0.4, 0.040 at 0.3 (found: 0.946 each); vtest.avi unchanged.
+        /// Counted from the first look that missed it: a track the last look found is reported
+        /// however long ago that look was (a look passed over because nothing moved outside the
+        /// people found, ``IdlePartSchedule``, is no evidence that they left).
         public var reportUndetectedFor = 0.3
         /// Seconds after which a lost track stops moving by its last velocity.
         public var coastFor = 0.5
@@ -240,7 +243,8 @@ public struct PersonTracker: SubjectTracker {
         let reportLostFor = stretched(params.reportLostFor) + 1e-6, reportUndetectedFor = stretched(params.reportUndetectedFor) + 1e-6
         return tracks.filter {
             $0.isConfirmed && now - $0.lastSeen <= reportLostFor
-                && ($0.lastSeen <= $0.lastDetected || now - $0.lastDetected <= reportUndetectedFor) && Self.isInPicture($0.rect)
+                && ($0.lastSeen <= $0.lastDetected || $0.lastDetected == lastDetection || now - $0.lastDetected <= reportUndetectedFor)
+                && Self.isInPicture($0.rect)
         }.map { subject(of: $0, at: now) }
     }
 

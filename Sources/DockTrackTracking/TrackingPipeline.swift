@@ -51,6 +51,10 @@ public final class TrackingPipeline {
         /// part resting at most 8 rounds. `bench --resize 1280x720` on Megamind: 202 fps at 2,
         /// 240 at 4.
         public static let faceRoundIntervalWithRedetection = 4
+        /// The most detection rounds in a row passed over because the picture did not move
+        /// outside what the last look found (``IdlePartSchedule/lookIfNeeded(in:minimumConfidence:)``);
+        /// 0 looks every round.
+        public var longestNeedlessRest = 2
         public init() {}
     }
 
@@ -139,7 +143,8 @@ public final class TrackingPipeline {
                 tracking tracker: any SubjectTracker, ranking ranker: any SubjectRanker) {
         self.detector = detector
         schedule = detector.map { IdlePartSchedule($0, maximumInterval: params.idlePartInterval, fullSearchInterval: params.fullSearchInterval,
-                                                         faceInterval: params.faceRoundInterval) }
+                                                         faceInterval: params.faceRoundInterval,
+                                                         longestNeedlessRest: params.longestNeedlessRest) }
         self.cues = cues
         self.params = params
         self.tracker = tracker
@@ -175,11 +180,11 @@ public final class TrackingPipeline {
                                               : processed % max(1, params.detectEvery) == 0 || processed == Self.secondLook)
         processed += 1
         sinceDetection = detect ? 0 : sinceDetection + 1
-        if detect { detections += 1 }
-        let observations = detect ? try schedule?.detect(in: frame.image, minimumConfidence: params.minimumConfidence) : nil
+        let observations = detect ? try schedule?.lookIfNeeded(in: frame.image, minimumConfidence: params.minimumConfidence) : nil
+        if observations != nil { detections += 1 }
         lastObservations = observations
         let subjects = try tracked(frame, observations: observations)
-        if params.adaptiveDetection && detect {
+        if params.adaptiveDetection && observations != nil {
             let ids = Set(subjects.map(\.id))
             let stable = ids == lastDetectedIDs && subjects.allSatisfy(\.isObserved)
             interval = stable ? min(interval * 2, max(1, params.maximumDetectionInterval)) : 1
@@ -433,8 +438,10 @@ extension TrackingPipeline {
     /// from the faces.
     public static func overFile(detector: any Detector, models: ModelStore, detectEvery: Int, minimumConfidence: Double,
                                 redetection: Bool = true, asyncDetection: Bool = false, followsCameraMotion: Bool = true,
+                                longestNeedlessRest: Int = Params().longestNeedlessRest,
                                 identifiers: IdentifierSource = .random) throws(DetectorError) -> TrackingPipeline {
         var params = Params()
+        params.longestNeedlessRest = max(0, longestNeedlessRest)
         params.followsCameraMotion = followsCameraMotion
         params.faceRoundInterval = redetection ? Params.faceRoundIntervalWithRedetection : 1
         params.detectEvery = max(1, detectEvery)

@@ -54,6 +54,9 @@ struct BenchCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Also measure the same-job peer, a Python loop of YOLOX-nano (ONNX Runtime, one thread) with ByteTrack on every frame, run by this python (one with PyPI onnxruntime and supervision 0.26.1: make bench puts them in .venv-bench).", valueName: "python"))
     var yoloxBytetrack: String?
 
+    @Option(help: ArgumentHelp("Pass over at most this many detection rounds in a row when the picture did not move outside the people found (0: look every round; default: track's, \(TrackingPipeline.Params().longestNeedlessRest)).", valueName: "rounds"))
+    var lookRest: Int?
+
     @Flag(help: "Also measure the pipeline with adaptive detection (track --adaptive-detection).")
     var adaptive = false
 
@@ -248,7 +251,8 @@ struct BenchCommand: ParsableCommand {
     /// A pipeline as `docktrack track` runs it over the file.
     func makePipeline(detectEvery: Int, store: ModelStore, asyncDetection: Bool = false) throws -> TrackingPipeline {
         try TrackingPipeline.overFile(detector: try DetectorCatalog.make(pipelineDetector, models: store), models: store, detectEvery: detectEvery,
-                                      minimumConfidence: threshold, redetection: redetection, asyncDetection: asyncDetection)
+                                      minimumConfidence: threshold, redetection: redetection, asyncDetection: asyncDetection,
+                                      longestNeedlessRest: lookRest ?? TrackingPipeline.Params().longestNeedlessRest)
     }
 
     /// The frame loop as `docktrack track` runs it on a recorded video, its commands made and
@@ -288,12 +292,14 @@ struct BenchCommand: ParsableCommand {
         var profile: [(stage: String, milliseconds: Double)] = []
         if let schedule = pipeline.schedule {
             for (name, seconds) in zip(schedule.partNames, schedule.partSeconds) { profile.append(("detect \(name)", seconds * 1000 / frames)) }
+            if schedule.longestNeedlessRest > 0 { profile.append(("look needed?", schedule.needSeconds * 1000 / frames)) }
         }
         let stages = pipeline.stageSeconds
         profile += [("camera shift", stages.cameraShift), ("tracking", stages.tracking), ("re-detection", stages.redetection),
                     ("cues and ranking", stages.cuesAndRanking)].map { ($0.0, $0.1 * 1000 / frames) }
         let label = detectEvery == 0 ? String(format: "pipeline, adaptive (%.0f%% detected)", 100 * Double(pipeline.detections) / Double(max(1, latencies.count)))
                                      : "pipeline, detect every \(detectEvery)\(ahead ? "" : ", serial")"
+                                       + (pipeline.schedule.map { $0.passedOver > 0 ? String(format: " (%.0f%% passed over)", 100 * Double($0.passedOver) / Double(max(1, $0.passedOver + $0.rounds))) : "" } ?? "")
         return PipelineResult(label: pipelineDetector == "default" ? label : "\(label) (\(pipelineDetector))",
                               framesPerSecond: Double(latencies.count) / wall, latencies: latencies,
                               cpuPerFrame: (ProcessResources.cpuSeconds() - cpu) / Double(max(1, latencies.count)), peakMemory: ProcessResources.residentMegabytes(),

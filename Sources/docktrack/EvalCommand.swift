@@ -55,6 +55,9 @@ struct EvalCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Track the clips detecting every Nth frame (default: track's, every \(TrackConfiguration.defaultDetectEvery)th frame or more often below 13.3 fps).", valueName: "n"))
     var detectEvery: Int?
 
+    @Option(help: ArgumentHelp("Pass over at most this many detection rounds in a row when the picture did not move outside the people found (0: look every round; default: track's, \(TrackingPipeline.Params().longestNeedlessRest)).", valueName: "rounds"))
+    var lookRest: Int?
+
     @Option(help: ArgumentHelp("A picture or clip with no face in it (every frame counts). Repeatable.", valueName: "file"))
     var negative: [String] = []
 
@@ -67,6 +70,7 @@ struct EvalCommand: ParsableCommand {
         guard labels.isEmpty || clip.isEmpty else { throw ValidationError("score face label files or clips, not both in one run") }
         if let end, end < 1 { throw ValidationError("--end must be a frame number from 1") }
         guard (1...1000).contains(detectEvery ?? 1) else { throw ValidationError("--detect-every must be between 1 and 1000") }
+        guard (0...100).contains(lookRest ?? 0) else { throw ValidationError("--look-rest must be between 0 and 100") }
         guard end == nil || !clip.isEmpty else { throw ValidationError("--end is for --clip runs") }
         if let canvas, !(64...16384).contains(canvas) { throw ValidationError("--canvas must be between 64 and 16384 pixels") }
     }
@@ -123,7 +127,8 @@ struct EvalCommand: ParsableCommand {
                 var source = try MediaFile.open(path)
                 let pipeline = try TrackingPipeline.overFile(detector: try detection.makeDetector(), models: detection.model.store,
                                                              detectEvery: detectEvery ?? TrackConfiguration.detectEvery(framesPerSecond: source.info.framesPerSecond),
-                                                             minimumConfidence: detection.threshold)
+                                                             minimumConfidence: detection.threshold,
+                                                             longestNeedlessRest: lookRest ?? TrackingPipeline.Params().longestNeedlessRest)
                 var score = PeopleScore()
                 var index = 0
                 let started = ContinuousClock.now

@@ -62,3 +62,35 @@ import Testing
         #expect(try estimator.shift(to: other) == .none)
     }
 }
+
+/// The correlation is passed over on a still camera and a slow pan still adds up.
+@Suite(.onTestThreads) struct StillCameraTests {
+    @Test func aStillCameraPassesOverMostCorrelations() throws {
+        var source = try MediaFile.open(Fixtures.sample("vtest.avi"))
+        var estimator = CameraShiftEstimator()
+        var frames = 0
+        while frames < 100, let frame = try source.nextFrame() {
+            _ = try estimator.shift(to: frame.image)
+            frames += 1
+        }
+        #expect(estimator.stillSoFar >= 50, "passed over \(estimator.stillSoFar) of 99")
+    }
+
+    /// A window sliding 1 px a frame over a 1096 px picture (a fifth of a pixel of the working
+    /// copy: below what one frame's check sees) moves the picture by 40 px in 40 frames; the
+    /// shifts read add up to that within a fifth.
+    @Test func aSlowPanAddsUp() throws {
+        let photo = try Image(contentsOf: Fixtures.sample("messi5.jpg"))
+        let wide = try photo.resized(to: ImageSize(width: photo.width * 2, height: photo.height * 2))
+        var estimator = CameraShiftEstimator()
+        var total = 0.0
+        for k in 0...40 {
+            let window = try wide.cropped(to: PixelRect(x: Double(k), y: 0, width: 800, height: Double(wide.height)),
+                                          size: ImageSize(width: 800, height: wide.height))
+            total += try estimator.shift(to: window).x
+        }
+        // The window moves right, so the picture moves left: -40 px of 800.
+        #expect(abs(total + 0.05) < 0.01, "total \(total)")
+        #expect(estimator.stillSoFar > 0, "some correlations passed over")
+    }
+}

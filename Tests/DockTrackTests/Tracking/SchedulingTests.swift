@@ -199,3 +199,90 @@ import Testing
         #expect(ids.count == 2)
     }
 }
+
+/// Rounds passed over when nothing calls for a look: the picture did not move outside what the
+/// last look found.
+@Suite(.onTestThreads) struct NeedlessRoundTests {
+    static let person = Observation(type: .humanBody, rect: UnitRect(x: 0.1, y: 0.2, width: 0.15, height: 0.5), confidence: 0.9)
+
+    /// A textured 320x240 picture (a still room), with a 40x40 bright block at (`blockX`, 180)
+    /// px from the top-left when given (someone walking in, far from the person found).
+    static func room(blockX: Int? = nil) throws -> Image {
+        var pixels = [UInt8](repeating: 0, count: 320 * 240 * 3)
+        for y in 0..<240 {
+            for x in 0..<320 {
+                let value = UInt8(truncatingIfNeeded: (x * 7 + y * 13) % 97 + ((x / 16 + y / 16) % 2) * 100)
+                var bright = false
+                if let blockX { bright = (blockX..<blockX + 40).contains(x) && (180..<220).contains(y) }
+                for c in 0..<3 { pixels[(y * 320 + x) * 3 + c] = bright ? 255 : value }
+            }
+        }
+        return try Image(pixels: pixels, width: 320, height: 240, channels: 3)
+    }
+
+    @Test func aStillPictureIsLookedAtOnceEveryThirdRound() throws {
+        let people = ScriptedDetector(name: "people", always: [Self.person])
+        people.findsEveryPerson = true
+        let schedule = IdlePartSchedule(CombinedDetector([people]), longestNeedlessRest: 2)
+        let room = try Self.room()
+        let looked = try (0..<9).map { _ in try schedule.lookIfNeeded(in: room, minimumConfidence: 0.5) != nil }
+        #expect(looked == [true, false, false, true, false, false, true, false, false])
+        #expect(people.calls == 3 && schedule.passedOver == 6, "calls \(people.calls), passed over \(schedule.passedOver)")
+        // detect(in:) always looks (eval's pictures, the bench's detectors alone).
+        _ = try schedule.detect(in: room, minimumConfidence: 0.5)
+        #expect(people.calls == 4)
+    }
+
+    @Test func somethingMovingOutsideThePeopleFoundIsLookedAt() throws {
+        let people = ScriptedDetector(name: "people", always: [Self.person])
+        people.findsEveryPerson = true
+        let schedule = IdlePartSchedule(CombinedDetector([people]), longestNeedlessRest: 2)
+        #expect(try schedule.lookIfNeeded(in: try Self.room(), minimumConfidence: 0.5) != nil)
+        // A block walks in on the right, far from the person at the left: every round looks.
+        for x in [200, 220, 240] {
+            #expect(try schedule.lookIfNeeded(in: try Self.room(blockX: x), minimumConfidence: 0.5) != nil, "block at \(x)")
+        }
+        #expect(schedule.passedOver == 0)
+    }
+
+    @Test func withoutAPersonNetworkOrWithNoRestEveryRoundLooks() throws {
+        let room = try Self.room()
+        let faces = ScriptedDetector(name: "faces", always: [SchedulingTests.face])
+        let notPeople = IdlePartSchedule(CombinedDetector([faces]), longestNeedlessRest: 2)
+        let people = ScriptedDetector(name: "people", always: [Self.person])
+        people.findsEveryPerson = true
+        let noRest = IdlePartSchedule(CombinedDetector([people]))
+        for _ in 0..<6 {
+            #expect(try notPeople.lookIfNeeded(in: room, minimumConfidence: 0.5) != nil)
+            #expect(try noRest.lookIfNeeded(in: room, minimumConfidence: 0.5) != nil)
+        }
+        #expect(faces.calls == 6 && people.calls == 6)
+    }
+
+    /// A round passed over is no evidence that someone left: the person the last look found
+    /// stays reported however long no look comes (here 1.2 s); after a look that misses them,
+    /// for one and a half look intervals from the last that found them, as always.
+    @Test func aPersonTheLastLookFoundStaysReportedUntilALookMissesThem() throws {
+        var tracker = PersonTracker(identifiers: .sequential)
+        let body = UnitRect(x: 0.4, y: 0.3, width: 0.06, height: 0.15)
+        let seen = [Observation(type: .humanBody, rect: body, confidence: 0.9)]
+        _ = tracker.update(time: 0, observations: seen)
+        let id = try #require(tracker.update(time: 0.1, observations: seen).first?.id)
+        for k in 2...13 {
+            _ = tracker.update(time: Double(k) * 0.1, observations: nil)
+            let carried = tracker.refresh([SubjectSighting(id: id, face: nil, body: body)]) ?? []
+            #expect(carried.map(\.id) == [id], "carried by its look at \(Double(k) * 0.1) s, no look since 0.1 s")
+        }
+        _ = tracker.update(time: 1.4, observations: [])
+        var lastReported = 1.4
+        for k in 15...30 {
+            _ = tracker.update(time: Double(k) * 0.1, observations: nil)
+            if (tracker.refresh([SubjectSighting(id: id, face: nil, body: body)]) ?? []).contains(where: { $0.id == id }) {
+                lastReported = Double(k) * 0.1
+            }
+        }
+        // Then, as for any look that misses: one and a half look intervals (1.3 s apart) after
+        // the last that found them, 2.05 s.
+        #expect(abs(lastReported - 2.0) < 0.05, "unreported after the look that missed them: \(lastReported)")
+    }
+}
