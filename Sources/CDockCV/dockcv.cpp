@@ -583,29 +583,41 @@ int dcv_image_patch(const dcv_image *image, float x, float y, float width, float
     });
 }
 
+namespace {
+/* dcv_image_planar_input's and dcv_image_folded_input's checks and picture: the region resized
+   to the content's size, BGR, 8 bits; false (status set) on a bad request. */
+bool network_content(const dcv_image *image, float x, float y, float width, float height, int content_width,
+                     int content_height, int out_width, int out_height, const float *out, dcv_status *status,
+                     cv::Mat &small) {
+    if (!usable(image, status)) return false;
+    if (out == nullptr || content_width <= 0 || content_height <= 0 || content_width > out_width ||
+        content_height > out_height || width < 1 || height < 1) {
+        set_status(status, DCV_ERR_ARGUMENT, "bad network input request");
+        return false;
+    }
+    const cv::Mat &mat = image->mat;
+    cv::Mat region;
+    const cv::Rect want((int)x, (int)y, (int)width, (int)height);
+    if ((want & cv::Rect(0, 0, mat.cols, mat.rows)) == want)
+        region = mat(want);  // inside the picture: a view, no copy
+    else
+        region = padded_region(mat, want.x, want.y, want.width, want.height);
+    if (region.channels() == 1) cv::cvtColor(region, region, cv::COLOR_GRAY2BGR);
+    if (region.cols == content_width && region.rows == content_height)
+        small = region;
+    else
+        cv::resize(region, small, cv::Size(content_width, content_height), 0, 0, cv::INTER_LINEAR);
+    return true;
+}
+}  // namespace
+
 int dcv_image_planar_input(const dcv_image *image, float x, float y, float width, float height,
                            int content_width, int content_height, int out_width, int out_height,
                            float pad, float *out, dcv_status *status) {
     return guarded<int>(status, -1, [&]() -> int {
-        if (!usable(image, status)) return -1;
-        if (out == nullptr || content_width <= 0 || content_height <= 0 || content_width > out_width ||
-            content_height > out_height || width < 1 || height < 1) {
-            set_status(status, DCV_ERR_ARGUMENT, "bad network input request");
-            return -1;
-        }
-        const cv::Mat &mat = image->mat;
-        cv::Mat region;
-        const cv::Rect want((int)x, (int)y, (int)width, (int)height);
-        if ((want & cv::Rect(0, 0, mat.cols, mat.rows)) == want)
-            region = mat(want);  // inside the picture: a view, no copy
-        else
-            region = padded_region(mat, want.x, want.y, want.width, want.height);
-        if (region.channels() == 1) cv::cvtColor(region, region, cv::COLOR_GRAY2BGR);
         cv::Mat small;
-        if (region.cols == content_width && region.rows == content_height)
-            small = region;
-        else
-            cv::resize(region, small, cv::Size(content_width, content_height), 0, 0, cv::INTER_LINEAR);
+        if (!network_content(image, x, y, width, height, content_width, content_height, out_width, out_height, out,
+                             status, small)) return -1;
         const size_t plane = (size_t)out_width * (size_t)out_height;
         cv::Mat planes[3];
         for (int c = 0; c < 3; c++) {
@@ -616,6 +628,42 @@ int dcv_image_planar_input(const dcv_image *image, float x, float y, float width
         cv::split(small, channels);
         for (int c = 0; c < 3; c++)
             channels[c].convertTo(planes[c](cv::Rect(0, 0, content_width, content_height)), CV_32F);
+        return 0;
+    });
+}
+
+int dcv_image_folded_input(const dcv_image *image, float x, float y, float width, float height,
+                           int content_width, int content_height, int out_width, int out_height,
+                           float pad, float *out, dcv_status *status) {
+    return guarded<int>(status, -1, [&]() -> int {
+        if (out_width % 2 != 0 || out_height % 2 != 0) {
+            set_status(status, DCV_ERR_ARGUMENT, "a folded input needs an even width and height");
+            return -1;
+        }
+        cv::Mat small;
+        if (!network_content(image, x, y, width, height, content_width, content_height, out_width, out_height, out,
+                             status, small)) return -1;
+        const int half_width = out_width / 2, half_height = out_height / 2;
+        const size_t plane = (size_t)half_width * (size_t)half_height;
+        static const int quarters[4][2] = {{0, 0}, {1, 0}, {0, 1}, {1, 1}};  // (dy, dx)
+        for (int k = 0; k < 4; k++) {
+            const int dy = quarters[k][0], dx = quarters[k][1];
+            for (int c = 0; c < 3; c++) {
+                float *to = out + (size_t)(k * 3 + c) * plane;
+                for (int row = 0; row < half_height; row++, to += half_width) {
+                    const int from_row = 2 * row + dy;
+                    if (from_row >= content_height) {
+                        std::fill(to, to + half_width, pad);
+                        continue;
+                    }
+                    const uint8_t *pixels = small.ptr<uint8_t>(from_row);
+                    for (int column = 0; column < half_width; column++) {
+                        const int from_column = 2 * column + dx;
+                        to[column] = from_column < content_width ? (float)pixels[from_column * 3 + c] : pad;
+                    }
+                }
+            }
+        }
         return 0;
     });
 }

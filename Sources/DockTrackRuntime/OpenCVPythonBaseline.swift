@@ -113,7 +113,7 @@ package struct OpenCVPythonBaseline: Sendable {
     /// The same-job peer: a Python loop of YOLOX-nano (ONNX Runtime, one thread, letterboxed to
     /// 416x416, person score 0.6, OpenCV's NMS) with supervision's ByteTrack on every frame (PyPI
     /// onnxruntime and supervision 0.26.1; `make bench` puts both in `.venv-bench`), on the model
-    /// DockTrack ships. Frames per second over the first `frames` frames of `input`; `nil` when
+    /// DockTrack ships (its input folded 2x2 by numpy, as the layer DockTrack's copy leaves out did). Frames per second over the first `frames` frames of `input`; `nil` when
     /// that python cannot run it.
     package static func yoloxByteTrackFramesPerSecond(python: String, model: String, input: String, frames: Int) -> Double? {
         runPython(yoloxByteTrackProgram, [input, String(min(frames, 1_000_000)), model], interpreter: python)
@@ -142,7 +142,10 @@ package struct OpenCVPythonBaseline: Sendable {
             h, w = frame.shape[:2]; r = min(416 / h, 416 / w)
             padded = np.full((416, 416, 3), 114, dtype=np.uint8)
             padded[:int(round(h * r)), :int(round(w * r))] = cv2.resize(frame, (int(round(w * r)), int(round(h * r))))
-            out = session.run(None, {name: np.ascontiguousarray(padded.transpose(2, 0, 1)[None].astype(np.float32))})[0][0]
+            x = padded.transpose(2, 0, 1)[None].astype(np.float32)
+            # The model's first layer (YOLOX's Focus), which DockTrack's copy leaves to its caller.
+            x = np.concatenate((x[..., ::2, ::2], x[..., 1::2, ::2], x[..., ::2, 1::2], x[..., 1::2, 1::2]), 1)
+            out = session.run(None, {name: np.ascontiguousarray(x)})[0][0]
             scores = out[:, 4] * out[:, 5]
             keep = scores >= 0.6
             xyxy = np.zeros((0, 4), np.float32); conf = np.zeros((0,), np.float32)

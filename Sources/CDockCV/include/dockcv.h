@@ -180,6 +180,14 @@ int dcv_image_patch(const dcv_image *image, float x, float y, float width, float
 int dcv_image_planar_input(const dcv_image *image, float x, float y, float width, float height,
                            int content_width, int content_height, int out_width, int out_height,
                            float pad, float *out, dcv_status *status);
+/* The same input folded 2x2 into 12 channels at half the size (YOLOX's Focus layer, done here
+ * instead of by the network: tools/fold-yolox-focus.py): plane k*3+c (out_width/2 x
+ * out_height/2) holds colour c (B, G, R) of the plane's pixels at rows 2y+dy, columns 2x+dx,
+ * with (dy, dx) = (0,0), (1,0), (0,1), (1,1) for k = 0..3. out_width and out_height must be
+ * even; `out` holds 3 * out_width * out_height floats. Returns 0, or -1. */
+int dcv_image_folded_input(const dcv_image *image, float x, float y, float width, float height,
+                           int content_width, int content_height, int out_width, int out_height,
+                           float pad, float *out, dcv_status *status);
 
 /* Where `templ` (tw x th floats, row by row) matches best inside `search` (sw x sh floats),
  * both one gray value per pixel as dcv_image_patch writes them: cv::matchTemplate with
