@@ -1,4 +1,5 @@
 import DockTrackCore
+import DockTrackSystem
 import Foundation
 
 /// Where frames come from: a video file, an image, a camera, a simulator's virtual view.
@@ -90,9 +91,23 @@ public enum MediaFile {
 
     /// A frame source for the file at `path`; for a URL (`rtsp://`, `http://` MJPEG, ...) the
     /// network stream it names, read live (``NetworkStream``: newest frame wins, no end of its own).
-    public static func open(_ path: String) throws(FrameSourceError) -> any FrameSource {
+    ///
+    /// A named pipe (FIFO) is read as a stream once a writer has sent something into it; until
+    /// then `waiting` is told once (by default a line on standard error) and the wait ends with
+    /// an error when `stopping` says so (by default on SIGINT or SIGTERM, ``RunInterruption``).
+    public static func open(_ path: String, waiting: (String) -> Void = { FileHandle.standardError.write(Data("docktrack: \($0)\n".utf8)) },
+                            stopping: () -> Bool = { RunInterruption.requested }) throws(FrameSourceError) -> any FrameSource {
         if NetworkStream.isURL(path) {
             do { return try NetworkStream(url: path) } catch { throw .camera(error) }
+        }
+        if NamedPipeInput.isNamedPipe(path) {
+            waiting(NamedPipeInput.waitingNotice(path))
+            let heldOpen: Int32
+            do { heldOpen = try NamedPipeInput.awaitWriter(path, stopping: stopping) } catch { throw .unreadable(path: path, reason: error.reason) }
+            // Held until the decoder has the pipe open itself: the writer never sees it readerless.
+            defer { close(heldOpen) }
+            if isImage(path) { return try ImageFileSource(path: path) }
+            return try VideoFileSource(path: path)
         }
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {

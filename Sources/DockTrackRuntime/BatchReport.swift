@@ -31,7 +31,13 @@ package struct BatchReport {
         package var description: String
     }
 
-    /// Reads every `*.json` of `folder`; a line that is not a batch result is an error naming it.
+    /// The most frames, and seconds, a result line may say: a year of video at 30 fps. A line
+    /// past them (a huge or negative number, not a number) is not a result.
+    package static let largestFrames = 1_000_000_000
+    package static let largestSeconds = 1e9
+
+    /// Reads every `*.json` of `folder`. A file that is not a batch result line is kept as a
+    /// failure that says so (the report goes on for the others).
     package init(folder: String) throws {
         self.folder = folder
         let names: [String]
@@ -41,20 +47,51 @@ package struct BatchReport {
             throw Unreadable(description: "\(folder): not a folder of batch results")
         }
         guard !names.isEmpty else { throw Unreadable(description: "\(folder): no results (NAME.json) in it") }
-        entries = try names.map { name in
+        entries = names.map { name in
             let path = "\(folder)/\(name)"
-            guard let data = FileManager.default.contents(atPath: path),
-                  let line = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-                  let input = line["input"] as? String, let status = line["status"] as? String else {
-                throw Unreadable(description: "\(path): not a batch result line")
-            }
             let finished = (try? FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date) ?? Date()
-            let seconds = line["seconds"] as? Double ?? 0
-            return Entry(name: String(name.dropLast(5)), input: input, output: line["output"] as? String, ok: status == "ok",
-                         detail: status == "ok" ? line["sound"] as? String ?? "" : line["error"] as? String ?? "no error given",
-                         frames: line["frames"] as? Int ?? 0, videoSeconds: (line["realTime"] as? Double ?? 0) * seconds,
-                         workSeconds: seconds, finished: finished)
+            do {
+                return try Self.entry(named: String(name.dropLast(5)), line: Self.smallFile(path), finished: finished)
+            } catch let error as Unreadable {
+                return Entry(name: String(name.dropLast(5)), input: path, output: nil, ok: false,
+                             detail: "not a batch result line: \(error.description)", frames: 0, videoSeconds: 0, workSeconds: 0,
+                             finished: finished)
+            } catch {
+                return Entry(name: String(name.dropLast(5)), input: path, output: nil, ok: false, detail: "not a batch result line",
+                             frames: 0, videoSeconds: 0, workSeconds: 0, finished: finished)
+            }
         }
+    }
+
+    /// The contents of a result file, at most 64 KiB (a line is a few hundred bytes).
+    static func smallFile(_ path: String) throws(Unreadable) -> Data {
+        guard let handle = FileHandle(forReadingAtPath: path) else { throw Unreadable(description: "cannot be read") }
+        defer { try? handle.close() }
+        let data = (try? handle.read(upToCount: 65_537)) ?? Data()
+        guard data.count <= 65_536 else { throw Unreadable(description: "larger than 64 KiB") }
+        return data
+    }
+
+    /// One input's entry from its result line's bytes; what is wrong with it otherwise.
+    package static func entry(named name: String, line data: Data, finished: Date) throws(Unreadable) -> Entry {
+        guard let line = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { throw Unreadable(description: "no JSON object") }
+        guard let input = line["input"] as? String, let status = line["status"] as? String else {
+            throw Unreadable(description: "no input or status")
+        }
+        func number(_ key: String, largest: Double) throws(Unreadable) -> Double {
+            guard let value = line[key] else { return 0 }
+            guard let number = value as? NSNumber, number.doubleValue.isFinite,
+                  (0...largest).contains(number.doubleValue) else {
+                throw Unreadable(description: "\(key) is not a number from 0 to \(largest)")
+            }
+            return number.doubleValue
+        }
+        let seconds = try number("seconds", largest: largestSeconds)
+        let realTime = try number("realTime", largest: largestSeconds)
+        let frames = try number("frames", largest: Double(largestFrames))
+        return Entry(name: name, input: input, output: line["output"] as? String, ok: status == "ok",
+                     detail: status == "ok" ? line["sound"] as? String ?? "" : line["error"] as? String ?? "no error given",
+                     frames: Int(frames), videoSeconds: min(realTime * seconds, largestSeconds), workSeconds: seconds, finished: finished)
     }
 
     package var done: [Entry] { entries.filter(\.ok) }
@@ -92,8 +129,8 @@ package struct BatchReport {
             rows += """
                 <section><h2>\(Self.escaped((entry.input as NSString).lastPathComponent))</h2>
                 <p>\(Self.escaped(entry.input)) → \(Self.escaped(output)): \(entry.frames) frames, \(String(format: "%.1f s in %.1f s", entry.videoSeconds, entry.workSeconds)), sound \(Self.escaped(entry.detail))</p>
-                <div class="strip">\(source.map { "<img src=\"report/\($0)\" alt=\"source\">" }.joined())</div>
-                <div class="strip">\(reframed.map { "<img src=\"report/\($0)\" alt=\"reframed\">" }.joined())</div>
+                <div class="strip">\(source.map { "<img src=\"report/\(Self.urlEscaped($0))\" alt=\"source\">" }.joined())</div>
+                <div class="strip">\(reframed.map { "<img src=\"report/\(Self.urlEscaped($0))\" alt=\"reframed\">" }.joined())</div>
                 </section>
 
                 """
@@ -122,7 +159,7 @@ package struct BatchReport {
         var source = try MediaFile.open(path)
         let total = frames ?? source.info.frameCount ?? 0
         guard total > 0 else { return [] }
-        let wanted = Set((0..<count).map { ($0 * total + total / 2) / count })
+        let wanted = Set((0..<count).map { Int((Double($0) + 0.5) * Double(total) / Double(max(1, count))) })
         var names: [String] = []
         var index = 0
         while index <= wanted.max() ?? 0, let frame = try source.nextFrame() {
@@ -137,8 +174,17 @@ package struct BatchReport {
         return names
     }
 
+    /// `text` safe inside an HTML element or a quoted attribute.
     static func escaped(_ text: String) -> String {
         text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
             .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+            .replacingOccurrences(of: "'", with: "&#39;")
+    }
+
+    /// A file name as one path segment of a URL: every byte but letters, digits and `-._~`
+    /// percent-encoded (`#`, `?`, `%`, quotes and spaces included).
+    static func urlEscaped(_ name: String) -> String {
+        let unreserved = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~".utf8)
+        return name.utf8.map { unreserved.contains($0) ? String(UnicodeScalar($0)) : String(format: "%%%02X", $0) }.joined()
     }
 }

@@ -128,6 +128,8 @@ func reportingErrors(_ body: () throws -> Void) throws {
         try body()
     } catch let error as any ReportedError {
         printError("docktrack: \(error)")
+        // Stopped by SIGINT or SIGTERM (a wait cut short): the status says so, as a shell expects.
+        if let status = RunInterruption.exitStatus { throw ExitCode(status) }
         throw ExitCode.failure
     }
 }
