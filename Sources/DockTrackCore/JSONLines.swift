@@ -142,6 +142,10 @@ extension DetectionRecord: Decodable {
         time = try c.decode(Double.self, forKey: .time)
         size = ImageSize(width: try c.decode(Int.self, forKey: .width), height: try c.decode(Int.self, forKey: .height))
         observations = try c.decode([Observation].self, forKey: .observations)
+        guard observations.count <= Observation.mostInOneFrame else {
+            throw DecodingError.dataCorruptedError(forKey: .observations, in: c,
+                                                   debugDescription: "at most \(Observation.mostInOneFrame) observations a frame, not \(observations.count)")
+        }
     }
 }
 

@@ -160,6 +160,9 @@ extension TrackingRequest: Decodable {
             }
         case "track":
             let observations = try c.decode([Observation].self, forKey: .observations)
+            guard observations.count <= Observation.mostInOneFrame else {
+                throw DockError.invalidRequest("at most \(Observation.mostInOneFrame) observations a request, not \(observations.count)")
+            }
             for o in observations {
                 let r = o.rect
                 guard [r.x, r.y, r.width, r.height, o.confidence, o.faceYaw ?? 0].allSatisfy(\.isFinite), r.width > 0, r.height > 0 else {

@@ -175,6 +175,9 @@ public struct TrackConfiguration: Sendable {
     /// frame with re-detection between keeps the 17 labelled walk points with no identity
     /// change, as every frame does, at about 10 times its speed (docs/performance.md).
     public static let defaultDetectEvery = 4
+    /// What `--detect-every` may be: a look at least every 1000 frames (33 s at 30 fps).
+    public static let detectEveryRange = 1...1000
+    public static let detectEveryRangeMessage = "--detect-every must be between 1 and 1000"
 
     /// Looks at most 0.3 s of video apart: every 4th frame of a 14 to 30 fps source (0.29 to
     /// 0.13 s apart), every 3rd of vtest.avi's 10 fps. Between looks the tracker carries people

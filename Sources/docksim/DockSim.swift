@@ -59,7 +59,10 @@ struct DockSim: ParsableCommand {
         for text in otherBattery where BatteryState(spec: text) == nil {
             throw ValidationError("--other-battery takes NAME:LEVEL or NAME:LEVEL:notChargeable with LEVEL in 0...1, not '\(text)'")
         }
-        guard stateInterval > 0 else { throw ValidationError("--state-interval must be positive") }
+        guard stateInterval.isFinite, stateInterval > 0, stateInterval <= 3600 else {
+            throw ValidationError("--state-interval must be a number of seconds from above 0 to 3600")
+        }
+        if let duration, !(duration.isFinite && duration > 0) { throw ValidationError("--duration must be a number of seconds above 0") }
     }
 
     func run() throws {

@@ -90,7 +90,8 @@ struct BenchCommand: ParsableCommand {
         if let reframe, ReframeCommand.parseAspect(reframe) == nil { throw ValidationError("--reframe takes W:H, e.g. 9:16, not '\(reframe)'") }
         if let frames, frames < 1 { throw ValidationError("--frames must be 1 or more") }
         if let resize, ImageSize(parsing: resize) == nil { throw ValidationError("--resize takes WIDTHxHEIGHT, e.g. 1280x720, not '\(resize)'") }
-        if detectEvery.contains(where: { $0 < 1 }) { throw ValidationError("--detect-every must be 1 or more") }
+        if !detectEvery.allSatisfy(TrackConfiguration.detectEveryRange.contains) { throw ValidationError(TrackConfiguration.detectEveryRangeMessage) }
+        if let lookRest, !(0...100).contains(lookRest) { throw ValidationError("--look-rest must be between 0 and 100") }
     }
 
 

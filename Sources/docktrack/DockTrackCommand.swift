@@ -85,12 +85,15 @@ struct FrameOptions: ParsableArguments {
     @Option(help: "Process frames before this one only (exclusive end).")
     var end: Int?
 
-    @Option(help: "Process every Nth frame.")
+    @Option(help: "Process every Nth frame (1 to \(Self.largestStride)).")
     var stride = 1
+
+    /// A day of 30 fps video between two frames processed.
+    static let largestStride = 2_592_000
 
     func validate() throws {
         guard start >= 0 else { throw ValidationError("--start must be 0 or more") }
-        guard stride >= 1 else { throw ValidationError("--stride must be 1 or more") }
+        guard (1...Self.largestStride).contains(stride) else { throw ValidationError("--stride must be between 1 and \(Self.largestStride)") }
         if let end, end <= start { throw ValidationError("--end (\(end)) must be greater than --start (\(start))") }
     }
 

@@ -69,7 +69,7 @@ struct EvalCommand: ParsableCommand {
         guard clip.count == mot.count else { throw ValidationError("give each --clip its --mot labels (\(clip.count) clips, \(mot.count) label files)") }
         guard labels.isEmpty || clip.isEmpty else { throw ValidationError("score face label files or clips, not both in one run") }
         if let end, end < 1 { throw ValidationError("--end must be a frame number from 1") }
-        guard (1...1000).contains(detectEvery ?? 1) else { throw ValidationError("--detect-every must be between 1 and 1000") }
+        guard TrackConfiguration.detectEveryRange.contains(detectEvery ?? 1) else { throw ValidationError(TrackConfiguration.detectEveryRangeMessage) }
         guard (0...100).contains(lookRest ?? 0) else { throw ValidationError("--look-rest must be between 0 and 100") }
         guard end == nil || !clip.isEmpty else { throw ValidationError("--end is for --clip runs") }
         if let canvas, !(64...16384).contains(canvas) { throw ValidationError("--canvas must be between 64 and 16384 pixels") }

@@ -95,7 +95,7 @@ struct ReframeCommand: ParsableCommand {
         guard fov > 1 && fov < 360 else { throw ValidationError("--fov must be between 1 and 360 degrees") }
         guard maxSpeed > 0 && maxSpeed <= 3600 else { throw ValidationError("--max-speed must be between 0 and 3600 degrees per second") }
         guard lookAhead >= 0 && lookAhead <= 10 else { throw ValidationError("--look-ahead must be between 0 and 10 seconds") }
-        guard detectEvery >= 1 else { throw ValidationError("--detect-every must be 1 or more") }
+        guard TrackConfiguration.detectEveryRange.contains(detectEvery) else { throw ValidationError(TrackConfiguration.detectEveryRangeMessage) }
         guard (input as NSString).standardizingPath != (output as NSString).standardizingPath else {
             throw ValidationError("OUT must not be the input")
         }

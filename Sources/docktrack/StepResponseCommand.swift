@@ -22,6 +22,11 @@ struct StepResponseCommand: ParsableCommand {
 
     @OptionGroup var framing: FramingOptions
 
+    func validate() throws {
+        guard step.isFinite, abs(step) <= 180 else { throw ValidationError("--step must be a number of degrees from -180 to 180") }
+        guard latency.isFinite, (0...10).contains(latency) else { throw ValidationError("--latency must be between 0 and 10 seconds") }
+    }
+
     func run() throws {
         let degree = Double.pi / 180
         let r = StepResponse.measure(step: step * degree, params: framing.params(for: ImageSize(width: 4, height: 3)), latency: latency)

@@ -29,7 +29,7 @@ struct PerceptionOptions: ParsableArguments {
     var sequentialIdentifiers = false
 
     func validate() throws {
-        guard (detectEvery ?? 1) >= 1 else { throw ValidationError("--detect-every must be 1 or more") }
+        guard TrackConfiguration.detectEveryRange.contains(detectEvery ?? 1) else { throw ValidationError(TrackConfiguration.detectEveryRangeMessage) }
     }
 
     /// The perception these options and `detection`'s ask for.

@@ -30,17 +30,26 @@ package struct TracePlot {
         guard let header = lines.first, header.count >= 2, header[0] == "time" else {
             throw Failure(description: "\(name): not a trace (the first line must be a tab-separated header starting with 'time')")
         }
+        guard header.count <= Self.mostColumns else {
+            throw Failure(description: "\(name): \(header.count) columns, more than the \(Self.mostColumns) a trace has room for")
+        }
         let rows = lines.dropFirst().filter { $0.count == header.count }
         guard rows.count >= 2 else { throw Failure(description: "\(name): fewer than 2 samples to plot") }
         var times: [Double] = []
         for (i, row) in rows.enumerated() {
-            guard let t = Double(row[0]) else { throw Failure(description: "\(name) line \(i + 2): time '\(row[0])' is not a number") }
+            guard let t = Double(row[0]), t.isFinite, abs(t) <= Self.largestValue else {
+                throw Failure(description: "\(name) line \(i + 2): time '\(row[0])' is not a number of seconds")
+            }
+            if let last = times.last, t < last {
+                throw Failure(description: "\(name) line \(i + 2): time goes backwards (\(row[0]) after \(last))")
+            }
             times.append(t)
         }
         self.times = times
         var columns: [Series] = []
         for (c, column) in header.enumerated().dropFirst() {
-            let values = rows.map { Double($0[c]) }
+            // A value that is no finite number of sensible size is a gap in its line.
+            let values = rows.map { Double($0[c]).flatMap { $0.isFinite && abs($0) <= Self.largestValue ? $0 : nil } }
             guard values.contains(where: { $0 != nil }) else { continue }  // text columns (state)
             let isAngle = ["pan", "tilt", "speed", "command"].contains { column.contains($0) }
             columns.append(Series(name: column, values: isAngle ? values.map { $0.map { $0 * 180 / .pi } } : values))
@@ -54,6 +63,17 @@ package struct TracePlot {
                       Panel(title: "speed (degrees/s)", series: speeds)]
         panels += columns.filter { !used.contains($0.name) }.map { Panel(title: $0.name, series: [$0]) }
         self.panels = panels.filter { !$0.series.isEmpty }
+    }
+
+    /// The most columns plotted (a panel each, 180 px tall; DockTrack's traces have about 10).
+    static let mostColumns = 64
+
+    /// The largest value and time plotted (a trace's angles, speeds and seconds are far smaller).
+    static let largestValue = 1e12
+
+    /// A pixel coordinate from a computed position, kept within drawing range.
+    static func pixel(_ position: Double) -> Int32 {
+        position.isFinite ? Int32(max(-100_000, min(100_000, position))) : 0
     }
 
     static let colors: [BGR] = [BGR(blue: 200, green: 90, red: 20), BGR(blue: 40, green: 160, red: 40),
@@ -73,8 +93,8 @@ package struct TracePlot {
             if high - low < 1e-6 { low -= 1; high += 1 }
             let pad = (high - low) * 0.08
             low -= pad; high += pad
-            func x(_ t: Double) -> Int32 { Int32(Double(left) + (t - t0) / (t1 - t0) * Double(right - left)) }
-            func y(_ v: Double) -> Int32 { Int32(Double(bottom) - (v - low) / (high - low) * Double(bottom - top)) }
+            func x(_ t: Double) -> Int32 { Self.pixel(Double(left) + (t - t0) / (t1 - t0) * Double(right - left)) }
+            func y(_ v: Double) -> Int32 { Self.pixel(Double(bottom) - (v - low) / (high - low) * Double(bottom - top)) }
             dcv_image_draw_rect(image.handle, Int32(left), Int32(top), Int32(right - left), Int32(bottom - top), 160, 160, 160, 1)
             if low < 0 && high > 0 { dcv_image_draw_line(image.handle, Int32(left), y(0), Int32(right), y(0), 210, 210, 210, 1) }
             dcv_image_draw_text(image.handle, panel.title, Int32(left), Int32(top - 8), 0.5, 0, 0, 0, 1)
