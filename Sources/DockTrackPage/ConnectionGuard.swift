@@ -10,15 +10,20 @@ import Synchronization
 /// peer is answered (where HTTP has an answer) and closed, so that no peer, however slow,
 /// silent or large, holds the tracker's memory or descriptors. docs/reliability.md lists them.
 package struct PageLimits: Sendable {
-    /// Connections open at once. Past it a connection that has sent no complete request for
-    /// ``headSeconds`` is closed to make room (an idle or slow peer gives way to a new one);
-    /// with none such, the new connection is closed.
+    /// Connections open at once. Past it the slowest connection still waiting for its request
+    /// (none sent yet, or a head unfinished: the fewest bytes a second since it began) is
+    /// closed to make room, unless it opened within ``graceSeconds``; with none such, the new
+    /// connection is closed. A page's WebSocket and a request being answered are never closed
+    /// for room. So peers that trickle their heads and reconnect when closed (100 of them, a
+    /// byte a second each) give way to every new visitor, whose head comes at once.
     package var maximumConnections = 64
+    /// Seconds a new connection is safe from being closed for room: time for its head to come.
+    package var graceSeconds = 0.5
     /// Bytes of a request's head (request line and headers together); past it: 431 and closed.
     package var maximumHeadBytes = 16 * 1024
     /// Seconds a request's head may take from its first byte; past it: 408 and closed (a peer
-    /// that sends a byte now and then).
-    package var headSeconds = 10.0
+    /// that sends a byte now and then). A browser sends its head in one packet.
+    package var headSeconds = 3.0
     /// Seconds a connection may stay silent between requests, or a WebSocket without a byte
     /// from its peer (a live page answers the server's pings, every ``pingSeconds``).
     package var idleSeconds = 30.0
@@ -45,6 +50,17 @@ final class ConnectionRegistry: Sendable {
         var lastRequest: Double?
         /// A WebSocket (a page's session): never closed to make room.
         var webSocket = false
+        /// The unfinished head's bytes and when its first came (nil: between requests).
+        var headBytes = 0
+        var headSince: Double?
+
+        /// Whether it waits for a request: none came yet, or one is coming.
+        var waitsForRequest: Bool { !webSocket && (lastRequest == nil || headSince != nil) }
+
+        /// Bytes a second of what it is waiting for, since the wait began.
+        func headRate(at now: Double) -> Double {
+            Double(headBytes) / max(0.001, now - (headSince ?? opened))
+        }
     }
     private let entries = Mutex<[ObjectIdentifier: Entry]>([:])
     let limits: PageLimits
@@ -59,17 +75,19 @@ final class ConnectionRegistry: Sendable {
 
     var count: Int { entries.withLock { $0.count } }
 
-    /// A new connection: `true` when it may stay. At capacity the longest-waiting connection
-    /// that has not sent a request within ``PageLimits/headSeconds`` is closed for it.
+    /// A new connection: `true` when it may stay. At capacity the slowest connection waiting
+    /// for its request (``PageLimits/maximumConnections``) is closed for it.
     func admit(_ channel: any Channel) -> Bool {
         let now = clock()
         let (admitted, evicted) = entries.withLock { entries -> (Bool, (any Channel)?) in
             var evicted: (any Channel)?
             if entries.count >= capacity {
-                let idle = entries.filter { !$0.value.webSocket && now - ($0.value.lastRequest ?? $0.value.opened) >= limits.headSeconds }
-                guard let oldest = idle.min(by: { ($0.value.lastRequest ?? $0.value.opened) < ($1.value.lastRequest ?? $1.value.opened) })
-                else { return (false, nil) }
-                evicted = entries.removeValue(forKey: oldest.key)?.channel
+                let waiting = entries.filter { $0.value.waitsForRequest && now - $0.value.opened >= limits.graceSeconds }
+                guard let slowest = waiting.min(by: { a, b in
+                    let (rateA, rateB) = (a.value.headRate(at: now), b.value.headRate(at: now))
+                    return rateA != rateB ? rateA < rateB : a.value.opened < b.value.opened
+                }) else { return (false, nil) }
+                evicted = entries.removeValue(forKey: slowest.key)?.channel
             }
             entries[ObjectIdentifier(channel)] = Entry(channel: channel, opened: now, lastRequest: nil)
             return (true, evicted)
@@ -83,7 +101,17 @@ final class ConnectionRegistry: Sendable {
         let now = clock()
         entries.withLock {
             $0[ObjectIdentifier(channel)]?.lastRequest = now
+            $0[ObjectIdentifier(channel)]?.headBytes = 0
+            $0[ObjectIdentifier(channel)]?.headSince = nil
             if webSocket { $0[ObjectIdentifier(channel)]?.webSocket = true }
+        }
+    }
+
+    /// `channel`'s unfinished head now has `bytes`, the first of them at `since`.
+    func inHead(_ channel: any Channel, bytes: Int, since: Double) {
+        entries.withLock {
+            $0[ObjectIdentifier(channel)]?.headBytes = bytes
+            $0[ObjectIdentifier(channel)]?.headSince = since
         }
     }
 
@@ -177,6 +205,12 @@ final class ConnectionGuard: ChannelInboundHandler, RemovableChannelHandler {
                     refuse(context, status: "431 Request Header Fields Too Large")
                     return
                 case .head(let head):
+                    // A request line the HTTP parser cannot read (raw bytes in the path) would get
+                    // no answer and hold the connection: answered 400 and closed here.
+                    guard HTTPRequestHeads.hasReadableRequestLine(head) else {
+                        refuse(context, status: "400 Bad Request")
+                        return
+                    }
                     registry.requested(context.channel, webSocket: HTTPRequestHeads.asksForUpgrade(head))
                 }
             }
@@ -184,7 +218,9 @@ final class ConnectionGuard: ChannelInboundHandler, RemovableChannelHandler {
                 phase = .webSocket(lastByte: now)
             } else if heads.isInHead {
                 // A head's time runs from its first byte.
-                phase = .http(since: wasInHead ? since : now)
+                let headSince = wasInHead ? since : now
+                phase = .http(since: headSince)
+                registry.inHead(context.channel, bytes: heads.pending.count, since: headSince)
             } else {
                 phase = .http(since: now)
             }

@@ -53,6 +53,16 @@ package struct HTTPRequestHeads: Sendable {
         return events
     }
 
+    /// Whether a head's request line is three parts of visible ASCII (method, target, version
+    /// `HTTP/1.x`) split by single spaces: what the HTTP parser reads. Raw bytes above 126 in
+    /// the path, control bytes or a missing version are not.
+    package static func hasReadableRequestLine(_ head: [UInt8]) -> Bool {
+        guard let end = head.firstIndex(of: 13) else { return false }
+        let parts = head[..<end].split(separator: 32, omittingEmptySubsequences: false)
+        guard parts.count == 3, parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy { (33...126).contains($0) } }) else { return false }
+        return Array(parts[2]).starts(with: Array("HTTP/1.".utf8))
+    }
+
     /// Whether a head has an `Upgrade` header.
     package static func asksForUpgrade(_ head: [UInt8]) -> Bool {
         String(decoding: head, as: UTF8.self).lowercased().contains("\nupgrade:")
