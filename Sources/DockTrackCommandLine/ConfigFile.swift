@@ -43,16 +43,10 @@ package struct ConfigFile: Sendable {
 
     /// Reads and checks the file at `path`: a regular file of at most ``maximumSize`` bytes, UTF-8, TOML.
     package init(contentsOf path: String) throws(Invalid) {
-        let attributes: [FileAttributeKey: Any]
-        do {
-            attributes = try FileManager.default.attributesOfItem(atPath: path)
-        } catch {
-            throw Invalid(path, "no such file")
+        let text: String
+        do { text = try SmallTextFile.read(path, largest: Self.maximumSize) } catch {
+            throw Invalid(path, error.reason.hasPrefix("larger") ? "\(error.reason): not a setup" : error.reason)
         }
-        guard attributes[.type] as? FileAttributeType == .typeRegular else { throw Invalid(path, "not a regular file") }
-        guard (attributes[.size] as? Int ?? 0) <= Self.maximumSize else { throw Invalid(path, "larger than \(Self.maximumSize) bytes: not a setup") }
-        guard let data = FileManager.default.contents(atPath: path) else { throw Invalid(path, "cannot be read") }
-        guard let text = String(data: data, encoding: .utf8) else { throw Invalid(path, "not UTF-8 text") }
         try self.init(toml: text, path: path)
     }
 

@@ -38,13 +38,9 @@ package enum OverviewCalibrationFile {
 
     /// Reads the mapping at `path`, and the dock camera's field of view (degrees) it was made with.
     package static func read(_ path: String) throws -> (mapping: OverviewMapping, fieldOfView: Double) {
-        let attributes = try? FileManager.default.attributesOfItem(atPath: path)
-        guard let attributes else { throw Invalid(path, "no such file: make it with docktrack calibrate") }
-        guard attributes[.type] as? FileAttributeType == .typeRegular, (attributes[.size] as? Int ?? 0) <= 65536 else {
-            throw Invalid(path, "not a calibration (not a regular file, or larger than 64 KiB)")
-        }
-        guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) else {
-            throw Invalid(path, "cannot be read as UTF-8 text")
+        let text: String
+        do { text = try SmallTextFile.read(path, largest: 65536) } catch {
+            throw Invalid(path, error.reason == "no such file" ? "no such file: make it with docktrack calibrate" : "not a calibration (\(error.reason))")
         }
         let entries: [FlatTOML.Entry]
         do {

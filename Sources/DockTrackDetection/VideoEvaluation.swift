@@ -1,4 +1,5 @@
 import DockTrackCore
+import DockTrackSystem
 import DockTrackMedia
 import Foundation
 
@@ -21,9 +22,16 @@ package struct LabelledVideo: Sendable, Equatable {
         self.identities = identities
     }
 
+    /// The largest labels file read (vtest's 300 frames are 120 KB).
+    package static let largestLabels = 64 * 1024 * 1024
+
     /// The boxes of a MOTChallenge text file.
     package static func read(mot path: String) throws(FrameSourceError) -> LabelledVideo {
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { throw .fileNotFound(path: path) }
+        let text: String
+        do { text = try SmallTextFile.read(path, largest: largestLabels) } catch {
+            if error.reason == "no such file" { throw .fileNotFound(path: path) }
+            throw .unreadable(path: path, reason: error.reason)
+        }
         return try parse(mot: text, path: path)
     }
 

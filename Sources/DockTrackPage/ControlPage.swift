@@ -264,10 +264,9 @@ package final class ControlPage: FrameViewer {
     package static func readToken(_ file: String) throws -> String {
         let text: String
         do {
-            text = try String(contentsOfFile: file, encoding: .utf8)
+            text = try SmallTextFile.read(file, largest: 64 * 1024)
         } catch {
-            let reason = FileManager.default.fileExists(atPath: file) ? "cannot be read as text (\(error.localizedDescription))" : "no such file"
-            throw ControlPageError("--http-token-file \(file): \(reason)")
+            throw ControlPageError("--http-token-file \(file): \(error.reason)")
         }
         let line = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).first
             .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) } ?? ""

@@ -65,11 +65,7 @@ package struct BatchReport {
 
     /// The contents of a result file, at most 64 KiB (a line is a few hundred bytes).
     static func smallFile(_ path: String) throws(Unreadable) -> Data {
-        guard let handle = FileHandle(forReadingAtPath: path) else { throw Unreadable(description: "cannot be read") }
-        defer { try? handle.close() }
-        let data = (try? handle.read(upToCount: 65_537)) ?? Data()
-        guard data.count <= 65_536 else { throw Unreadable(description: "larger than 64 KiB") }
-        return data
+        do { return Data(try SmallTextFile.read(path, largest: 65_536).utf8) } catch { throw Unreadable(description: error.reason) }
     }
 
     /// One input's entry from its result line's bytes; what is wrong with it otherwise.

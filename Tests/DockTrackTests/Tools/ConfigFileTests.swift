@@ -91,8 +91,8 @@ import Testing
         try Data(repeating: 0x23, count: (1 << 20) + 1).write(to: large)  // a comment of 1 MiB
         let binary = folder.appendingPathComponent("binary.toml")
         try Data([0xFF, 0xFE, 0x00, 0x41]).write(to: binary)
-        for (path, words) in [("/nonexistent/docktrack.toml", "no such file"), (folder.path, "not a regular file"),
-                              ("/dev/zero", "not a regular file"), (large.path, "larger than"), (binary.path, "not UTF-8")] {
+        for (path, words) in [("/nonexistent/docktrack.toml", "no such file"), (folder.path, "a directory, not a file"),
+                              ("/dev/zero", "a device or socket, not a file"), (large.path, "larger than"), (binary.path, "not UTF-8")] {
             let run = try ToolRun.docktrack(["track", "--config", path])
             #expect(run.status == 64 && run.stderr.contains(words), "\(path): \(run.status) \(run.stderr)")
         }
