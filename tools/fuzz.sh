@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds and runs DockTrack's libFuzzer targets (Fuzz/*.swift) for a bounded time each.
 #   tools/fuzz.sh [SECONDS] [TARGET...]      targets: dock-protocol observations http-reply mjpeg-parts
-#                                            serve-requests config-file page-requests dock-replies (default: all)
+#                                            serve-requests config-file page-requests dock-replies
+#                                            batch-result trace-plot overview-calibration (default: all)
 # The checks each target makes are in the package (Sources/DockTrackFuzzing, type-checked by
 # every build; the tests replay Fuzz/corpus through them). Here SwiftPM builds that module and
 # the modules it imports with -sanitize=fuzzer,address into .build-fuzz, and each target is its
@@ -14,7 +15,8 @@ cd "$(dirname "$0")/.."
 seconds=${1:-60}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(dock-protocol observations http-reply mjpeg-parts serve-requests config-file page-requests dock-replies)
+[ ${#targets[@]} -eq 0 ] && targets=(dock-protocol observations http-reply mjpeg-parts serve-requests config-file page-requests dock-replies
+                                     batch-result trace-plot overview-calibration)
 build=.build-fuzz
 mkdir -p "$build"
 echo "building the package's modules for fuzzing (-sanitize=fuzzer,address)"
@@ -38,7 +40,10 @@ for target in "${targets[@]}"; do
     config-file) harness=Fuzz/ConfigFileFuzz.swift ;;
     page-requests) harness=Fuzz/PageRequestsFuzz.swift ;;
     dock-replies) harness=Fuzz/DockRepliesFuzz.swift ;;
-    *) echo "fuzz.sh: unknown target '$target' (dock-protocol, observations, http-reply, mjpeg-parts, serve-requests, config-file, page-requests, dock-replies)" >&2; exit 2 ;;
+    batch-result) harness=Fuzz/BatchResultFuzz.swift ;;
+    trace-plot) harness=Fuzz/TracePlotFuzz.swift ;;
+    overview-calibration) harness=Fuzz/OverviewCalibrationFuzz.swift ;;
+    *) echo "fuzz.sh: unknown target '$target' (dock-protocol, observations, http-reply, mjpeg-parts, serve-requests, config-file, page-requests, dock-replies, batch-result, trace-plot, overview-calibration)" >&2; exit 2 ;;
   esac
   binary=$build/$target-fuzz
   echo "linking $binary"

@@ -42,6 +42,11 @@ package enum OverviewCalibrationFile {
         do { text = try SmallTextFile.read(path, largest: 65536) } catch {
             throw Invalid(path, error.reason == "no such file" ? "no such file: make it with docktrack calibrate" : "not a calibration (\(error.reason))")
         }
+        return try parse(text, path: path)
+    }
+
+    /// The mapping and field of view in `text`, the contents of the file at `path`.
+    package static func parse(_ text: String, path: String) throws -> (mapping: OverviewMapping, fieldOfView: Double) {
         let entries: [FlatTOML.Entry]
         do {
             entries = try FlatTOML.entries(text)

@@ -227,6 +227,45 @@ public enum FuzzTargets {
         }
     }
 
+    /// Bytes of a batch result line (`docktrack report` reads one per input): an entry or one
+    /// reason it is not; an entry's figures within the report's bounds, its page's figures
+    /// finite.
+    public static func batchResult(_ bytes: UnsafeBufferPointer<UInt8>) {
+        do {
+            let entry = try BatchReport.entry(named: "fuzz", line: Data(bytes), finished: Date(timeIntervalSince1970: 0))
+            precondition((0...BatchReport.largestFrames).contains(entry.frames), "frames \(entry.frames)")
+            precondition(entry.videoSeconds.isFinite && entry.workSeconds.isFinite && entry.videoSeconds >= 0 && entry.workSeconds >= 0,
+                         "seconds \(entry.videoSeconds), \(entry.workSeconds)")
+            _ = BatchReport(folder: "fuzz", entries: [entry]).lines
+        } catch {
+            precondition(!error.description.isEmpty && !error.description.contains("\n"), "not one reason: \(error.description)")
+        }
+    }
+
+    /// Bytes of a trace (`docktrack plot`): a plot or one reason it is not; a plot is drawn
+    /// without a trap, whatever its numbers.
+    public static func tracePlot(_ bytes: UnsafeBufferPointer<UInt8>) {
+        do {
+            let plot = try TracePlot(tsv: String(decoding: bytes, as: UTF8.self), name: "fuzz.tsv")
+            precondition(plot.panels.count <= TracePlot.mostColumns, "\(plot.panels.count) panels")
+            _ = try? plot.render(width: 200)
+        } catch {
+            precondition(error.description.hasPrefix("fuzz.tsv"), "not a reason naming the trace: \(error.description)")
+        }
+    }
+
+    /// Bytes of an overview calibration file (`track --overview-calibration`): a mapping whose
+    /// numbers are finite, or one reason naming the file.
+    public static func overviewCalibration(_ bytes: UnsafeBufferPointer<UInt8>) {
+        do {
+            let (mapping, fieldOfView) = try OverviewCalibrationFile.parse(String(decoding: bytes, as: UTF8.self), path: "fuzz.toml")
+            precondition(fieldOfView > 1 && fieldOfView < 180, "field of view \(fieldOfView)")
+            precondition((mapping.toDock + mapping.toOverview).allSatisfy { $0.allSatisfy(\.isFinite) }, "a mapping that is not finite")
+        } catch {
+            precondition("\(error)".contains("fuzz.toml") && !"\(error)".contains("\n"), "not one line naming the file: \(error)")
+        }
+    }
+
     /// Bytes a peer sends the control page (chunked: the first byte picks the size, 1...64),
     /// read as its connection guard reads them: no unfinished head held past the budget, every
     /// head found ends with its blank line and is within the budget, the bytes after an

@@ -38,6 +38,11 @@ package struct BatchReport {
 
     /// Reads every `*.json` of `folder`. A file that is not a batch result line is kept as a
     /// failure that says so (the report goes on for the others).
+    package init(folder: String, entries: [Entry]) {
+        self.folder = folder
+        self.entries = entries
+    }
+
     package init(folder: String) throws {
         self.folder = folder
         let names: [String]

@@ -66,7 +66,7 @@ package struct TracePlot {
     }
 
     /// The most columns plotted (a panel each, 180 px tall; DockTrack's traces have about 10).
-    static let mostColumns = 64
+    package static let mostColumns = 64
 
     /// The largest value and time plotted (a trace's angles, speeds and seconds are far smaller).
     static let largestValue = 1e12

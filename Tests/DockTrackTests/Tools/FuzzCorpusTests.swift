@@ -14,7 +14,7 @@ import Testing
     }
 
     @Test(arguments: ["dock-protocol", "observations", "http-reply", "mjpeg-parts", "serve-requests", "config-file", "page-requests",
-                            "dock-replies"])
+                            "dock-replies", "batch-result", "trace-plot", "overview-calibration"])
     func theSeedCorpusPassesTheFuzzChecks(target: String) throws {
         let inputs = try Self.corpus(target)
         #expect(inputs.count >= 5, "\(target): \(inputs.count) seeds")
@@ -28,6 +28,9 @@ import Testing
                 case "config-file": FuzzTargets.configFile(bytes)
                 case "page-requests": FuzzTargets.pageRequests(bytes)
                 case "dock-replies": FuzzTargets.dockReplies(bytes)
+                case "batch-result": FuzzTargets.batchResult(bytes)
+                case "trace-plot": FuzzTargets.tracePlot(bytes)
+                case "overview-calibration": FuzzTargets.overviewCalibration(bytes)
                 default: FuzzTargets.observations(bytes)
                 }
             }
