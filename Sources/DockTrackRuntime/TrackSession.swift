@@ -266,9 +266,14 @@ extension TrackSession {
                          at time: Double) -> ([TrackedSubject], OverviewGuide.Use?) {
         var run = run
         defer { overview = run }
-        if let ended = run.watch.ended, !run.endTold {
-            run.endTold = true
-            notes?("overview: \(ended); the dock's camera goes on alone")
+        if let ended = run.watch.ended {
+            if !run.endTold {
+                run.endTold = true
+                notes?("overview: \(ended); the dock's camera goes on alone")
+            }
+            // Its last sight is history: guiding by it (or judging the calibration by it) would
+            // send the dock to people who were there, and warn of cameras moved after the end.
+            return (seen, nil)
         }
         guard let sight = run.watch.latest else { return (seen, nil) }
         let looks = OverviewLooks(seen: seen, in: picture, overview: sight.subjects, in: sight.image)

@@ -45,6 +45,19 @@ package enum OverviewCalibration {
     /// The fewest feature matches agreeing with a homography for a pose to count.
     package static let minimumInliers = 15
 
+    /// More poses to fit when too few of the first 9 were found (a 5 x 5 grid over 90% of the
+    /// ranges, those not tried yet): a scene with little texture (a plain wall, a projector
+    /// screen, slides with a speaker in a corner) shows the dock's picture in the overview at
+    /// only some poses.
+    package static func morePoses(within limits: DockLimits, tried: [DockOrientation]) -> [DockOrientation] {
+        func spread(_ range: ClosedRange<Double>) -> [Double] {
+            let middle = (range.lowerBound + range.upperBound) / 2, half = (range.upperBound - range.lowerBound) / 2 * 0.9
+            return (0..<5).map { middle - half + Double($0) * half / 2 }
+        }
+        let grid = spread(limits.pitch.range).flatMap { pitch in spread(limits.yaw.range).map { DockOrientation(x: pitch, y: $0, z: 0) } }
+        return grid.filter { pose in !tried.contains { abs($0.x - pose.x) < 1e-9 && abs($0.y - pose.y) < 1e-9 } }
+    }
+
     /// The poses to fit (a 3 x 3 grid over 80% of the ranges) and to check (4 between them).
     package static func poses(within limits: DockLimits) -> (fit: [DockOrientation], check: [DockOrientation]) {
         func spread(_ range: ClosedRange<Double>, _ share: Double) -> [Double] {
@@ -65,11 +78,12 @@ package enum OverviewCalibration {
         let (fitPoses, checkPoses) = poses(within: limits)
         var inputs: [(Double, Double)] = [], pitches: [Double] = [], yaws: [Double] = []
         var overviewXs: [Double] = [], overviewYs: [Double] = []
-        var fitted = 0
-        for pose in fitPoses {
+        var fitted = 0, tried = 0
+        func fit(at pose: DockOrientation) throws {
+            tried += 1
             let (look, pairs) = try self.look(rig: &rig, at: pose, camera: camera)
             looked(look)
-            guard !pairs.isEmpty else { continue }
+            guard !pairs.isEmpty else { return }
             fitted += 1
             for (direction, point) in pairs {
                 inputs.append((point.x, point.y))
@@ -79,8 +93,16 @@ package enum OverviewCalibration {
                 overviewYs.append(point.y)
             }
         }
+        for pose in fitPoses { try fit(at: pose) }
+        // Too few found: the denser grid, all of it (every pose found sharpens the fit).
+        if fitted < 5 {
+            for pose in morePoses(within: limits, tried: fitPoses) { try fit(at: pose) }
+        }
         guard fitted >= 5 else {
-            throw Failure(description: "the dock's picture was found in the overview at \(fitted) of \(fitPoses.count) poses (5 are needed): does the overview see what the dock's camera sees?")
+            throw Failure(description: "the dock's picture was found in the overview at \(fitted) of \(tried) poses (5 are needed). "
+                          + "It is found by the texture both cameras see: let the overview see the part of the room the dock turns over, "
+                          + "give the dock's camera a wider view (a larger --zoom in simulate), or light the room; a plain wall or a "
+                          + "projector screen alone shows too little")
         }
         let directions = zip(pitches, yaws).map { ($0, $1) }
         guard let toPitch = OverviewMapping.fit(inputs, pitches), let toYaw = OverviewMapping.fit(inputs, yaws),

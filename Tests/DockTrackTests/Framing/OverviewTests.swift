@@ -165,6 +165,35 @@ private struct StillOverview: FrameSource {
         #expect { _ = try OverviewCalibrationFile.read("/dev/null") } throws: { "\($0)".contains("not a calibration") }
     }
 
+    /// A scene whose texture shows at only a few of the 9 poses (a plain wall, slides with the
+    /// speaker in a corner): the denser grid is looked at too, and the mapping is as good.
+    @Test func aSceneSeenAtFewPosesIsCalibratedFromMorePoses() throws {
+        let scene = try Self.plaza()
+        let camera = Self.dockCamera(sceneSize: scene.size)
+        let overview = SimulatedOverview(sceneSize: scene.size, sceneFieldOfView: 100 * .pi / 180, share: 1,
+                                         pose: DockOrientation(x: 0, y: 0, z: 0), pipeline: TrackingPipeline(detector: nil, cues: nil))
+        let grid = OverviewCalibration.poses(within: camera.limits()).fit
+        /// The plaza's rig, but the dock's camera sees a flat grey at 6 of the 9 first poses.
+        struct FewPosesRig: CalibrationRig {
+            var inner: SceneCalibrationRig
+            var blank: [DockOrientation]
+            let flat: Image
+            mutating func look(at pose: DockOrientation) throws -> (dockView: Image, overview: Image) {
+                let (view, overview) = try inner.look(at: pose)
+                return (blank.contains(pose) ? flat : view, overview)
+            }
+        }
+        var sample = SceneCalibrationRig(scene: scene, dockCamera: camera, overview: overview)
+        let view = try sample.look(at: grid[0]).dockView
+        let flat = try Image(pixels: [UInt8](repeating: 128, count: view.width * view.height * 3), width: view.width, height: view.height, channels: 3)
+        var rig = FewPosesRig(inner: SceneCalibrationRig(scene: scene, dockCamera: camera, overview: overview),
+                              blank: [grid[0], grid[1], grid[2], grid[3], grid[5], grid[6]], flat: flat)
+        var looks = 0
+        let mapping = try OverviewCalibration.calibrate(rig: &rig, camera: camera.camera, limits: camera.limits(), looked: { _ in looks += 1 })
+        #expect(looks == 9 + 24 + 4, "the 3 x 3 grid, the 5 x 5 but its middle (tried), the 4 checks: \(looks)")
+        #expect(mapping.checkedErrorDegrees.largest < 1.5, "\(mapping.checkedErrorDegrees)")
+    }
+
     @Test func anOverviewThatShowsAnotherPlaceIsRefused() throws {
         let scene = try Self.plaza()
         let camera = Self.dockCamera(sceneSize: scene.size)
@@ -175,9 +204,11 @@ private struct StillOverview: FrameSource {
             func look(at pose: DockOrientation) throws -> (dockView: Image, overview: Image) { (try camera.view(of: scene, at: pose), elsewhere) }
         }
         var rig = ElsewhereRig(scene: scene, camera: camera, elsewhere: try Image(contentsOf: Fixtures.sample("messi5.jpg")))
-        #expect(throws: OverviewCalibration.Failure.self) {
+        let error = #expect(throws: OverviewCalibration.Failure.self) {
             _ = try OverviewCalibration.calibrate(rig: &rig, camera: camera.camera, limits: camera.limits())
         }
+        #expect(error?.description.contains("of 33 poses (5 are needed)") == true && error?.description.contains("let the overview see") == true,
+                "says what to do: \(error?.description ?? "")")
     }
 
     /// A person only the overview sees (the dock's camera sees nobody) is given to the framing
