@@ -289,10 +289,11 @@ public struct CameraInformation: Sendable, Equatable, Decodable {
 /// frames (DockKit's camera orientation), as a phone's camera delivers it: `corrected` and
 /// `landscapeRight` are upright (the sensor's own landscape); `portrait` is upright once turned a
 /// quarter clockwise, `portraitUpsideDown` a quarter counterclockwise, `landscapeLeft` a half turn.
-/// Observations and the camera's fields of view are turned into the upright picture before
-/// anything is tracked.
+/// `faceUp` and `faceDown` (DockKit's, a device lying flat) say nothing of how the picture is
+/// turned: it is taken as it comes, as `corrected`. Observations and the camera's fields of view
+/// are turned into the upright picture before anything is tracked.
 public enum CameraOrientation: String, Sendable, CaseIterable {
-    case corrected, landscapeRight, landscapeLeft, portrait, portraitUpsideDown
+    case corrected, landscapeRight, landscapeLeft, portrait, portraitUpsideDown, faceUp, faceDown
 
     /// Whether the picture's width and height swap when it is turned upright.
     public var isQuarterTurn: Bool { self == .portrait || self == .portraitUpsideDown }
@@ -300,7 +301,7 @@ public enum CameraOrientation: String, Sendable, CaseIterable {
     /// A point of the picture (lower-left origin) in the upright picture.
     public func upright(x: Double, y: Double) -> (x: Double, y: Double) {
         switch self {
-        case .corrected, .landscapeRight: (x, y)
+        case .corrected, .landscapeRight, .faceUp, .faceDown: (x, y)
         case .portrait: (y, 1 - x)  // a quarter clockwise: the picture's top row is the upright right column
         case .portraitUpsideDown: (1 - y, x)
         case .landscapeLeft: (1 - x, 1 - y)

@@ -240,6 +240,8 @@ package final class TrackControl: Sendable {
             }
             if let claim = state.claims.limits, claim.owner == client {
                 state.claims.limits = nil
+                // What a client reads from now on; the dock is told at the next frame.
+                state.limits = claim.before
                 givenBack.append(("limits back", .command(.setLimits(claim.before))))
             }
             if let claim = state.claims.selection, claim.owner == client {
@@ -401,6 +403,12 @@ package final class TrackControl: Sendable {
             })
             return nil
         case .command(let command):
+            // A roll the dock cannot make is refused here, as the dock itself refuses it (the
+            // tracker's own commands have no roll, and would drop it).
+            if dockLimits.roll.maximumSpeed == 0 {
+                if case .setOrientation(let o, _, _) = command, o.z != 0 { throw DockError.notCapable("roll") }
+                if case .setAngularVelocity(let v) = command, v.z != 0 { throw DockError.notCapable("roll") }
+            }
             // Limits are checked before anything is sent: every number finite, none negative,
             // none past the run's own (the tracker commands up to the limits in force, so a limit
             // past the dock's would have it command speeds the dock cannot make). The axes left

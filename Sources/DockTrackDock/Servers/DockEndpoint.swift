@@ -50,10 +50,15 @@ extension DockEndpoint {
 extension DockSession: DockEndpoint {
     package mutating func pendingLines() -> [String] { [] }
 
+    /// The dock stopped, and what the client set for its session given back (DockKit's limits
+    /// and system tracking last one app's session): the dock's own limits, system tracking on.
     package mutating func sessionEnded(at time: Double) -> String {
         _ = handle(.success(DockRequest(kind: .command(.setAngularVelocity(.zero)))), at: time)
+        let given = dock.limits != dock.hardwareLimits || !dock.systemTracking
+        _ = handle(.success(DockRequest(kind: .command(.setLimits(dock.hardwareLimits)))), at: time)
+        _ = handle(.success(DockRequest(kind: .command(.setSystemTracking(true)))), at: time)
         closeSession()
-        return "session closed; dock stopped"
+        return given ? "session closed; dock stopped, its limits and system tracking back" : "session closed; dock stopped"
     }
 
     /// Lines every 50 ms of the dock's time until it is still (at most 3 s).

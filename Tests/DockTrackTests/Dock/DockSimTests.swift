@@ -121,6 +121,39 @@ import Glibc
     }
 }
 
+/// DockKit's limits and system-tracking switch last one app's session: docksim gives them back
+/// when a client hangs up, so the next app (on a real PTZ camera behind docksim too) starts from
+/// the dock's own.
+@Suite(.onTestThreads) struct DockSimSessionTests {
+    @Test func aDepartedClientsLimitsAndTrackingSwitchAreNotTheNextOnes() throws {
+        let (process, socketPath) = try startSocketDocksim(script: "")
+        defer { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
+        let first = try LineSocket(connectingTo: socketPath)
+        first.send(#"{"type":"hello","protocols":["org.docktrack.dock/1"]}"#)
+        let hello = try #require(try first.next(matching: "\"type\":\"hello\""))
+        let own = try #require(DockTestLine(hello)?.limits("dockLimits"), "\(hello)")
+        first.send(#"{"command":"setLimits","limits":{"yaw":{"minimum":-1,"maximum":1,"maximumSpeed":0.5}}}"#)
+        #expect(try first.next(matching: #""maximumSpeed":0.5"#) != nil)
+        first.send(#"{"command":"setSystemTracking","enabled":false}"#)
+        first.send(#"{"command":"getSystemTracking"}"#)
+        #expect(try first.next(matching: #""enabled":false"#) != nil)
+        shutdown(first.fd, Int32(SHUT_RDWR))
+        // The next client, as soon as the session is free.
+        var limits: DockLimits?, tracking: String?
+        let deadline = Date().addingTimeInterval(20)
+        while limits == nil, Date() < deadline {
+            let next = try LineSocket(connectingTo: socketPath)
+            next.send(#"{"type":"hello","protocols":["org.docktrack.dock/1"]}"#)
+            guard let said = try next.next(matching: "\"type\""), said.contains(#""type":"hello""#) else { usleep(50_000); continue }
+            limits = DockTestLine(said)?.limits("limits")
+            next.send(#"{"command":"getSystemTracking"}"#)
+            tracking = try next.next(matching: #""systemTracking""#)
+        }
+        #expect(limits == own, "the dock's own limits: \(String(describing: limits)) against \(own)")
+        #expect(tracking?.contains(#""enabled":true"#) == true, "\(tracking ?? "no answer")")
+    }
+}
+
 /// Starts docksim serving a fresh socket with these scripted events; returns the process and the path.
 func startSocketDocksim(script events: String, arguments: [String] = []) throws -> (process: Process, socket: String) {
     let script = try Fixtures.temporaryFolder().appendingPathComponent("script.jsonl")
