@@ -83,6 +83,8 @@ public final class DockAccessoryManager: Sendable {
     /// What the reading thread and the callers share.
     private struct Session {
         var accessory: DockAccessory?
+        /// Whether the phone is on the dock, as the dock last said (its state changes say it).
+        var docked = true
         /// Requests sent with an id, waiting for their answer.
         var pending: [RequestID: CheckedContinuation<DockMessage, any Error>] = [:]
         var nextID = 1
@@ -413,6 +415,7 @@ public final class DockAccessoryManager: Sendable {
         case .hello(let dock):
             let greeters = session.withLock { session in
                 session.accessory = dock
+                session.docked = true
                 defer { session.helloWaiters = [] }
                 return session.helloWaiters
             }
@@ -421,15 +424,20 @@ public final class DockAccessoryManager: Sendable {
             // Battery states arrive on subscribe: the dock's are asked for at once.
             if dock.capabilities.contains(DockCapability.battery.rawValue) { query("getBattery") }
         case .dockEvent("undocked"):
+            session.withLock { $0.docked = false }
             if let dock = current { stateBroadcast.yield(.undocked(dock), current: [.undocked(dock)]) }
         case .dockEvent("docked"):
             sayHello()  // re-register; the hello answer reports the dock docked again
         case .trackingButton(let enabled):
-            let changed: DockAccessory? = session.withLock { session in
+            let (changed, docked) = session.withLock { session in
                 session.accessory?.trackingButtonEnabled = enabled
-                return session.accessory
+                return (session.accessory, session.docked)
             }
-            if let changed { stateBroadcast.yield(.docked(changed), current: [.docked(changed)]) }
+            // The change is told in the state the dock is in: undocked stays undocked.
+            if let changed {
+                let state: AccessoryStateChange = docked ? .docked(changed) : .undocked(changed)
+                stateBroadcast.yield(state, current: [state])
+            }
         case .motionState(let state):
             let watching = session.withLock { session in
                 session.lastMotion = state

@@ -78,14 +78,17 @@ public enum DockFolderChange: Sendable, Equatable {
 /// sockets can be put for apps to find.
 public final class DockFolderWatcher: Sendable {
     public let folder: String
-    public let changes: AsyncStream<DockFolderChange>
-    private let continuation: AsyncStream<DockFolderChange>.Continuation
+    /// The changes, each reader on a stream of its own (as DockKit's `accessoryStateChanges`):
+    /// every `for await` loop sees every dock, and one that starts late starts with the docks
+    /// present then, each as `.appeared`.
+    public var changes: AsyncStream<DockFolderChange> { broadcast.stream() }
+    private let broadcast = Broadcast<DockFolderChange>(buffered: 256)
     private let inotify: Int32
     private let stopped = Mutex(false)
     /// Watches the folder until ``stop()``.
     private let watcher = Mutex<OwnedThread?>(nil)
-    /// The sockets reported as appeared and not yet gone.
-    private let present = Mutex(Set<String>())
+    /// The docks reported as appeared and not yet gone, in the order they came.
+    private let present = Mutex<[(socket: String, dock: DiscoveredDock)]>([])
 
     /// The folder apps look in by default: `$DOCKTRACK_DOCKS`, else `$XDG_RUNTIME_DIR/docktrack`,
     /// else `/tmp/docktrack-UID`.
@@ -121,7 +124,6 @@ public final class DockFolderWatcher: Sendable {
         }
         self.folder = folder
         inotify = fd
-        (changes, continuation) = AsyncStream.makeStream()
         let existing = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted()
         let timeout = helloTimeout.isFinite ? max(0.1, helloTimeout) : 2
         // The thread holds the watcher until stop().
@@ -165,12 +167,16 @@ public final class DockFolderWatcher: Sendable {
                 } else if mask & UInt32(IN_DELETE | IN_MOVED_FROM) != 0 {
                     // Only a dock reported: other files come and go (an editor's, a download's).
                     let socket = path(of: name)
-                    if present.withLock({ $0.remove(socket) != nil }) { continuation.yield(.disappeared(socketPath: socket)) }
+                    present.withLock { present in
+                        guard let index = present.firstIndex(where: { $0.socket == socket }) else { return }
+                        present.remove(at: index)
+                        broadcast.yield(.disappeared(socketPath: socket), current: present.map { .appeared($0.dock) })
+                    }
                 }
             }
         }
         for task in asking { task.cancel() }
-        continuation.finish()
+        broadcast.finish()
     }
 
     private func path(of name: String) -> String { (folder as NSString).appendingPathComponent(name) }
@@ -182,8 +188,11 @@ public final class DockFolderWatcher: Sendable {
         while Date() < deadline, !Task.isCancelled {
             if let found = try? await DockAccessoryManager.discover(at: socket, timeout: max(0.1, deadline.timeIntervalSinceNow)),
                let dock = found.first {
-                present.withLock { _ = $0.insert(socket) }
-                continuation.yield(.appeared(dock))
+                present.withLock { present in
+                    present.removeAll { $0.socket == socket }
+                    present.append((socket, dock))
+                    broadcast.yield(.appeared(dock), current: present.map { .appeared($0.dock) })
+                }
                 return
             }
             // Not a socket yet, not listening yet, or gone: again shortly.

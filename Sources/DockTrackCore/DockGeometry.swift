@@ -126,8 +126,12 @@ public struct DockLimits: Sendable, Equatable, Codable {
     /// Limits a client asked for, checked against these (the hardware's): every number finite
     /// (a missing bound is the hardware's), no range wider and no speed or acceleration higher
     /// than the hardware's, none negative; roll only on a dock that has it. An axis left out
-    /// keeps its limits in `current` (the ones in force).
+    /// keeps its limits in `current` (the ones in force). As DockKit's, limits that name no axis
+    /// and a range with nothing in it (minimum == maximum, on an axis that can move) are refused.
     public func narrowed(to asked: DockLimits, keeping current: DockLimits? = nil) throws(DockError) -> DockLimits {
+        guard !DockAxis.allCases.allSatisfy({ asked[$0].isUnchanged }) else {
+            throw .invalidRequest("limits name no axis (pitch, yaw or roll)")
+        }
         var result = self
         for axis in DockAxis.allCases {
             let hardware = self[axis], wanted = asked[axis]
@@ -159,6 +163,9 @@ public struct DockLimits: Sendable, Equatable, Codable {
             }
             guard low >= hardware.range.lowerBound, high <= hardware.range.upperBound, low <= high else {
                 throw .invalidRequest("\(axis.rawValue) range \(low)...\(high) is wider than the dock's \(hardware.range.lowerBound)...\(hardware.range.upperBound)")
+            }
+            guard low < high || hardware.range.lowerBound == hardware.range.upperBound else {
+                throw .invalidRequest("\(axis.rawValue) range \(low)...\(high) is empty: the minimum must be below the maximum")
             }
             result[axis] = AxisLimits(range: low...high, maximumSpeed: speed, maximumAcceleration: acceleration)
         }

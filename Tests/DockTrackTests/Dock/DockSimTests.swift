@@ -366,6 +366,8 @@ actor Collected<Element: Sendable> {
         let watcher = try DockFolderWatcher(folder: folder.path)
         defer { watcher.stop() }
         let changes = Collected.from(watcher.changes)
+        // A second reader, as an app with two loops has: each sees every change.
+        let alsoChanges = Collected.from(watcher.changes)
         try "not a dock".write(to: folder.appendingPathComponent("notes.txt"), atomically: true, encoding: .utf8)
         let socket = folder.appendingPathComponent("dock1.sock").path
         let process = Process()
@@ -382,12 +384,47 @@ actor Collected<Element: Sendable> {
             return
         }
         #expect(dock.socketPath == socket && dock.accessory?.category == "trackingStand", "\(dock)")
+        for _ in 0..<400 where await alsoChanges.items.isEmpty { try await Task.sleep(for: .milliseconds(25)) }
+        #expect(await alsoChanges.items == [.appeared(dock)], "the second reader sees the dock too")
+        // A reader who comes later starts from the docks present.
+        let late = Collected.from(watcher.changes)
+        for _ in 0..<400 where await late.items.isEmpty { try await Task.sleep(for: .milliseconds(25)) }
+        #expect(await late.items == [.appeared(dock)])
         // Stopped as a service manager stops it (SIGTERM, once its signals are taken).
         try await Task.sleep(for: .milliseconds(300))
         process.terminate()
         process.waitUntilExit()
         for _ in 0..<400 where await changes.items.count < 2 { try await Task.sleep(for: .milliseconds(25)) }
         #expect(await changes.items == [.appeared(dock), .disappeared(socketPath: socket)])
+        for _ in 0..<400 where await alsoChanges.items.count < 2 { try await Task.sleep(for: .milliseconds(25)) }
+        #expect(await alsoChanges.items == [.appeared(dock), .disappeared(socketPath: socket)])
+    }
+
+    /// The tracking button switched while the phone is off the dock is told as undocked, and a
+    /// reader who comes later starts from undocked (it read docked before).
+    @Test func aTrackingButtonChangeWhileUndockedStaysUndocked() async throws {
+        let (process, socketPath) = try startSocketDocksim(script: """
+            {"at":0.3,"event":"undocked"}
+            {"at":0.6,"event":"trackingButton","enabled":false}
+            """)
+        defer { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
+        var manager: DockAccessoryManager?
+        for _ in 0..<3000 where manager == nil {
+            manager = try? DockAccessoryManager(socketPath: socketPath)
+            if manager == nil { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        let dock = try #require(manager)
+        let states = Collected.from(dock.stateChanges)
+        for _ in 0..<400 where await states.items.count < 3 { try await Task.sleep(for: .milliseconds(25)) }
+        let changes = await states.items
+        guard changes.count == 3, case .docked = changes[0], case .undocked = changes[1], case .undocked(let off) = changes[2] else {
+            Issue.record("docked, undocked, then the button change while undocked: \(changes)")
+            return
+        }
+        #expect(!off.trackingButtonEnabled)
+        let late = Collected.from(dock.stateChanges)
+        for _ in 0..<400 where await late.items.isEmpty { try await Task.sleep(for: .milliseconds(25)) }
+        #expect(await late.items == [.undocked(off)], "a late reader starts from undocked")
     }
 
     @Test func streamsOfStateChangesMotionEventsAndBatteryWithReRegistration() async throws {

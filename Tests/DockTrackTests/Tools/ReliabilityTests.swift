@@ -137,8 +137,13 @@ import Glibc
         try dock.apply(try JSONDecoder().decode(TimedDockCommand.self, from: Data(line.utf8)).command, at: 10)
         #expect(dock.limits.pitch == AxisLimits(range: -0.1...0.2, maximumSpeed: 1, maximumAcceleration: 6), "pitch kept: \(dock.limits.pitch)")
         #expect(dock.limits.yaw == AxisLimits(range: -1...1, maximumSpeed: 2, maximumAcceleration: 8) && dock.limits.roll == hw.roll)
-        try dock.apply(try JSONDecoder().decode(TimedDockCommand.self, from: Data(#"{"command":"setLimits","limits":{}}"#.utf8)).command, at: 10)
-        #expect(dock.limits.yaw.range == -1...1, "no axis given: nothing changes")
+        // As DockKit's: limits that name no axis, and a range with nothing in it, are refused.
+        #expect(throws: DockError.self) {
+            try dock.apply(try JSONDecoder().decode(TimedDockCommand.self, from: Data(#"{"command":"setLimits","limits":{}}"#.utf8)).command, at: 10)
+        }
+        #expect(dock.lastError?.code == "invalidRequest" && dock.limits.yaw.range == -1...1, "no axis given: refused, nothing changes")
+        #expect(throws: DockError.self) { try dock.apply(limits(pitch: AxisLimits(range: 0.1...0.1, maximumSpeed: 1, maximumAcceleration: 6)), at: 10) }
+        #expect(dock.lastError?.code == "invalidRequest" && dock.limits.pitch.range == -0.1...0.2, "an empty range: refused")
     }
 
     @Test func devicesGetNumbersTheyCanHold() throws {
