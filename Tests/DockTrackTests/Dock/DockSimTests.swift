@@ -154,6 +154,15 @@ import Glibc
     }
 }
 
+/// A client of the docksim serving `socketPath`, once it listens (docksim may still be starting).
+func connectedManager(_ socketPath: String) async throws -> DockAccessoryManager? {
+    for _ in 0..<3000 {
+        if let manager = try? DockAccessoryManager(socketPath: socketPath) { return manager }
+        try await Task.sleep(for: .milliseconds(50))
+    }
+    return nil
+}
+
 /// Starts docksim serving a fresh socket with these scripted events; returns the process and the path.
 func startSocketDocksim(script events: String, arguments: [String] = []) throws -> (process: Process, socket: String) {
     let script = try Fixtures.temporaryFolder().appendingPathComponent("script.jsonl")
@@ -408,12 +417,7 @@ actor Collected<Element: Sendable> {
             {"at":0.6,"event":"trackingButton","enabled":false}
             """)
         defer { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
-        var manager: DockAccessoryManager?
-        for _ in 0..<3000 where manager == nil {
-            manager = try? DockAccessoryManager(socketPath: socketPath)
-            if manager == nil { try await Task.sleep(for: .milliseconds(50)) }
-        }
-        let dock = try #require(manager)
+        let dock = try #require(await connectedManager(socketPath))
         let states = Collected.from(dock.stateChanges)
         for _ in 0..<400 where await states.items.count < 3 { try await Task.sleep(for: .milliseconds(25)) }
         let changes = await states.items
@@ -436,12 +440,7 @@ actor Collected<Element: Sendable> {
             {"at":5.6,"event":"docked"}
             """, arguments: ["--other-battery", "remote:0.5:notChargeable"])
         defer { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
-        var manager: DockAccessoryManager?
-        for _ in 0..<3000 where manager == nil {
-            manager = try? DockAccessoryManager(socketPath: socketPath)
-            if manager == nil { try await Task.sleep(for: .milliseconds(50)) }
-        }
-        let dock = try #require(manager)
+        let dock = try #require(await connectedManager(socketPath))
         let states = Collected.from(dock.stateChanges), motion = Collected.from(dock.motionStates)
         let events = Collected.from(dock.accessoryEvents), battery = Collected.from(dock.batteryStates)
         // Commands go as soon as the dock is registered (the undocking at 5 s on docksim's clock
