@@ -18,7 +18,8 @@ struct DockKitSamples {
         ("custom-tracking", customTracking), ("framing", framing), ("region", regionOfInterest),
         ("velocity", angularVelocity), ("orientation", setOrientation), ("motion-states", motionStates),
         ("limits", limits), ("animate", animate), ("tracking-states", trackingStates), ("events", accessoryEvents),
-        ("battery", battery), ("mistakes", commonMistakes),
+        ("battery", battery), ("mistakes", commonMistakes), ("discover-two-readers", discoverWithTwoReaders),
+        ("roll-refused", rollRefused),
     ]
 
     static func main() async {
@@ -65,6 +66,53 @@ struct DockKitSamples {
             case .disconnected:
                 throw DockError.notConnected
             }
+        }
+    }
+
+    /// "Discovering Accessories" with two readers of the accessory state changes (two loops of
+    /// an app, as DockKit's `accessoryStateChanges` allows): a watcher of a folder of docks (one
+    /// made here, the dock's socket hard-linked into it), each loop told of this dock.
+    static func discoverWithTwoReaders(_ dock: DockAccessoryManager) async throws {
+        let folder = NSTemporaryDirectory() + "dockkit-samples-\(getpid())"
+        try? FileManager.default.removeItem(atPath: folder)
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let socket = folder + "/dock.sock"
+        // A hard link: the watcher takes only sockets (not links to them) for docks.
+        guard link(dock.socketPath, socket) == 0 else {
+            throw DockError.invalidRequest("cannot link the dock's socket into \(folder): \(String(cString: strerror(errno)))")
+        }
+        let watcher = try DockFolderWatcher(folder: folder)
+        defer { watcher.stop() }
+        @Sendable func sees(_ changes: AsyncStream<DockFolderChange>) async -> Bool {
+            for await change in changes {
+                if case .appeared(let found) = change, found.socketPath == socket { return true }
+            }
+            return false
+        }
+        async let first = sees(watcher.changes), second = sees(watcher.changes)
+        let timeout = Task { try await Task.sleep(for: .seconds(10)); watcher.stop() }
+        let (one, two) = await (first, second)
+        timeout.cancel()
+        guard one && two else { throw DockError.invalidRequest("a reader was not told of the dock (first \(one), second \(two))") }
+        print("both readers were told of the dock at \((dock.socketPath as NSString).lastPathComponent)")
+    }
+
+    /// A roll on a dock that has none: refused (`notCapable`), never done without the roll.
+    static func rollRefused(_ dock: DockAccessoryManager) async throws {
+        let accessory = try await dock.accessory()
+        guard !accessory.capabilities.contains("roll") else {
+            print("this dock can roll: nothing to refuse")
+            return
+        }
+        let wasOn = try? await dock.isSystemTrackingEnabled()
+        if wasOn == true { try await dock.setSystemTracking(false) }
+        defer { if wasOn == true { Task { try? await dock.setSystemTracking(true) } } }
+        do {
+            _ = try await dock.setOrientation(DockOrientation(x: 0, y: 0.1, z: 0.2), duration: 0.5)
+            throw DockError.invalidRequest("a roll was taken by a dock without roll")
+        } catch DockError.notCapable {
+            print("a roll is refused: notCapable")
         }
     }
 

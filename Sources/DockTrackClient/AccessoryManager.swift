@@ -110,11 +110,15 @@ public final class DockAccessoryManager: Sendable {
         return manager
     }
 
+    /// The socket of the dock this manager is connected to.
+    public let socketPath: String
+
     /// Connects to the dock serving `socketPath` and says hello. A dock that has not answered
     /// the hello within `helloTimeout` seconds is hung up on: the state changes end with
     /// `disconnected`, waiting requests throw `notConnected`.
     public init(socketPath: String, helloTimeout: Double = 5) throws(DockError) {
         let fd = try UnixSocket.connect(to: socketPath)
+        self.socketPath = socketPath
         self.fd = fd
         writer = SocketLineWriter(fd: fd)
         let helloDeadline = MonotonicClock.now() + (helloTimeout.isFinite ? max(0, helloTimeout) : 5)

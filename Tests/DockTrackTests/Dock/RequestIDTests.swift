@@ -282,7 +282,8 @@ import Glibc
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         let outcomes = Self.outcomes(run.stdout)
         // A dock alone has its own tracking switch (read back as set), not a tracker's framing.
-        for motor in ["discover", "system-tracking", "velocity", "orientation", "motion-states", "limits", "animate", "battery"] {
+        for motor in ["discover", "system-tracking", "velocity", "orientation", "motion-states", "limits", "animate", "battery",
+                      "discover-two-readers", "roll-refused"] {
             #expect(outcomes[motor] == "ok", "\(motor): \(outcomes[motor] ?? "nothing")\n\(run.stdout)")
         }
         for tracker in ["select", "custom-tracking", "framing", "region", "tracking-states", "mistakes"] {
@@ -311,10 +312,12 @@ import Glibc
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         let outcomes = Self.outcomes(run.stdout)
         for sample in ["discover", "system-tracking", "select", "custom-tracking", "framing", "region", "velocity", "orientation",
-                       "motion-states", "limits", "animate", "tracking-states", "events", "battery", "mistakes"] {
+                       "motion-states", "limits", "animate", "tracking-states", "events", "battery", "mistakes",
+                       "discover-two-readers", "roll-refused"] {
             #expect(outcomes[sample] == "ok", "\(sample): \(outcomes[sample] ?? "nothing")\n\(run.stdout)")
         }
         #expect(run.stdout.contains("region of interest: x 0.25, y 0.0, width 0.5, height 1.0"), "\(run.stdout)")
+        #expect(run.stdout.contains("a roll is refused: notCapable") && run.stdout.contains("both readers were told of the dock"), "\(run.stdout)")
         #expect(run.stdout.contains("a motor command while tracking is refused: invalidRequest")
                 && run.stdout.contains("an observation a second after the last is refused: rateTooLow"), "\(run.stdout)")
         #expect(run.stdout.contains("event: button 2 pressed") || run.stdout.contains("event: shutter"), "the dock's events through the tracker: \(run.stdout)")
