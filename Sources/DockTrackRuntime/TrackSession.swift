@@ -266,20 +266,17 @@ extension TrackSession {
                          at time: Double) -> ([TrackedSubject], OverviewGuide.Use?) {
         var run = run
         defer { overview = run }
-        if let ended = run.watch.ended {
-            if !run.endTold {
-                run.endTold = true
-                notes?("overview: \(ended); the dock's camera goes on alone")
-            }
-            // Its last sight is history: guiding by it (or judging the calibration by it) would
-            // send the dock to people who were there, and warn of cameras moved after the end.
-            return (seen, nil)
+        if let ended = run.watch.ended, !run.endTold {
+            run.endTold = true
+            notes?("overview: \(ended); the dock's camera goes on alone")
         }
         guard let sight = run.watch.latest else { return (seen, nil) }
         let looks = OverviewLooks(seen: seen, in: picture, overview: sight.subjects, in: sight.image)
         let guided = run.guide.subjects(seen: seen, from: pose, overview: sight.subjects, at: time, unlike: looks.unlike)
         viewer?.offerOverview(sight.image, subjects: sight.subjects, chosen: run.guide.chosen)
-        if !run.driftTold, let drift = run.guide.disagreement, drift > OverviewGuide.movedDegrees {
+        // Judged only while the overview runs: after its end its last sight is history, and a
+        // warning then would come after the run's own note that it ended.
+        if run.watch.ended == nil, !run.driftTold, let drift = run.guide.disagreement, drift > OverviewGuide.movedDegrees {
             run.driftTold = true
             notes?(String(format: "overview: the two cameras place the same people %.1f° apart (calibrated to %.1f°): was the dock or the overview camera moved? Run docktrack calibrate again",
                           drift, run.guide.mapping.checkedErrorDegrees.mean))

@@ -211,6 +211,7 @@ extension TrackConfiguration.Perception {
         let cues = faceCues ? FaceCueEstimator(landmarks: try FaceLandmarkDetector(models: models)) : nil
         var params = TrackingPipeline.Params()
         params.faceRoundInterval = redetection ? TrackingPipeline.Params.faceRoundIntervalWithRedetection : 1
+        params.longestNeedlessRest = redetection ? TrackingPipeline.Params.carriedNeedlessRest : 0
         params.detectEvery = TrackConfiguration.detectEvery(framesPerSecond: source.info.framesPerSecond, atMost: detectEvery,
                                                             lookGap: lookGap)
         params.adaptiveDetection = adaptiveDetection

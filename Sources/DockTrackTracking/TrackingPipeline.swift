@@ -53,8 +53,12 @@ public final class TrackingPipeline {
         public static let faceRoundIntervalWithRedetection = 4
         /// The most detection rounds in a row passed over because the picture did not move
         /// outside what the last look found (``IdlePartSchedule/lookIfNeeded(in:minimumConfidence:)``);
-        /// 0 looks every round.
-        public var longestNeedlessRest = 2
+        /// 0 (the default) looks every round. Only for a pipeline whose re-detectors carry the
+        /// people between looks (``redetect(models:)``): without them a person is lost on the
+        /// rounds passed over (an overview camera's pipeline lost the person it showed, and the
+        /// dock went searching). ``carriedNeedlessRest`` is what track, reframe, eval and bench use.
+        public var longestNeedlessRest = 0
+        public static let carriedNeedlessRest = 2
         public init() {}
     }
 
@@ -438,10 +442,10 @@ extension TrackingPipeline {
     /// from the faces.
     public static func overFile(detector: any Detector, models: ModelStore, detectEvery: Int, minimumConfidence: Double,
                                 redetection: Bool = true, asyncDetection: Bool = false, followsCameraMotion: Bool = true,
-                                longestNeedlessRest: Int = Params().longestNeedlessRest,
+                                longestNeedlessRest: Int = Params.carriedNeedlessRest,
                                 identifiers: IdentifierSource = .random) throws(DetectorError) -> TrackingPipeline {
         var params = Params()
-        params.longestNeedlessRest = max(0, longestNeedlessRest)
+        params.longestNeedlessRest = redetection ? max(0, longestNeedlessRest) : 0
         params.followsCameraMotion = followsCameraMotion
         params.faceRoundInterval = redetection ? Params.faceRoundIntervalWithRedetection : 1
         params.detectEvery = max(1, detectEvery)

@@ -54,7 +54,7 @@ struct BenchCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Also measure the same-job peer, a Python loop of YOLOX-nano (ONNX Runtime, one thread) with ByteTrack on every frame, run by this python (one with PyPI onnxruntime and supervision 0.26.1: make bench puts them in .venv-bench).", valueName: "python"))
     var yoloxBytetrack: String?
 
-    @Option(help: ArgumentHelp("Pass over at most this many detection rounds in a row when the picture did not move outside the people found (0: look every round; default: track's, \(TrackingPipeline.Params().longestNeedlessRest)).", valueName: "rounds"))
+    @Option(help: ArgumentHelp("Pass over at most this many detection rounds in a row when the picture did not move outside the people found (0: look every round; default: track's, \(TrackingPipeline.Params.carriedNeedlessRest)).", valueName: "rounds"))
     var lookRest: Int?
 
     @Flag(help: "Also measure the pipeline with adaptive detection (track --adaptive-detection).")
@@ -253,7 +253,7 @@ struct BenchCommand: ParsableCommand {
     func makePipeline(detectEvery: Int, store: ModelStore, asyncDetection: Bool = false) throws -> TrackingPipeline {
         try TrackingPipeline.overFile(detector: try DetectorCatalog.make(pipelineDetector, models: store), models: store, detectEvery: detectEvery,
                                       minimumConfidence: threshold, redetection: redetection, asyncDetection: asyncDetection,
-                                      longestNeedlessRest: lookRest ?? TrackingPipeline.Params().longestNeedlessRest)
+                                      longestNeedlessRest: lookRest ?? TrackingPipeline.Params.carriedNeedlessRest)
     }
 
     /// The frame loop as `docktrack track` runs it on a recorded video, its commands made and

@@ -55,7 +55,7 @@ struct EvalCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Track the clips detecting every Nth frame (default: track's, every \(TrackConfiguration.defaultDetectEvery)th frame or more often below 13.3 fps).", valueName: "n"))
     var detectEvery: Int?
 
-    @Option(help: ArgumentHelp("Pass over at most this many detection rounds in a row when the picture did not move outside the people found (0: look every round; default: track's, \(TrackingPipeline.Params().longestNeedlessRest)).", valueName: "rounds"))
+    @Option(help: ArgumentHelp("Pass over at most this many detection rounds in a row when the picture did not move outside the people found (0: look every round; default: track's, \(TrackingPipeline.Params.carriedNeedlessRest)).", valueName: "rounds"))
     var lookRest: Int?
 
     @Option(help: ArgumentHelp("A picture or clip with no face in it (every frame counts). Repeatable.", valueName: "file"))
@@ -128,7 +128,7 @@ struct EvalCommand: ParsableCommand {
                 let pipeline = try TrackingPipeline.overFile(detector: try detection.makeDetector(), models: detection.model.store,
                                                              detectEvery: detectEvery ?? TrackConfiguration.detectEvery(framesPerSecond: source.info.framesPerSecond),
                                                              minimumConfidence: detection.threshold,
-                                                             longestNeedlessRest: lookRest ?? TrackingPipeline.Params().longestNeedlessRest)
+                                                             longestNeedlessRest: lookRest ?? TrackingPipeline.Params.carriedNeedlessRest)
                 var score = PeopleScore()
                 var index = 0
                 let started = ContinuousClock.now

@@ -147,6 +147,7 @@ struct ReframeCommand: ParsableCommand {
         let models = model.store
         var params = TrackingPipeline.Params()
         params.faceRoundInterval = TrackingPipeline.Params.faceRoundIntervalWithRedetection
+        params.longestNeedlessRest = TrackingPipeline.Params.carriedNeedlessRest
         params.detectEvery = detectEvery
         params.minimumConfidence = model.threshold
         let cues = noFaceCues ? nil : FaceCueEstimator(landmarks: try FaceLandmarkDetector(models: models))
