@@ -62,16 +62,15 @@ public final class AudioFileSource: AudioSource {
     /// A named pipe (FIFO) is read once a writer has sent something into it; meanwhile `waiting`
     /// is told once and `stopping` ends the wait (as ``MediaFile/open(_:waiting:stopping:)``).
     public init(path: String, sampleRate: Int = VoiceActivityDetector.sampleRate,
-                waiting: (String) -> Void = { FileHandle.standardError.write(Data("docktrack: \($0)\n".utf8)) },
+                waiting: ((String) -> Void)? = nil,
                 stopping: () -> Bool = { RunInterruption.requested }) throws(AudioError) {
         guard FileManager.default.fileExists(atPath: path) else { throw .fileNotFound(path: path) }
-        var heldOpen: Int32 = -1
-        if NamedPipeInput.isNamedPipe(path) {
-            waiting(NamedPipeInput.waitingNotice(path))
-            do { heldOpen = try NamedPipeInput.awaitWriter(path, stopping: stopping) } catch { throw .unreadable(path: path, reason: error.reason) }
+        let heldOpen: Int32?
+        do { heldOpen = try NamedPipeInput.heldForWriter(path, waiting: waiting ?? NamedPipeInput.tellOnStandardError, stopping: stopping) } catch {
+            throw .unreadable(path: path, reason: error.reason)
         }
         // Held until FFmpeg has the pipe open itself: the writer never sees it readerless.
-        defer { if heldOpen >= 0 { close(heldOpen) } }
+        defer { if let heldOpen { close(heldOpen) } }
         OutputFile.registerInput(path)
         name = path
         self.sampleRate = sampleRate

@@ -93,17 +93,18 @@ public enum MediaFile {
     /// network stream it names, read live (``NetworkStream``: newest frame wins, no end of its own).
     ///
     /// A named pipe (FIFO) is read as a stream once a writer has sent something into it; until
-    /// then `waiting` is told once (by default a line on standard error) and the wait ends with
+    /// then `waiting` is told once (`nil`: a line on standard error) and the wait ends with
     /// an error when `stopping` says so (by default on SIGINT or SIGTERM, ``RunInterruption``).
-    public static func open(_ path: String, waiting: (String) -> Void = { FileHandle.standardError.write(Data("docktrack: \($0)\n".utf8)) },
+    public static func open(_ path: String, waiting: ((String) -> Void)? = nil,
                             stopping: () -> Bool = { RunInterruption.requested }) throws(FrameSourceError) -> any FrameSource {
         if NetworkStream.isURL(path) {
             do { return try NetworkStream(url: path) } catch { throw .camera(error) }
         }
-        if NamedPipeInput.isNamedPipe(path) {
-            waiting(NamedPipeInput.waitingNotice(path))
-            let heldOpen: Int32
-            do { heldOpen = try NamedPipeInput.awaitWriter(path, stopping: stopping) } catch { throw .unreadable(path: path, reason: error.reason) }
+        let heldOpen: Int32?
+        do { heldOpen = try NamedPipeInput.heldForWriter(path, waiting: waiting ?? NamedPipeInput.tellOnStandardError, stopping: stopping) } catch {
+            throw .unreadable(path: path, reason: error.reason)
+        }
+        if let heldOpen {
             // Held until the decoder has the pipe open itself: the writer never sees it readerless.
             defer { close(heldOpen) }
             if isImage(path) { return try ImageFileSource(path: path) }

@@ -36,13 +36,14 @@ package struct BatchReport {
     package static let largestFrames = 1_000_000_000
     package static let largestSeconds = 1e9
 
-    /// Reads every `*.json` of `folder`. A file that is not a batch result line is kept as a
-    /// failure that says so (the report goes on for the others).
+    /// A report of `entries` (the fuzz target's).
     package init(folder: String, entries: [Entry]) {
         self.folder = folder
         self.entries = entries
     }
 
+    /// Reads every `*.json` of `folder`. A file that is not a batch result line is kept as a
+    /// failure that says so (the report goes on for the others).
     package init(folder: String) throws {
         self.folder = folder
         let names: [String]
@@ -55,15 +56,12 @@ package struct BatchReport {
         entries = names.map { name in
             let path = "\(folder)/\(name)"
             let finished = (try? FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date) ?? Date()
-            do {
+            do throws(Unreadable) {
                 return try Self.entry(named: String(name.dropLast(5)), line: Self.smallFile(path), finished: finished)
-            } catch let error as Unreadable {
+            } catch {
                 return Entry(name: String(name.dropLast(5)), input: path, output: nil, ok: false,
                              detail: "not a batch result line: \(error.description)", frames: 0, videoSeconds: 0, workSeconds: 0,
                              finished: finished)
-            } catch {
-                return Entry(name: String(name.dropLast(5)), input: path, output: nil, ok: false, detail: "not a batch result line",
-                             frames: 0, videoSeconds: 0, workSeconds: 0, finished: finished)
             }
         }
     }

@@ -1,3 +1,4 @@
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -13,6 +14,20 @@ package enum NamedPipeInput {
 
     /// The line a run prints while it waits.
     package static func waitingNotice(_ path: String) -> String { "\(path) is a FIFO: waiting for a writer (Ctrl-C stops)" }
+
+    /// How a reader says it waits, by default: a line on standard error.
+    package static func tellOnStandardError(_ line: String) {
+        FileHandle.standardError.write(Data("docktrack: \(line)\n".utf8))
+    }
+
+    /// For a FIFO at `path`: tells `waiting` once, waits for a writer (``awaitWriter(_:stopping:)``)
+    /// and returns the read end it held open, for the caller to close once its decoder has
+    /// opened the path. `nil` for anything that is not a FIFO (nothing waited for).
+    package static func heldForWriter(_ path: String, waiting: (String) -> Void, stopping: () -> Bool) throws(NoWriter) -> Int32? {
+        guard isNamedPipe(path) else { return nil }
+        waiting(waitingNotice(path))
+        return try awaitWriter(path, stopping: stopping)
+    }
 
     package static func isNamedPipe(_ path: String) -> Bool {
         var info = stat()

@@ -41,9 +41,10 @@ import DockTrackDetection
 ///
 /// Asked through ``lookIfNeeded(in:minimumConfidence:)``, a whole round is passed over when
 /// nothing calls for it: a part that finds every person ran at the last round that looked,
-/// and the picture has not moved since, outside what that round kept (each thing grown by how
-/// far a walker goes in the rounds since). Nobody new can have come in, and the tracker follows
-/// those in view by their look (``TrackingPipeline/bodyRedetector``). At most
+/// and the picture has not moved since, outside what that round kept (each thing grown a
+/// little: a person turning or talking in place, not walking). Nobody new can have come in,
+/// nobody walked, and the tracker follows those in view by their look
+/// (``TrackingPipeline/bodyRedetector``). At most
 /// `longestNeedlessRest` rounds in a row are passed over, so that someone standing still whom
 /// a look missed is looked for again.
 package final class IdlePartSchedule: Detector {
@@ -54,8 +55,9 @@ package final class IdlePartSchedule: Detector {
     /// The most rounds in a row ``lookIfNeeded(in:minimumConfidence:)`` passes over.
     package let longestNeedlessRest: Int
     /// How far around each thing kept at the last look the picture may move per round passed
-    /// over and still be explained by it: its own width sideways, a quarter of its height up
-    /// and down (a walker crosses about their own width in 0.3 s, a round at track's schedule).
+    /// over and still be explained by it: a quarter of its width sideways, a tenth of its
+    /// height up and down (in place, not walking). At its own width a round, vtest's walkers
+    /// were carried past their looks and drifted: false people a frame 0.020 -> 0.133.
     package static let needlessGrowth = (x: 0.25, y: 0.1)
     /// The tallest a run between full searches leaves out, as a fraction of the smallest
     /// thing the last run found.
