@@ -57,6 +57,8 @@ public struct TrackConfiguration: Sendable {
         public var adaptiveDetection = false
         /// Tracked faces and bodies found again where predicted on the frames between.
         public var redetection = true
+        /// People told apart by re-identification signatures (crossings, people seen again).
+        public var reidentification = true
         /// Speaking and looking-at-camera cues read from faces.
         public var faceCues = true
         /// The sound speaking confidence is fused with.

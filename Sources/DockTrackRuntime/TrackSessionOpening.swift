@@ -225,6 +225,7 @@ extension TrackConfiguration.Perception {
                                         identifiers: sequentialIdentifiers ? .sequential : .random)
         if cues != nil { pipeline.listener = try audio.listener(for: source, input: input, notes: notes) }
         if redetection { try pipeline.redetect(models: models) }
+        if reidentification { try pipeline.reidentify(models: models) }
         return pipeline
     }
 }

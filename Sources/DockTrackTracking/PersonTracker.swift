@@ -1,4 +1,5 @@
 import DockTrackCore
+import DockTrackDetection
 import DockTrackMedia
 import Foundation
 
@@ -113,19 +114,26 @@ public struct PersonTracker: SubjectTracker {
         public var mergeAfter = 1.0
         /// How fast a track's appearance follows new sightings.
         public var appearanceRate = 0.2
+        /// When and how people are told apart by their re-identification signatures (with a
+        /// ``PersonTracker/signatures`` reader).
+        package var reidentification = ReidentificationParams()
         package var filter = BoxFilter.Params()
         public init() {}
     }
 
     /// One person being followed.
     struct Track {
-        let id: UUID
+        /// The person's identifier: re-identification may hand it to another track (two people
+        /// who crossed, a person seen again under a new track).
+        var id: UUID
+        /// The track's own number, which never changes hands.
+        var serial = 0
         var kind = TrackedSubject.Kind.person
         var face: BoxFilter?
         var body: BoxFilter?
         var faceSeen: Double = -.infinity
         var bodySeen: Double = -.infinity
-        let firstSeen: Double
+        var firstSeen: Double
         /// When the track was last seen by any means: detected, or found again by a re-detector.
         var lastSeen: Double
         /// When the detector last found it: a re-detector's sighting moves a track but is not
@@ -135,6 +143,13 @@ public struct PersonTracker: SubjectTracker {
         var hits = 1
         var isConfirmed = false
         var appearance: Appearance?
+        /// What the person looks like to the re-identification network, and when it was last read.
+        var signature: PersonSignature?
+        var signedAt = -Double.infinity
+        /// The serials of the tracks this one's body met since its signature was last read.
+        var company: Set<Int> = []
+        /// The signature read off the body it was last matched with, and when.
+        var reading: (signature: PersonSignature, time: Double)?
 
         /// Takes `other`'s parts where they were seen more lately, and its sightings (the same
         /// person, followed twice).
@@ -146,6 +161,8 @@ public struct PersonTracker: SubjectTracker {
             hits += other.hits
             isConfirmed = isConfirmed || other.isConfirmed
             if appearance == nil { appearance = other.appearance }
+            if signature == nil { signature = other.signature; signedAt = other.signedAt }
+            company.formUnion(other.company)
         }
 
         var rect: UnitRect {
@@ -168,12 +185,21 @@ public struct PersonTracker: SubjectTracker {
     /// adaptive, or on a worker thread): a track is only "missed" by a detection that ran.
     private var lastDetection: Double?
     private var detectionInterval = 0.0
+    /// Reads people's signatures, to tell apart people who met and to know a person seen again
+    /// (`nil`: the tracker goes by position, motion and clothing colours alone).
+    package var signatures: (any PersonSignatureReader)?
+    /// People whose tracks ended lately, who may be seen again.
+    var departed: [DepartedPerson] = []
+    var nextSerial = 1
+    /// CPU seconds spent reading signatures (for the bench).
+    package internal(set) var signatureSeconds = 0.0
 
     public mutating func newIdentifier() -> UUID { identifiers.next() }
 
     public mutating func forgetSubjects() {
         tracks.removeAll()
         together = [:]
+        departed.removeAll()
     }
 
     public mutating func follow(_ shift: PictureShift) {
@@ -200,13 +226,20 @@ public struct PersonTracker: SubjectTracker {
                 + observations.filter { $0.type == .object }.map { PersonObservation(face: nil, body: $0.rect, isObject: true) }
             if let image {
                 for i in people.indices { people[i].appearance = people[i].body.flatMap { try? Appearance(of: $0, in: image) } }
+                readDoubtfulSignatures(of: &people, at: now, in: image)
             }
             associate(people, at: now)
         }
         let tentativeGrace = stretched(params.tentativeGrace), dropAfter = max(params.dropAfter, stretched(params.reportLostFor))
-        tracks.removeAll { track in
+        let ended = tracks.filter { track in
             track.isConfirmed ? now - track.lastDetected > dropAfter : now - track.lastSeen > tentativeGrace
         }
+        if !ended.isEmpty {
+            let serials = Set(ended.map(\.serial))
+            tracks.removeAll { serials.contains($0.serial) }
+            remember(ended, at: now)
+        }
+        if observations != nil, let image { reidentify(at: now, in: image) }
         return reported(at: now)
     }
 
@@ -264,7 +297,7 @@ public struct PersonTracker: SubjectTracker {
     /// A period of `seconds` without a sighting, stretched to at least one and a half detection
     /// intervals: detecting every Nth frame, a track is unseen for N frames by design, and must
     /// neither stop moving, lose a part, nor be dropped before the next detection can come.
-    private func stretched(_ seconds: Double) -> Double {
+    func stretched(_ seconds: Double) -> Double {
         max(seconds, 1.5 * detectionInterval)
     }
 
@@ -292,6 +325,8 @@ public struct PersonTracker: SubjectTracker {
             // it, a face beside the face it has) starts no subject of its own.
             if !person.isObject, matchedTracks.contains(where: { $0.isConfirmed && isOnePerson($0, person) }) { continue }
             var track = Track(id: identifiers.next(), kind: person.isObject ? .object : .person, firstSeen: now, lastSeen: now, lastDetected: now)
+            track.serial = nextSerial
+            nextSerial += 1
             track.face = person.face.map { BoxFilter($0, params: params.filter) }
             track.body = person.body.map { BoxFilter($0, params: params.filter) }
             if person.face != nil { track.faceSeen = now }
@@ -382,6 +417,7 @@ public struct PersonTracker: SubjectTracker {
         if let seen = person.appearance {
             if track.appearance == nil { track.appearance = seen } else { track.appearance!.blend(seen, rate: params.appearanceRate) }
         }
+        if let seen = person.signature { track.reading = (seen, now) }
         track.lastSeen = now
         track.hits += 1
         if track.hits >= params.hitsToConfirm { track.isConfirmed = true }
@@ -410,6 +446,7 @@ public struct PersonTracker: SubjectTracker {
         // Appearance breaks ties between plausible pairs; it never makes a pair plausible or not.
         guard best <= params.maximumCost else { return .infinity }
         if let a = track.appearance, let b = person.appearance { best += params.appearanceWeight * a.distance(to: b) }
+        if let a = track.signature, let b = person.signature { best += params.reidentification.signatureWeight * (1 - a.similarity(to: b)) }
         return best
     }
 }
@@ -430,6 +467,9 @@ public struct PersonObservation: Sendable, Equatable {
     public var body: UnitRect?
     /// The clothing colours of the body, when the picture was at hand.
     package var appearance: Appearance?
+    /// The body's re-identification signature, read when the tracks it could belong to were in
+    /// doubt.
+    package var signature: PersonSignature?
     /// An object, not a person: its box is in `body`.
     public var isObject = false
 

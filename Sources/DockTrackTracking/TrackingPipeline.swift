@@ -117,8 +117,11 @@ public final class TrackingPipeline {
     public struct StageSeconds: Sendable, Equatable {
         /// Measuring the camera's shift.
         public var cameraShift = 0.0
-        /// The tracker's update (association, prediction).
+        /// The tracker's update (association, prediction), signatures apart.
         public var tracking = 0.0
+        /// Reading people's re-identification signatures (on detection frames, in the
+        /// tracker's update).
+        public var identity = 0.0
         /// Looking again for each tracked face and body between detections, and taking the
         /// references for it on detection frames.
         public var redetection = 0.0
@@ -234,8 +237,12 @@ public final class TrackingPipeline {
             }
             lap(\.cameraShift)
         }
+        let signatureSeconds = (tracker as? PersonTracker)?.signatureSeconds ?? 0
         let subjects = tracker.update(time: frame.time, observations: observations, image: frame.image)
         lap(\.tracking)
+        let signing = ((tracker as? PersonTracker)?.signatureSeconds ?? 0) - signatureSeconds
+        stageSeconds.tracking -= signing
+        stageSeconds.identity += signing
         defer { lap(\.redetection) }
         return try observations == nil ? redetected(subjects, in: frame.image) : referenced(subjects, in: frame.image)
     }
@@ -433,6 +440,16 @@ extension TrackingPipeline {
         redetector = try FaceRedetector(models: models)
         bodyRedetector = TemplateBodyRedetector()
     }
+
+    /// People told apart by their re-identification signatures (``ReidentificationNetwork``):
+    /// two who crossed keep their identifiers, and someone lost or gone for up to
+    /// ``ReidentificationParams/rememberFor`` seconds is known again. Only DockTrack's own
+    /// tracker reads them.
+    public func reidentify(models: ModelStore) throws(DetectorError) {
+        guard var person = tracker as? PersonTracker else { return }
+        person.signatures = try ReidentificationNetwork(models: models)
+        tracker = person
+    }
 }
 
 extension TrackingPipeline {
@@ -442,7 +459,7 @@ extension TrackingPipeline {
     /// from the faces.
     public static func overFile(detector: any Detector, models: ModelStore, detectEvery: Int, minimumConfidence: Double,
                                 redetection: Bool = true, asyncDetection: Bool = false, followsCameraMotion: Bool = true,
-                                longestNeedlessRest: Int = Params.carriedNeedlessRest,
+                                longestNeedlessRest: Int = Params.carriedNeedlessRest, reidentification: Bool = true,
                                 identifiers: IdentifierSource = .random) throws(DetectorError) -> TrackingPipeline {
         var params = Params()
         params.longestNeedlessRest = redetection ? max(0, longestNeedlessRest) : 0
@@ -455,6 +472,7 @@ extension TrackingPipeline {
         let pipeline = TrackingPipeline(detector: detector, cues: FaceCueEstimator(landmarks: try FaceLandmarkDetector(models: models)),
                                         params: params, identifiers: identifiers)
         if redetection { try pipeline.redetect(models: models) }
+        if reidentification { try pipeline.reidentify(models: models) }
         return pipeline
     }
 }

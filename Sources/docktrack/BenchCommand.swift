@@ -66,6 +66,9 @@ struct BenchCommand: ParsableCommand {
     @Flag(inversion: .prefixedNo, help: "Re-detect the tracked faces and bodies on frames the detector skips (see track --redetection).")
     var redetection = true
 
+    @Flag(inversion: .prefixedNo, help: "Tell people apart by re-identification signatures (see track --reidentification).")
+    var reidentification = true
+
     @Option(help: ArgumentHelp("Also replay the input as a live camera at this many frames per second (real time) through the pipeline with detection on its own thread (track --detect-async), and measure capture-to-command latency.", valueName: "fps"))
     var live: Double?
 
@@ -253,7 +256,8 @@ struct BenchCommand: ParsableCommand {
     func makePipeline(detectEvery: Int, store: ModelStore, asyncDetection: Bool = false) throws -> TrackingPipeline {
         try TrackingPipeline.overFile(detector: try DetectorCatalog.make(pipelineDetector, models: store), models: store, detectEvery: detectEvery,
                                       minimumConfidence: threshold, redetection: redetection, asyncDetection: asyncDetection,
-                                      longestNeedlessRest: lookRest ?? TrackingPipeline.Params.carriedNeedlessRest)
+                                      longestNeedlessRest: lookRest ?? TrackingPipeline.Params.carriedNeedlessRest,
+                                      reidentification: reidentification)
     }
 
     /// The frame loop as `docktrack track` runs it on a recorded video, its commands made and
@@ -296,7 +300,7 @@ struct BenchCommand: ParsableCommand {
             if schedule.longestNeedlessRest > 0 { profile.append(("look needed?", schedule.needSeconds * 1000 / frames)) }
         }
         let stages = pipeline.stageSeconds
-        profile += [("camera shift", stages.cameraShift), ("tracking", stages.tracking), ("re-detection", stages.redetection),
+        profile += [("camera shift", stages.cameraShift), ("tracking", stages.tracking), ("identity", stages.identity), ("re-detection", stages.redetection),
                     ("cues and ranking", stages.cuesAndRanking)].map { ($0.0, $0.1 * 1000 / frames) }
         let label = detectEvery == 0 ? String(format: "pipeline, adaptive (%.0f%% detected)", 100 * Double(pipeline.detections) / Double(max(1, latencies.count)))
                                      : "pipeline, detect every \(detectEvery)\(ahead ? "" : ", serial")"

@@ -58,6 +58,9 @@ struct EvalCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Pass over at most this many detection rounds in a row when the picture did not move outside the people found (0: look every round; default: track's, \(TrackingPipeline.Params.carriedNeedlessRest)).", valueName: "rounds"))
     var lookRest: Int?
 
+    @Flag(inversion: .prefixedNo, help: "Tell people apart by re-identification signatures (see track --reidentification).")
+    var reidentification = true
+
     @Option(help: ArgumentHelp("A picture or clip with no face in it (every frame counts). Repeatable.", valueName: "file"))
     var negative: [String] = []
 
@@ -128,7 +131,8 @@ struct EvalCommand: ParsableCommand {
                 let pipeline = try TrackingPipeline.overFile(detector: try detection.makeDetector(), models: detection.model.store,
                                                              detectEvery: detectEvery ?? TrackConfiguration.detectEvery(framesPerSecond: source.info.framesPerSecond),
                                                              minimumConfidence: detection.threshold,
-                                                             longestNeedlessRest: lookRest ?? TrackingPipeline.Params.carriedNeedlessRest)
+                                                             longestNeedlessRest: lookRest ?? TrackingPipeline.Params.carriedNeedlessRest,
+                                                             reidentification: reidentification)
                 var score = PeopleScore()
                 var index = 0
                 let started = ContinuousClock.now

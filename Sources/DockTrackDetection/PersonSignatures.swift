@@ -1,0 +1,89 @@
+import CDockCV
+import DockTrackCore
+import DockTrackMedia
+
+/// What a person looks like to a re-identification network: a direction in its embedding space
+/// (unit length), compared by cosine. Unlike a clothing-colour histogram it tells apart two
+/// people in similar clothes, and the same person seen from the side and from behind stays close.
+///
+/// Measured with `models/person-reidentification-retail-0248.onnx` on vtest.avi's labelled
+/// people at least 50 px tall (one crop every 5 frames, frames 1-300): the same person 1 s later
+/// is nearer than every other person present then in 0.991 of cases (0.975 with the colours in
+/// RGB order: the network reads BGR). As a number alone a similarity says less: the same person
+/// 1 s later scores 0.82 (median; 5% below 0.56), 5 s later 0.70 (5% below 0.45), two different
+/// people 0.26 (median; 5% above 0.46, the highest 0.70). So a signature is compared among the few
+/// people who could be the one seen, never against a fixed threshold alone.
+package struct PersonSignature: Sendable, Equatable {
+    package private(set) var values: [Float]
+
+    /// `values` scaled to unit length; `nil` when they are not finite or all zero.
+    package init?(_ values: [Float]) {
+        var sum = 0.0
+        for value in values { sum += Double(value) * Double(value) }
+        guard sum.isFinite, sum > 0 else { return nil }
+        let scale = Float(1 / sum.squareRoot())
+        self.values = values.map { $0 * scale }
+    }
+
+    /// Cosine similarity: 1 for the same direction, 0 for unrelated, -1 opposite (0 for
+    /// signatures of different lengths, which no network gives).
+    package func similarity(to other: PersonSignature) -> Double {
+        guard values.count == other.values.count else { return 0 }
+        var sum: Float = 0
+        for i in values.indices { sum += values[i] * other.values[i] }
+        return Double(sum)
+    }
+
+    /// Moves this signature towards `new` by `rate` (0...1), staying of unit length: a running
+    /// mean over sightings, steadier than any one of them.
+    package mutating func blend(_ new: PersonSignature, rate: Double) {
+        guard values.count == new.values.count else { return }
+        let keep = Float(1 - rate), take = Float(rate)
+        if let blended = PersonSignature(values.indices.map { values[$0] * keep + new.values[$0] * take }) { self = blended }
+    }
+}
+
+/// Reads a person's signature from their body box in a frame.
+package protocol PersonSignatureReader: AnyObject {
+    /// The signature of the person whose body is `body` (unit coordinates, lower-left origin)
+    /// in `image`.
+    func signature(of body: UnitRect, in image: Image) throws(DetectorError) -> PersonSignature
+    /// Signatures read so far (for the bench and tests).
+    var reads: Int { get }
+}
+
+/// OpenVINO's person-reidentification-retail-0248 on the inference engine: a body crop
+/// stretched to 128x256, BGR 0...255 (NHWC), gives 256 numbers. 3.6 ms a crop on one core of
+/// these machines (f32; batches of more than one crop do not load).
+package final class ReidentificationNetwork: PersonSignatureReader {
+    package static let modelFile = "person-reidentification-retail-0248.onnx"
+    /// The network's input, fixed: 128 wide, 256 tall.
+    static let inputSize = ImageSize(width: 128, height: 256)
+    let name = "reidentification"
+    private let network: EngineNetwork
+    package private(set) var reads = 0
+
+    package init(models: ModelStore) throws(DetectorError) {
+        let path = models.model(Self.modelFile)
+        network = try InferenceEngine.shared().network(model: path, inputShape: [1, Self.inputSize.height, Self.inputSize.width, 3],
+                                                       threads: 1, precision: .f32, hint: models.modelsHint)
+    }
+
+    package func signature(of body: UnitRect, in image: Image) throws(DetectorError) -> PersonSignature {
+        let box = body.pixelRect(in: image.size)
+        guard box.width >= 1, box.height >= 1, network.input.count == 3 * Self.inputSize.width * Self.inputSize.height else {
+            throw .failed(detector: name, reason: "no body to read a signature from")
+        }
+        var status = dcv_status()
+        let filled = dcv_image_patch(image.handle, Float(box.x), Float(box.y), Float(box.width), Float(box.height),
+                                     Int32(Self.inputSize.width), Int32(Self.inputSize.height), 0, network.input.baseAddress, &status)
+        if filled != 0 { throw .failed(detector: name, reason: OpenCVError(status).message) }
+        try network.run(detector: name)
+        reads += 1
+        let (values, _) = try network.output(0, detector: name)
+        guard let signature = PersonSignature(Array(values)) else {
+            throw .failed(detector: name, reason: "the network gave no usable signature")
+        }
+        return signature
+    }
+}

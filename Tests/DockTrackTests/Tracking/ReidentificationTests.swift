@@ -1,0 +1,143 @@
+import DockTrack
+import Foundation
+import Testing
+
+/// People told apart by re-identification signatures: the signature itself, the tracker's use
+/// of it with a scripted reader (who is where is known, so each decision is checked), and the
+/// network on real frames.
+@Suite(.onTestThreads) struct ReidentificationTests {
+    @Test func aSignatureIsOfUnitLengthAndComparedByCosine() throws {
+        let a = try #require(PersonSignature([3, 4, 0]))
+        #expect(abs(a.values[0] - 0.6) < 1e-6 && abs(a.values[1] - 0.8) < 1e-6)
+        let b = try #require(PersonSignature([0, 0, 2]))
+        #expect(abs(a.similarity(to: a) - 1) < 1e-6)
+        #expect(abs(a.similarity(to: b)) < 1e-6)
+        #expect(PersonSignature([0, 0, 0]) == nil)
+        #expect(PersonSignature([1, .nan]) == nil)
+        #expect(PersonSignature([1, .infinity]) == nil)
+        #expect(PersonSignature([1e30, 1e30]) != nil, "huge but finite values scale down")
+        var c = a
+        c.blend(b, rate: 0.5)
+        let length = c.values.reduce(Float(0)) { $0 + $1 * $1 }
+        #expect(abs(length - 1) < 1e-5)
+        #expect(c.similarity(to: a) > 0.5 && c.similarity(to: b) > 0.5)
+        #expect(a.similarity(to: try #require(PersonSignature([1, 0]))) == 0, "different lengths compare as unrelated")
+    }
+
+    /// A reader that knows where each scripted person is: a body box reads as the signature of
+    /// the person whose box it overlaps most.
+    final class ScriptedReader: PersonSignatureReader {
+        var people: [(signature: PersonSignature, body: UnitRect)] = []
+        private(set) var reads = 0
+        func signature(of body: UnitRect, in image: Image) throws(DetectorError) -> PersonSignature {
+            reads += 1
+            guard let best = people.max(by: { body.intersectionArea(with: $0.body) < body.intersectionArea(with: $1.body) }),
+                  body.intersectionArea(with: best.body) > 0 else { throw .failed(detector: "scripted", reason: "nobody there") }
+            return best.signature
+        }
+    }
+
+    static let red = PersonSignature([1, 0, 0, 0])!
+    static let blue = PersonSignature([0, 1, 0, 0])!
+
+    static func body(_ x: Double) -> UnitRect { UnitRect(x: x - 0.04, y: 0.3, width: 0.08, height: 0.4) }
+
+    /// Two walkers meet and turn back where they met (a motion model predicts them walking on,
+    /// through each other): at 10 detections a second, each track follows the wrong person after
+    /// the meeting unless the bodies are told apart by their signatures.
+    static func meetingAndTurningBack(reader: ScriptedReader?) throws -> (red: Set<UUID>, blue: Set<UUID>) {
+        var tracker = PersonTracker(identifiers: .sequential)
+        tracker.signatures = reader
+        let image = try #require(try Image(pixels: [UInt8](repeating: 0, count: 320 * 240 * 3), width: 320, height: 240, channels: 3))
+        var ids = (red: Set<UUID>(), blue: Set<UUID>())
+        for frame in 0..<30 {
+            // Red walks right from 0.2 to 0.5 and back; blue walks left from 0.8 to 0.5 and back.
+            let step = Double(frame <= 10 ? frame : 20 - frame)
+            let (redX, blueX) = (0.2 + 0.03 * step, 0.8 - 0.03 * step)
+            reader?.people = [(red, body(redX)), (blue, body(blueX))]
+            let seen = [Observation(type: .humanBody, rect: body(redX), confidence: 0.9),
+                        Observation(type: .humanBody, rect: body(blueX), confidence: 0.9)]
+            let subjects = tracker.update(time: Double(frame) * 0.1, observations: seen, image: image)
+            // Scored where the two are apart (while they overlap, either box is on both).
+            guard frame >= 2, abs(redX - blueX) >= 0.12 else { continue }
+            for subject in subjects {
+                guard let rect = subject.bodyRect else { continue }
+                if rect.intersectionOverUnion(body(redX)) > rect.intersectionOverUnion(body(blueX)) {
+                    ids.red.insert(subject.id)
+                } else {
+                    ids.blue.insert(subject.id)
+                }
+            }
+        }
+        return ids
+    }
+
+    @Test func twoWalkersWhoMeetAndTurnBackKeepTheirIdentifiers() throws {
+        let blind = try Self.meetingAndTurningBack(reader: nil)
+        #expect(blind.red.count > 1 || blind.red == blind.blue, "the scene swaps the tracks without signatures (else it tests nothing): \(blind)")
+        let reader = ScriptedReader()
+        let seeing = try Self.meetingAndTurningBack(reader: reader)
+        #expect(seeing.red.count == 1 && seeing.blue.count == 1 && seeing.red != seeing.blue, "\(seeing)")
+        #expect(reader.reads > 0 && reader.reads <= 30, "read only where the tracks were in doubt: \(reader.reads)")
+    }
+
+    /// A walker out of the picture for 6 s (longer than a track is kept) comes back under the
+    /// identifier they had; a stranger who walks in then gets a new one.
+    @Test func aPersonGoneForSecondsComesBackUnderTheirIdentifier() throws {
+        let reader = ScriptedReader()
+        var tracker = PersonTracker(identifiers: .sequential)
+        tracker.signatures = reader
+        let image = try #require(try Image(pixels: [UInt8](repeating: 0, count: 320 * 240 * 3), width: 320, height: 240, channels: 3))
+        var time = 0.0
+        func frame(_ people: [(PersonSignature, Double)]) -> [TrackedSubject] {
+            reader.people = people.map { ($0.0, Self.body($0.1)) }
+            time += 0.1
+            return tracker.update(time: time, observations: people.map { Observation(type: .humanBody, rect: Self.body($0.1), confidence: 0.9) },
+                                  image: image)
+        }
+        var first: UUID?
+        for _ in 0..<20 { first = frame([(Self.red, 0.3)]).first?.id ?? first }
+        let redID = try #require(first)
+        for _ in 0..<60 { _ = frame([]) }
+        var back: Set<UUID> = []
+        for _ in 0..<10 { frame([(Self.red, 0.7)]).forEach { back.insert($0.id) } }
+        #expect(back.contains(redID), "\(back) against \(redID)")
+        var stranger: Set<UUID> = []
+        for _ in 0..<10 {
+            for subject in frame([(Self.red, 0.7), (Self.blue, 0.2)]) where subject.bodyRect.map({ $0.midX < 0.5 }) ?? false {
+                stranger.insert(subject.id)
+            }
+        }
+        #expect(!stranger.isEmpty && !stranger.contains(redID))
+    }
+
+    /// The network on real frames: vtest.avi's labelled walkers, each read on frame 101 and again
+    /// on frame 111 (1 s later): each is nearer to themselves than to every other walker.
+    @Test func theNetworkKnowsVtestsWalkersASecondLater() throws {
+        let labels = try LabelledVideo.read(mot: Fixtures.sample("labels/vtest.mot.txt"))
+        let network = try ReidentificationNetwork(models: Fixtures.models)
+        var source = try MediaFile.open(Fixtures.sample("vtest.avi"))
+        var frames: [Int: Image] = [:]
+        var index = 0
+        while index <= 110, let frame = try source.nextFrame() {
+            if index == 100 || index == 110 { frames[index] = frame.image }
+            index += 1
+        }
+        func signatures(_ at: Int) throws -> [Int: PersonSignature] {
+            let image = try #require(frames[at])
+            var read: [Int: PersonSignature] = [:]
+            for (person, rect) in zip(labels.identities[at] ?? [], labels.people[at] ?? []) where rect.height >= 50 {
+                read[person] = try network.signature(of: UnitRect(rect, in: image.size), in: image)
+            }
+            return read
+        }
+        let before = try signatures(100), after = try signatures(110)
+        let both = Set(before.keys).intersection(after.keys)
+        #expect(both.count >= 4, "\(both)")
+        for person in both {
+            let nearest = try #require(after.max { before[person]!.similarity(to: $0.value) < before[person]!.similarity(to: $1.value) })
+            #expect(nearest.key == person, "walker \(person) is nearest to \(nearest.key)")
+        }
+        #expect(network.reads == before.count + after.count)
+    }
+}
