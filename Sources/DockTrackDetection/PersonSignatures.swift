@@ -54,23 +54,37 @@ package protocol PersonSignatureReader: AnyObject {
 
 /// OpenVINO's person-reidentification-retail-0248 on the inference engine: a body crop
 /// stretched to 128x256, BGR 0...255 (NHWC), gives 256 numbers. 3.6 ms a crop on one core of
-/// these machines (f32; batches of more than one crop do not load).
+/// these machines (f32; batches of more than one crop do not load). The network is compiled at
+/// the first read: a run whose detector finds no bodies never pays for it.
 package final class ReidentificationNetwork: PersonSignatureReader {
     package static let modelFile = "person-reidentification-retail-0248.onnx"
     /// The network's input, fixed: 128 wide, 256 tall.
     static let inputSize = ImageSize(width: 128, height: 256)
     let name = "reidentification"
-    private let network: EngineNetwork
+    private let modelPath: String
+    private let hint: String
+    private var compiled: EngineNetwork?
     package private(set) var reads = 0
 
+    /// Checks that the model and the engine are there (a clear error at the start of a run).
     package init(models: ModelStore) throws(DetectorError) {
-        let path = models.model(Self.modelFile)
-        network = try InferenceEngine.shared().network(model: path, inputShape: [1, Self.inputSize.height, Self.inputSize.width, 3],
-                                                       threads: 1, precision: .f32, hint: models.modelsHint)
+        modelPath = models.model(Self.modelFile)
+        hint = models.modelsHint
+        guard ModelStore.fileExists(modelPath) else { throw .modelMissing(path: modelPath, hint: hint) }
+        _ = try InferenceEngine.shared()
+    }
+
+    private func network() throws(DetectorError) -> EngineNetwork {
+        if let compiled { return compiled }
+        let network = try InferenceEngine.shared().network(model: modelPath, inputShape: [1, Self.inputSize.height, Self.inputSize.width, 3],
+                                                           threads: 1, precision: .f32, hint: hint)
+        compiled = network
+        return network
     }
 
     package func signature(of body: UnitRect, in image: Image) throws(DetectorError) -> PersonSignature {
         let box = body.pixelRect(in: image.size)
+        let network = try network()
         guard box.width >= 1, box.height >= 1, network.input.count == 3 * Self.inputSize.width * Self.inputSize.height else {
             throw .failed(detector: name, reason: "no body to read a signature from")
         }
