@@ -111,6 +111,35 @@ import Testing
         #expect(!stranger.isEmpty && !stranger.contains(redID))
     }
 
+    /// DockKit's `selectSubjects` through a whole pipeline: the chosen person leaves the picture
+    /// for 6 s while someone else stays in it, comes back, and is ranked first again (their
+    /// identifier, and so the selection, came back with them).
+    @Test func aChosenPersonWhoComesBackIsFollowedAgain() throws {
+        let reader = ScriptedReader()
+        var tracker = PersonTracker(identifiers: .sequential)
+        tracker.signatures = reader
+        let pipeline = TrackingPipeline(detector: nil, cues: nil, tracking: tracker, ranking: SaliencyRanker())
+        let image = try #require(try Image(pixels: [UInt8](repeating: 0, count: 320 * 240 * 3), width: 320, height: 240, channels: 3))
+        var index = 0
+        func frame(_ people: [(PersonSignature, Double)]) throws -> [TrackedSubject] {
+            reader.people = people.map { ($0.0, Self.body($0.1)) }
+            index += 1
+            let seen = people.map { Observation(type: .humanBody, rect: Self.body($0.1), confidence: 0.9) }
+            return try pipeline.process(Frame(index: index, time: Double(index) * 0.1, image: image), detected: seen)
+        }
+        var chosen: UUID?
+        for _ in 0..<20 { chosen = try frame([(Self.red, 0.2), (Self.blue, 0.6)]).first { $0.bodyRect.map { $0.midX < 0.4 } ?? false }?.id }
+        let red = try #require(chosen)
+        try pipeline.selectSubjects([red])
+        for _ in 0..<60 { _ = try frame([(Self.blue, 0.6)]) }
+        var firstAgain = false
+        for _ in 0..<10 {
+            let subjects = try frame([(Self.blue, 0.6), (Self.red, 0.25)])
+            firstAgain = subjects.first { $0.saliencyRank == 1 }.map { $0.id == red && ($0.bodyRect?.midX ?? 1) < 0.4 } ?? false
+        }
+        #expect(firstAgain, "the chosen person, back, is ranked first again")
+    }
+
     /// The network on real frames: vtest.avi's labelled walkers, each read on frame 101 and again
     /// on frame 111 (1 s later): each is nearer to themselves than to every other walker.
     @Test func theNetworkKnowsVtestsWalkersASecondLater() throws {
