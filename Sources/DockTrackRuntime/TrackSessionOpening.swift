@@ -100,6 +100,10 @@ package struct OverviewRun {
         params.minimumConfidence = perception.threshold
         let pipeline = TrackingPipeline(detector: try DetectorCatalog.make(perception.detector, models: perception.models), cues: nil,
                                         params: params, identifiers: perception.sequentialIdentifiers ? .sequential : .random)
+        // Its people keep their identifiers as the dock camera's do (pairing across the two
+        // cameras stays by clothing colours: by signatures, simulate --zoom 0.3 --overview kept
+        // its person in the zone on 0.942 of the frames against 0.957).
+        if perception.reidentification { try pipeline.reidentify(models: perception.models) }
         if abs(setup.calibratedFieldOfView - configuration.fieldOfView) > 0.5 * .pi / 180 {
             notes(String(format: "overview: calibrated with a dock camera of %.1f°, this run's is %.1f° (--fov): calibrate again if the camera changed",
                          setup.calibratedFieldOfView * 180 / .pi, configuration.fieldOfView * 180 / .pi))

@@ -53,6 +53,9 @@ struct SimulateCommand: ParsableCommand {
     @Flag(help: "Do not read speaking and looking-at-camera cues from faces (faster).")
     var noFaceCues = false
 
+    @Flag(inversion: .prefixedNo, help: "Tell people apart by re-identification signatures (see track --reidentification), in the dock camera's picture and the overview's.")
+    var reidentification = true
+
     @Flag(help: "Add a fixed overview camera that sees the scene and sends the dock to its person when the dock's camera does not see them (calibrated on the first frame).")
     var overview = false
 
@@ -94,6 +97,7 @@ struct SimulateCommand: ParsableCommand {
             let models = ModelStore.locate(models: detection.models, cascades: detection.cascades)
             let pipeline = TrackingPipeline(detector: try detection.makeDetector(),
                                             cues: noFaceCues ? nil : FaceCueEstimator(landmarks: try FaceLandmarkDetector(models: models)))
+            if reidentification { try pipeline.reidentify(models: models) }
             let video = try annotate.video(size: virtual.viewSize, framesPerSecond: (source.info.framesPerSecond ?? 30) / Double(frames.stride))
             var simulation = try SceneSimulationRun(scene: source, frames: frames.selection, virtual: virtual, params: params,
                                                     address: try dockOptions.address(default: "sim"), onvif: try dockOptions.onvifSettings(),
@@ -101,10 +105,12 @@ struct SimulateCommand: ParsableCommand {
                                                     warn: { printError("docktrack: \($0)") })
             if overview {
                 let view = overviewView.flatMap(Self.parseOverviewView) ?? (0, 0, 1)
+                let overviewPipeline = TrackingPipeline(detector: try detection.makeDetector(), cues: nil)
+                if reidentification { try overviewPipeline.reidentify(models: models) }
                 simulation.overview = SimulatedOverview(
                     sceneSize: source.info.size, sceneFieldOfView: sceneFov * .pi / 180, share: view.share,
                     pose: DockOrientation(x: view.tilt * .pi / 180, y: view.pan * .pi / 180, z: 0),
-                    pipeline: TrackingPipeline(detector: try detection.makeDetector(), cues: nil))
+                    pipeline: overviewPipeline)
             }
             var progress = ProgressLine(total: source.info.frameCount)
             defer { progress.finish() }
