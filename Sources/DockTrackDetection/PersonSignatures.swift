@@ -54,8 +54,10 @@ package protocol PersonSignatureReader: AnyObject {
 
 /// OpenVINO's person-reidentification-retail-0248 on the inference engine: a body crop
 /// stretched to 128x256, BGR 0...255 (NHWC), gives 256 numbers. 3.6 ms a crop on one core of
-/// these machines (f32; batches of more than one crop do not load). The network is compiled at
-/// the first read: a run whose detector finds no bodies never pays for it.
+/// these machines (f32; batches of more than one crop do not load). Compiling it takes a few
+/// hundred milliseconds: ``prepare()`` does it before a run (a live run's first look is then on
+/// time: compiled at the first read, it held a real-time run's frame back long enough for its
+/// people to move away from where a client had just seen them).
 package final class ReidentificationNetwork: PersonSignatureReader {
     package static let modelFile = "person-reidentification-retail-0248.onnx"
     /// The network's input, fixed: 128 wide, 256 tall.
@@ -72,6 +74,11 @@ package final class ReidentificationNetwork: PersonSignatureReader {
         hint = models.modelsHint
         guard ModelStore.fileExists(modelPath) else { throw .modelMissing(path: modelPath, hint: hint) }
         _ = try InferenceEngine.shared()
+    }
+
+    /// Compiles the network now rather than at the first read.
+    package func prepare() throws(DetectorError) {
+        _ = try network()
     }
 
     private func network() throws(DetectorError) -> EngineNetwork {

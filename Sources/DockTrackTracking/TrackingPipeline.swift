@@ -444,11 +444,21 @@ extension TrackingPipeline {
     /// People told apart by their re-identification signatures (``ReidentificationNetwork``):
     /// two who crossed keep their identifiers, and someone lost or gone for up to
     /// ``ReidentificationParams/rememberFor`` seconds is known again. Only DockTrack's own
-    /// tracker reads them.
+    /// tracker reads them, and only behind a detector with a person network (the bodies it
+    /// reads from): a face detector's run neither loads nor compiles the network.
     public func reidentify(models: ModelStore) throws(DetectorError) {
-        guard var person = tracker as? PersonTracker else { return }
-        person.signatures = try ReidentificationNetwork(models: models)
+        guard var person = tracker as? PersonTracker, Self.findsBodiesOfEveryone(detector) else { return }
+        let network = try ReidentificationNetwork(models: models)
+        try network.prepare()
+        person.signatures = network
         tracker = person
+    }
+
+    /// Whether `detector` is, or has as a part, a person network (``Detector/findsEveryPerson``).
+    static func findsBodiesOfEveryone(_ detector: (any Detector)?) -> Bool {
+        guard let detector else { return false }
+        if let combined = detector as? CombinedDetector { return combined.parts.contains { $0.findsEveryPerson } }
+        return detector.findsEveryPerson
     }
 }
 
