@@ -112,12 +112,13 @@ import Testing
     }
 
     /// bikes.mp4, tracked as `track` does: a street from a bus, two people on a few frames. The
-    /// default reported 4.2 subjects a frame before the check (3.7 on nobody).
+    /// default reported 4.2 subjects a frame before the check (3.7 on nobody); now 0.028 false
+    /// people a frame, the two found on 0.946 of their frames (this test passed on one found).
     @Test func bikesHasAlmostNoFalsePeople() throws {
         let score = try Self.trackedPeople("bikes.mp4", labels: "labels/bikes.mot.txt")
         #expect(score.frames == 250)
-        #expect(score.falsePeoplePerFrame <= 0.1, "\(score.jsonLine)")
-        #expect(score.foundPeople > 0, "\(score.jsonLine)")
+        #expect(score.falsePeoplePerFrame <= 0.05, "\(score.jsonLine)")
+        #expect((score.recall ?? 0) >= 0.9, "the two men found on most of their frames: \(score.jsonLine)")
     }
 
     /// vtest.avi's first 300 frames, every person labelled, tracked as `track` does: people from
