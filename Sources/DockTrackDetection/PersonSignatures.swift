@@ -6,7 +6,7 @@ import DockTrackMedia
 /// (unit length), compared by cosine. Unlike a clothing-colour histogram it tells apart two
 /// people in similar clothes, and the same person seen from the side and from behind stays close.
 ///
-/// Measured with `models/person-reidentification-retail-0248.onnx` on vtest.avi's labelled
+/// Measured with OpenVINO's person-reidentification-retail-0248 on vtest.avi's labelled
 /// people at least 50 px tall (one crop every 5 frames, frames 1-300): the same person 1 s later
 /// is nearer than every other person present then in 0.991 of cases (0.975 with the colours in
 /// RGB order: the network reads BGR). As a number alone a similarity says less: the same person
@@ -53,13 +53,16 @@ package protocol PersonSignatureReader: AnyObject {
 }
 
 /// OpenVINO's person-reidentification-retail-0248 on the inference engine: a body crop
-/// stretched to 128x256, BGR 0...255 (NHWC), gives 256 numbers. 3.6 ms a crop on one core of
-/// these machines (f32; batches of more than one crop do not load). Compiling it takes a few
+/// stretched to 128x256, BGR 0...255, planar (`models/person-reidentification-retail-0248-planar.onnx`:
+/// the published model with its NHWC input made planar and its layout copies dropped by
+/// `tools/trim-reid-input.py`, the same numbers), gives 256 numbers. 2.1 ms a crop on one core
+/// of these machines (3.4 with the published NHWC input; f32; batches of more than one crop do
+/// not load). Compiling it takes a few
 /// hundred milliseconds: ``prepare()`` does it before a run (a live run's first look is then on
 /// time: compiled at the first read, it held a real-time run's frame back long enough for its
 /// people to move away from where a client had just seen them).
 package final class ReidentificationNetwork: PersonSignatureReader {
-    package static let modelFile = "person-reidentification-retail-0248.onnx"
+    package static let modelFile = "person-reidentification-retail-0248-planar.onnx"
     /// The network's input, fixed: 128 wide, 256 tall.
     static let inputSize = ImageSize(width: 128, height: 256)
     let name = "reidentification"
@@ -83,7 +86,7 @@ package final class ReidentificationNetwork: PersonSignatureReader {
 
     private func network() throws(DetectorError) -> EngineNetwork {
         if let compiled { return compiled }
-        let network = try InferenceEngine.shared().network(model: modelPath, inputShape: [1, Self.inputSize.height, Self.inputSize.width, 3],
+        let network = try InferenceEngine.shared().network(model: modelPath, inputShape: [1, 3, Self.inputSize.height, Self.inputSize.width],
                                                            threads: 1, precision: .f32, hint: hint)
         compiled = network
         return network
@@ -96,8 +99,9 @@ package final class ReidentificationNetwork: PersonSignatureReader {
             throw .failed(detector: name, reason: "no body to read a signature from")
         }
         var status = dcv_status()
-        let filled = dcv_image_patch(image.handle, Float(box.x), Float(box.y), Float(box.width), Float(box.height),
-                                     Int32(Self.inputSize.width), Int32(Self.inputSize.height), 0, network.input.baseAddress, &status)
+        let width = Int32(Self.inputSize.width), height = Int32(Self.inputSize.height)
+        let filled = dcv_image_planar_input(image.handle, Float(box.x), Float(box.y), Float(box.width), Float(box.height),
+                                            width, height, width, height, 0, network.input.baseAddress, &status)
         if filled != 0 { throw .failed(detector: name, reason: OpenCVError(status).message) }
         try network.run(detector: name)
         reads += 1

@@ -17,7 +17,7 @@ struct PerceptionOptions: ParsableArguments {
     @Flag(inversion: .prefixedNo, help: "On frames the detector skips, look for each tracked face and body again where it is predicted (one O-Net run per face, a template match per body): boxes stay on moving people and faces are checked every frame.")
     var redetection = true
 
-    @Flag(inversion: .prefixedNo, help: "Tell people apart by their look to a re-identification network (models/person-reidentification-retail-0248.onnx, 3.6 ms a read): two people who cross keep their identifiers, and a person lost behind something or gone from the picture for up to 20 s is known again. Read only for people who met someone, newcomers, and every 3 s.")
+    @Flag(inversion: .prefixedNo, help: "Tell people apart by their look to a re-identification network (OpenVINO's person-reidentification-retail-0248, 2.1 ms a read): two people who cross keep their identifiers, and a person lost behind something or gone from the picture for up to 20 s is known again. Read only for people who met someone, newcomers, and every 3 s.")
     var reidentification = true
 
     @Flag(help: "Do not read speaking and looking-at-camera cues from faces (faster).")
