@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Makes models/yolox_nano_folded.onnx from models/yolox_nano_416x416.onnx: the same network and
+"""Makes yolox_nano_folded.onnx from yolox_nano_416x416.onnx: the same network and
 weights without its first layer, YOLOX's Focus slicing (eight strided Slice nodes and a Concat,
 which OpenVINO runs with its reference kernels: 1.1 ms of an 8.1 ms look at 416x224 on one core).
 Its input is what that layer made: the picture's pixels folded into 12 channels at half the
@@ -8,7 +8,8 @@ size, channel k*3+c holding colour c of the pixels at rows 2y+dy, columns 2x+dx,
 bottom-right). DockTrack's detector fills it so (dcv_image_planar_input with fold 2).
 
 Run once by a developer (not by the build), with PyPI's onnx (1.23 checked):
-    python3 tools/fold-yolox-focus.py models/yolox_nano_416x416.onnx models/yolox_nano_folded.onnx
+    python3 tools/fold-yolox-focus.py ../shared/models/yolox_nano_416x416.onnx yolox_nano_folded.onnx
+    (then tools/yolox-person-only.py makes models/yolox_nano_person.onnx of it)
 """
 import sys
 

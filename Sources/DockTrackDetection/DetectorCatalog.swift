@@ -15,7 +15,7 @@ public enum DetectorCatalog {
         "cascade-body": "people, Haar full-body and upper-body cascades (opencv-data)",
         "confirmed-body": "people: hog-body-fast's boxes, each kept only when the SSDLite person network (models/ssdlite_mobilenet_v2_people) finds a person in it; a verdict holds 16 rounds where it was given, then is checked again unless the person walked since",
         "ssd-body": "people, the SSDLite person network over the whole frame at 300x300: large people only, 25 to 50 ms a frame",
-        "yolox-body": "people, YOLOX-nano (models/yolox_nano_folded.onnx) on the inference engine (OpenVINO) over the whole frame at long side 416: people from about 15 px tall to close-ups, 6 to 12 ms a look on one core",
+        "yolox-body": "people, YOLOX-nano (models/yolox_nano_person.onnx) on the inference engine (OpenVINO) over the whole frame at long side 416: people from about 15 px tall to close-ups, 6 to 12 ms a look on one core",
     ]
 
     public static var names: [String] { descriptions.map(\.key) }

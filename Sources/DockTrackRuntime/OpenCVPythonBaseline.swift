@@ -145,7 +145,8 @@ package struct OpenCVPythonBaseline: Sendable {
             x = padded.transpose(2, 0, 1)[None].astype(np.float32)
             # The model's first layer (YOLOX's Focus), which DockTrack's copy leaves to its caller.
             x = np.concatenate((x[..., ::2, ::2], x[..., 1::2, ::2], x[..., ::2, 1::2], x[..., 1::2, 1::2]), 1)
-            out = session.run(None, {name: np.ascontiguousarray(x)})[0][0]
+            # DockTrack's copy reports only COCO's person, planar: 6 rows (box 4, objectness, person) x anchors.
+            out = session.run(None, {name: np.ascontiguousarray(x)})[0][0].T
             scores = out[:, 4] * out[:, 5]
             keep = scores >= 0.6
             xyxy = np.zeros((0, 4), np.float32); conf = np.zeros((0,), np.float32)

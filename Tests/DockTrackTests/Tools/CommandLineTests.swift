@@ -110,7 +110,7 @@ import Testing
         for file in try FileManager.default.contentsOfDirectory(atPath: Fixtures.models.modelsDirectory) {
             try FileManager.default.copyItem(atPath: Fixtures.models.model(file), toPath: models.appendingPathComponent(file).path)
         }
-        let broken = models.appendingPathComponent("yolox_nano_folded.onnx").path
+        let broken = models.appendingPathComponent("yolox_nano_person.onnx").path
         try FileManager.default.removeItem(atPath: broken)
         try Data("not a network".utf8).write(to: URL(fileURLWithPath: broken))
         let unreadable = try ToolRun.docktrack(["detect", Fixtures.sample("messi5.jpg"), "--models", models.path])
