@@ -65,7 +65,7 @@ struct DockClientExample {
     /// With a tracker: the first tracking state with a person in it, a tap on that person, the
     /// left third; the tracking states that follow show them ranked first.
     static func selectAndFrame(_ dock: DockAccessoryManager) async throws {
-        var states = dock.trackingStates.makeAsyncIterator()
+        var states = try dock.trackingStates.makeAsyncIterator()
         var person: TrackedSubject?
         while person == nil, let state = await states.next() {
             person = state.subjects.first { $0.kind == .person }

@@ -198,7 +198,7 @@ struct DockKitSamples {
     /// "Motion State": positions, velocities, time, error.
     static func motionStates(_ dock: DockAccessoryManager) async throws {
         var count = 0
-        for await state in dock.motionStates {
+        for await state in try dock.motionStates {
             print(String(format: "t %.2f: pan %.3f tilt %.3f rad, speeds %.3f %.3f rad/s%@", state.time, state.position.y, state.position.x,
                           state.velocity.y, state.velocity.x, state.error.map { ", motor error \($0.code)" } ?? ""))
             count += 1
@@ -206,13 +206,14 @@ struct DockKitSamples {
         }
         // Each `for await` is a stream of its own: two readers at once both get every state, and
         // a reader that comes a second late starts from the dock's motion now, not from history.
-        async let first = times(of: dock.motionStates, count: 3)
-        async let second = times(of: dock.motionStates, count: 3)
+        let (one, two) = (try dock.motionStates, try dock.motionStates)
+        async let first = times(of: one, count: 3)
+        async let second = times(of: two, count: 3)
         let (a, b) = await (first, second)
         print("two readers: \(a.count) and \(b.count) states, the same times: \(a == b)")
-        let last = await times(of: dock.motionStates, count: 1)
+        let last = await times(of: try dock.motionStates, count: 1)
         try await Task.sleep(for: .seconds(1))
-        let late = await times(of: dock.motionStates, count: 1)
+        let late = await times(of: try dock.motionStates, count: 1)
         print(String(format: "a reader a second late starts %.2f s after the last state read before", (late.first ?? 0) - (last.first ?? 0)))
     }
 
@@ -250,9 +251,10 @@ struct DockKitSamples {
 
     /// "Tracking State and Subject Selection": the subjects of a few states, people and objects.
     static func trackingStates(_ dock: DockAccessoryManager) async throws {
-        guard await tracks(dock) else { throw DockError.notCapable("tracking states: a dock alone does not track") }
+        // A dock alone (docksim) tracks nothing: the getter throws notCapable (DockKit's
+        // notSupportedByDevice) rather than giving a stream that never says anything.
         var count = 0
-        for await state in dock.trackingStates {
+        for await state in try dock.trackingStates {
             for subject in state.subjects {
                 switch subject.kind {
                 case .person:
@@ -268,9 +270,10 @@ struct DockKitSamples {
 
     /// "Accessory Events": the dock's buttons, until two have come (or 10 s have passed).
     static func accessoryEvents(_ dock: DockAccessoryManager) async throws {
+        let stream = try dock.accessoryEvents
         let events = Task { () -> Int in
             var heard = 0
-            for await event in dock.accessoryEvents {
+            for await event in stream {
                 switch event {
                 case .cameraShutter: print("event: shutter")
                 case .cameraFlip: print("event: flip")
@@ -294,8 +297,9 @@ struct DockKitSamples {
     /// "Battery Monitoring": the dock's batteries as they are now.
     static func battery(_ dock: DockAccessoryManager) async throws {
         dock.query("getBattery")
+        let stream = try dock.batteryStates
         let first = Task { () -> BatteryState? in
-            for await battery in dock.batteryStates { return battery }
+            for await battery in stream { return battery }
             return nil
         }
         let timeout = Task {
@@ -338,8 +342,9 @@ struct DockKitSamples {
 
     /// The first tracked person in the tracking states (a few seconds at most).
     static func firstPerson(_ dock: DockAccessoryManager) async -> TrackedSubject? {
+        guard let states = try? dock.trackingStates else { return nil }
         let search = Task { () -> TrackedSubject? in
-            for await state in dock.trackingStates {
+            for await state in states {
                 if let person = state.subjects.first(where: { $0.kind == .person }) { return person }
             }
             return nil

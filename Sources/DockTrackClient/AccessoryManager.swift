@@ -49,21 +49,57 @@ public final class DockAccessoryManager: Sendable {
 
     /// Docked or undocked: the dock as it is now first, then each change.
     public var stateChanges: AsyncStream<AccessoryStateChange> { stateBroadcast.stream() }
+    // As DockKit's stream getters, these throw `notConnected` once the connection has ended,
+    // and `notCapable` (DockKit's `notSupportedByDevice`) when the dock's hello says it has no
+    // such thing to send (a reader would wait for ever). Before the hello they cannot tell,
+    // and give the stream.
+
     /// The dock's motion: the latest state first, then each the dock sends (a reader that
     /// falls behind gets the newest).
-    public var motionStates: AsyncStream<MotionState> { motionBroadcast.stream() }
-    /// Buttons and camera controls, from the moment of reading on.
-    public var accessoryEvents: AsyncStream<AccessoryEvent> { eventBroadcast.stream() }
+    public var motionStates: AsyncStream<MotionState> {
+        get throws(DockError) {
+            try checkStreamCanFlow(needs: nil, what: "motion states")
+            return motionBroadcast.stream()
+        }
+    }
+    /// Buttons and camera controls, from the moment of reading on; `notCapable` from a dock
+    /// without buttons.
+    public var accessoryEvents: AsyncStream<AccessoryEvent> {
+        get throws(DockError) {
+            try checkStreamCanFlow(needs: .buttons, what: "accessory events (it has no buttons)")
+            return eventBroadcast.stream()
+        }
+    }
     /// Each battery's state: every battery's latest first (asked of the dock at its hello),
-    /// then each change.
-    public var batteryStates: AsyncStream<BatteryState> { batteryBroadcast.stream() }
+    /// then each change; `notCapable` from a dock without a battery.
+    public var batteryStates: AsyncStream<BatteryState> {
+        get throws(DockError) {
+            try checkStreamCanFlow(needs: .battery, what: "battery states (it has no battery)")
+            return batteryBroadcast.stream()
+        }
+    }
     /// Errors the dock sent without a request's id (code and message), from the moment of
     /// reading on.
     public var errors: AsyncStream<(code: String, message: String)> { errorBroadcast.stream() }
     /// The tracked subjects of every frame, ranked, from a tracker serving the protocol
-    /// (`docktrack track --serve`; a dock alone sends none): the latest first, then each frame's
-    /// (a reader that falls behind gets the newest).
-    public var trackingStates: AsyncStream<SubjectStatesRecord> { trackingBroadcast.stream() }
+    /// (`docktrack track --serve`): the latest first, then each frame's (a reader that falls
+    /// behind gets the newest); `notCapable` from a dock alone (docksim), which tracks nothing.
+    public var trackingStates: AsyncStream<SubjectStatesRecord> {
+        get throws(DockError) {
+            try checkStreamCanFlow(needs: .trackingStates, what: "tracking states (it tracks nothing itself)")
+            return trackingBroadcast.stream()
+        }
+    }
+
+    /// Throws `notConnected` when the connection has ended, `notCapable` when the dock's hello
+    /// lacks `capability`.
+    private func checkStreamCanFlow(needs capability: DockCapability?, what: String) throws(DockError) {
+        let (connected, capabilities) = session.withLock { ($0.connected && !$0.hungUp, $0.accessory?.capabilities) }
+        guard connected else { throw .notConnected }
+        if let capability, let capabilities, !capabilities.contains(capability.rawValue) {
+            throw .notCapable("this dock sends no \(what)")
+        }
+    }
     /// Changes of the audio route on the tracker's machine, with their reason and the route
     /// before (AVAudioSession's route changes; `track --serve` where PipeWire runs).
     public var audioRouteChanges: AsyncStream<AudioRouteNotice> { audioRouteBroadcast.stream() }
@@ -89,6 +125,8 @@ public final class DockAccessoryManager: Sendable {
         var pending: [RequestID: CheckedContinuation<DockMessage, any Error>] = [:]
         var nextID = 1
         var connected = true
+        /// ``disconnect()`` was called: the connection is ending (the reading thread ends it).
+        var hungUp = false
         /// The last motion state the dock sent, and the moves waiting for their end.
         var lastMotion: MotionState?
         var moves: [MotionProgress] = []
@@ -366,6 +404,7 @@ public final class DockAccessoryManager: Sendable {
 
     /// Closes the connection; the streams finish.
     public func disconnect() {
+        session.withLock { $0.hungUp = true }
         shutdown(fd, Int32(SHUT_RDWR))
     }
 

@@ -29,5 +29,5 @@ func drive(_ socket: String) async throws {
     defer { dock.disconnect() }
     print(try await dock.accessory().name)
     try await dock.perform(.setSystemTracking(false))
-    for await state in dock.motionStates.prefix(1) { print(state.position) }
+    for await state in try dock.motionStates.prefix(1) { print(state.position) }
 }

@@ -165,24 +165,54 @@ struct DockTestLine {
         defer { dock.disconnect() }
         // The batteries arrive on subscribe, without a getBattery and without a change; low as
         // the dock says.
-        let batteries = await Self.prefix(2, of: dock.batteryStates, within: 120)
+        let batteries = await Self.prefix(2, of: try dock.batteryStates, within: 120)
         #expect(batteries.map(\.name) == ["internal", "remote"], "\(batteries)")
         #expect(batteries.first?.lowBattery == true && batteries.first?.reportedLow == true, "\(batteries)")
         // A reader that comes 2 s late starts from the dock's motion now, not from the 2 s of
         // history after the last state read (a loaded machine may delay the reader, never the dock).
-        let before = try #require(await Self.first(of: dock.motionStates, within: 120))
+        let before = try #require(await Self.first(of: try dock.motionStates, within: 120))
         try await Task.sleep(for: .seconds(2))
-        let late = try #require(await Self.first(of: dock.motionStates, within: 120))
+        let late = try #require(await Self.first(of: try dock.motionStates, within: 120))
         #expect(late.time - before.time > 1.5, "the late reader starts \(late.time - before.time) s after the last state read")
         // Two readers of the same property each get every state, in order.
-        async let one = Self.prefix(3, of: dock.motionStates, within: 120)
-        async let two = Self.prefix(3, of: dock.motionStates, within: 120)
+        let (first, second) = (try dock.motionStates, try dock.motionStates)
+        async let one = Self.prefix(3, of: first, within: 120)
+        async let two = Self.prefix(3, of: second, within: 120)
         let (a, b) = await (one, two)
         #expect(a.count == 3 && b.count == 3, "\(a.count) and \(b.count) states")
         #expect(zip(a, a.dropFirst()).allSatisfy { $0.time <= $1.time } && zip(b, b.dropFirst()).allSatisfy { $0.time <= $1.time })
         #expect(!Set(a.map(\.time)).isDisjoint(with: b.map(\.time)), "the two readers saw the same states")
         // A second client is refused with its own code.
         await #expect(throws: DockError.sessionInUse) { _ = try await DockAccessoryManager.connect(to: docksim.socket, helloTimeout: 120) }
+    }
+
+    /// As DockKit's stream getters: a stream the dock cannot fill is refused with `notCapable`
+    /// (DockKit's notSupportedByDevice) instead of a reader waiting for ever, and every getter
+    /// throws `notConnected` once the connection has ended.
+    @Test func aStreamTheDockCannotFillIsRefusedAndAnEndedConnectionIsNotConnected() async throws {
+        let docksim = try DocksimProcess()
+        defer { withExtendedLifetime(docksim) {} }
+        let dock = try await DockAccessoryManager.connect(to: docksim.socket, helloTimeout: 120)
+        let capabilities = try await dock.accessory().capabilities
+        #expect(!capabilities.contains("trackingStates") && capabilities.contains("battery") && capabilities.contains("buttons"), "\(capabilities)")
+        #expect(throws: DockError.notCapable("this dock sends no tracking states (it tracks nothing itself)")) { _ = try dock.trackingStates }
+        // What docksim does send flows.
+        #expect(await Self.first(of: try dock.motionStates, within: 120) != nil)
+        #expect(await Self.first(of: try dock.batteryStates, within: 120) != nil)
+        _ = try dock.accessoryEvents
+        dock.disconnect()
+        #expect(throws: DockError.notConnected) { _ = try dock.motionStates }
+        #expect(throws: DockError.notConnected) { _ = try dock.accessoryEvents }
+        // Through a tracker, the same docksim's states are there: the tracker says it tracks.
+        let served = try DocksimProcess()
+        let track = try TrackProcess([Fixtures.sample("vtest.avi"), "--loop", "-d", "fast", "--no-face-cues",
+                                      "--dock", "unix:\(served.socket)"])
+        defer { withExtendedLifetime((served, track)) {} }
+        _ = try LineClient(path: track.socket)  // waits for the socket
+        let tracker = try await DockAccessoryManager.connect(to: track.socket, helloTimeout: 120)
+        defer { tracker.disconnect() }
+        #expect(await Self.first(of: try tracker.trackingStates, within: 120) != nil)
+        #expect(await Self.first(of: try tracker.batteryStates, within: 120) != nil, "the dock's battery, relayed")
     }
 
     @Test func trackingStatesStartFromTheCurrentFrameAndSayTimeInView() async throws {
@@ -193,15 +223,15 @@ struct DockTestLine {
         _ = try LineClient(path: track.socket)  // waits for the socket
         let dock = try await DockAccessoryManager.connect(to: track.socket, helloTimeout: 120)
         defer { dock.disconnect() }
-        let before = try #require(await Self.first(of: dock.trackingStates, within: 120))
+        let before = try #require(await Self.first(of: try dock.trackingStates, within: 120))
         try await Task.sleep(for: .seconds(2))
         // Two seconds later a new reader's first state is a current frame (the clip plays at 10
         // frames a second in real time), not the frame after the last one read.
-        let late = try #require(await Self.first(of: dock.trackingStates, within: 120))
+        let late = try #require(await Self.first(of: try dock.trackingStates, within: 120))
         #expect(late.frame - before.frame > 5 || late.frame < before.frame, "frames \(before.frame) then \(late.frame): the first was history")
         // Time in view is on the wire: a person followed for seconds says so.
         var longest = 0.0
-        for await state in dock.trackingStates {
+        for await state in try dock.trackingStates {
             longest = max(longest, state.subjects.map(\.timeInView).max() ?? 0)
             if longest > 1 { break }
         }

@@ -441,8 +441,8 @@ actor Collected<Element: Sendable> {
             """, arguments: ["--other-battery", "remote:0.5:notChargeable"])
         defer { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
         let dock = try #require(await connectedManager(socketPath))
-        let states = Collected.from(dock.stateChanges), motion = Collected.from(dock.motionStates)
-        let events = Collected.from(dock.accessoryEvents), battery = Collected.from(dock.batteryStates)
+        let states = Collected.from(dock.stateChanges), motion = Collected.from(try dock.motionStates)
+        let events = Collected.from(try dock.accessoryEvents), battery = Collected.from(try dock.batteryStates)
         // Commands go as soon as the dock is registered (the undocking at 5 s on docksim's clock
         // leaves a loaded or sanitized run time); then wait for the undock and re-dock.
         for _ in 0..<200 where await states.items.isEmpty { try await Task.sleep(for: .milliseconds(25)) }
