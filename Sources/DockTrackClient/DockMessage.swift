@@ -154,6 +154,7 @@ extension DockError {
         func detail(_ prefix: String) -> String { message.hasPrefix(prefix) ? String(message.dropFirst(prefix.count)) : message }
         switch code {
         case "notCapable": self = .notCapable(detail("not capable: "))
+        case "notSupported": self = .notSupported(detail("not supported: "))
         case "invalidated": self = .invalidated
         case "notConnected": self = .notConnected
         case "noSubjectFound": self = .noSubjectFound

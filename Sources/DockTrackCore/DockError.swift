@@ -6,8 +6,13 @@ import Foundation
 /// throw this type (`throws(DockError)`) crashed at run time here (Swift 6.x: a job with a null
 /// function, SIGSEGV in dock-client-example), though all compiled.
 public enum DockError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The dock lacks the capability (an axis, animations, ...).
+    /// The dock lacks the capability (an axis, animations, a battery, tracking on a dock
+    /// alone): DockKit's `notSupportedByDevice`.
     case notCapable(String)
+    /// This run or this platform does not offer the request, whatever the dock (an audio route
+    /// where no PipeWire graph is followed, a tap on an overview camera the run has not got, a
+    /// protocol the server does not speak): DockKit's `notSupported`.
+    case notSupported(String)
     /// The request is malformed or out of range.
     case invalidRequest(String)
     /// The dock went away: register again when it comes back.
@@ -22,13 +27,15 @@ public enum DockError: Error, Sendable, Equatable, CustomStringConvertible {
     case noSubjectFound
     /// Another client holds the dock's session (one at a time): connect again once it has gone.
     case sessionInUse
-    /// An error none of these is (DockKit's `unknown`): a newer dock's code, with its words.
+    /// An error none of these is: a newer dock's code, with its words (DockKit has no such case;
+    /// a `switch` over DockKitError needs its `@unknown default`, which this stands for).
     case unknown(String)
 
     /// The error's name on the wire.
     public var code: String {
         switch self {
         case .notCapable: "notCapable"
+        case .notSupported: "notSupported"
         case .invalidRequest: "invalidRequest"
         case .invalidated: "invalidated"
         case .notConnected: "notConnected"
@@ -43,6 +50,7 @@ public enum DockError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .notCapable(let what): "not capable: \(what)"
+        case .notSupported(let what): "not supported: \(what)"
         case .invalidRequest(let why): "invalid request: \(why)"
         case .invalidated: "invalidated: the dock went away; register again"
         case .notConnected: "not connected to a dock"

@@ -54,10 +54,10 @@ extension FrameLoop where F == FramingController {
     /// Takes what the control asked since the last frame, at `time`: its settings, then its
     /// commands to the dock in the order they were given, each answered where it asked.
     /// People chosen in the overview's picture go to `overview`; a run without one answers them
-    /// `notCapable`.
+    /// `notSupported`.
     package mutating func merge(_ changes: ControlChanges, at time: Double, overview: ((OverviewSelection) -> Void)? = nil) {
         for selection in changes.overviewSelections {
-            if let overview { overview(selection) } else { selection.answered(.failure(.notCapable("no overview camera: track --overview"))) }
+            if let overview { overview(selection) } else { selection.answered(.failure(.notSupported("no overview camera: track --overview"))) }
         }
         systemTracking = changes.settings.systemTracking
         customSubjects = changes.settings.customSubjects

@@ -585,7 +585,7 @@ package struct TrackControlSession: DockEndpoint, Sendable {
         func error(_ e: DockError) -> [String] { [DockSession.errorLine(e, line: lineNumber)] }
         let done = { (name: String) in request.id == nil ? [] : [DockSession.doneLine(name)] }
         if case .hello(let offered) = request.kind, !offered.contains(DockSession.protocolName) {
-            return error(.notCapable("protocols \(offered); this dock speaks \(DockSession.protocolName)"))
+            return error(.notSupported("protocols \(offered); this dock speaks \(DockSession.protocolName)"))
         }
         if !hasSession {
             hasSession = true
@@ -608,7 +608,7 @@ package struct TrackControlSession: DockEndpoint, Sendable {
         case .query("getRegionOfInterest"):
             return [control.regionOfInterestLine]
         case .query("getAudioRoute"):
-            return control.audioRouteLine.map { [$0] } ?? error(.notCapable("audio route: this run follows no audio graph (PipeWire)"))
+            return control.audioRouteLine.map { [$0] } ?? error(.notSupported("audio route: this run follows no audio graph (PipeWire)"))
         case .query:
             return [hello]
         case .tracking(let tracking) where tracking.name == "track":

@@ -406,7 +406,7 @@ public final class TrackingPipeline {
 extension TrackingPipeline {
     /// The ranker as one that takes a selection (DockTrack's own); others cannot.
     private func withSelectableRanker<T>(_ body: (inout SaliencyRanker) throws(DockError) -> T) throws(DockError) -> T {
-        guard var saliency = ranker as? SaliencyRanker else { throw .notCapable("selecting subjects with this ranker") }
+        guard var saliency = ranker as? SaliencyRanker else { throw .notSupported("selecting subjects with this ranker") }
         defer { ranker = saliency }
         return try body(&saliency)
     }

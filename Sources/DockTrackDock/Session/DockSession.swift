@@ -160,7 +160,7 @@ package struct DockSession {
         switch request.kind {
         case .hello(let offered):
             guard offered.contains(Self.protocolName) else {
-                return [error(.notCapable("protocols \(offered); this dock speaks \(Self.protocolName)"))]
+                return [error(.notSupported("protocols \(offered); this dock speaks \(Self.protocolName)"))]
             }
             guard isDocked else { return [error(.invalidated)] }
             hasSession = true

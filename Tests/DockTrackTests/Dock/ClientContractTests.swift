@@ -213,6 +213,25 @@ struct DockTestLine {
         defer { tracker.disconnect() }
         #expect(await Self.first(of: try tracker.trackingStates, within: 120) != nil)
         #expect(await Self.first(of: try tracker.batteryStates, within: 120) != nil, "the dock's battery, relayed")
+        // What this run, not the dock, lacks is DockKit's notSupported: an audio route where no
+        // PipeWire graph is followed.
+        await #expect(throws: DockError.notSupported("audio route: this run follows no audio graph (PipeWire)")) { _ = try await tracker.audioRoute() }
+    }
+
+    /// A client that speaks another protocol is told notSupported (DockKit's: the method is not
+    /// supported here), by docksim and by track --serve alike.
+    @Test func aProtocolTheServerDoesNotSpeakIsNotSupported() throws {
+        let docksim = try DocksimProcess()
+        defer { withExtendedLifetime(docksim) {} }
+        let client = try LineClient(path: docksim.socket)
+        try client.send(#"{"type":"hello","protocols":["org.example.dock/9"]}"#)
+        let answer = client.next(within: 60) ?? ""
+        #expect(answer.contains(#""code":"notSupported""#) && answer.contains("org.example.dock/9"), "\(answer)")
+        guard case .error(let code, let message)? = DockMessage(line: answer) else {
+            Issue.record("not an error: \(answer)")
+            return
+        }
+        #expect(DockError(code: code, message: message) == .notSupported(#"protocols ["org.example.dock/9"]; this dock speaks \#(DockProtocol.name)"#))
     }
 
     @Test func trackingStatesStartFromTheCurrentFrameAndSayTimeInView() async throws {

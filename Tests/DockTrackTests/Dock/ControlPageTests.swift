@@ -210,7 +210,7 @@ final class RawHTTPClient {
         // Without an overview camera a tap on one is not possible, and says so.
         try ws.sendText(#"{"id":9,"command":"selectSubject","point":{"x":0.5,"y":0.5},"view":"overview"}"#)
         let noOverview = ws.firstText(within: 10) { $0.hasPrefix(#"{"id":9,"#) } ?? ""
-        #expect(noOverview.contains(#""code":"notCapable""#), "\(noOverview)")
+        #expect(noOverview.contains(#""code":"notSupported""#), "\(noOverview)")
         #expect(try RawHTTPClient(host: host, port: port).request("/overview.jpg").status == 404)
         // Tracking off, the joystick held: docksim turns; the page goes away: the dock is the tracker's again.
         try ws.sendText(#"{"command":"setSystemTracking","enabled":false}"#)
