@@ -142,12 +142,11 @@ struct DockKitSamples {
     /// information, for a second; then system tracking on again.
     static func customTracking(_ dock: DockAccessoryManager) async throws {
         try await dock.setSystemTracking(false)
-        let camera = CameraInformation(fieldOfView: 68, referenceDimensions: .init(width: 1920, height: 1080), orientation: "corrected")
+        let camera = CameraInformation(fieldOfView: 68, referenceDimensions: .init(width: 1920, height: 1080), orientation: .corrected)
         var refused = 0
         for k in 0..<20 {
             // A face a little right of centre, drifting; lower-left origin, as Vision's.
-            let face = Observation(type: .humanFace, rect: UnitRect(x: 0.55 + Double(k) * 0.005, y: 0.5, width: 0.1, height: 0.15),
-                                   confidence: 0.9, identifier: 0, faceYaw: nil)
+            let face = Observation(identifier: 0, type: .humanFace, rect: UnitRect(x: 0.55 + Double(k) * 0.005, y: 0.5, width: 0.1, height: 0.15))
             do {
                 try await dock.track([face], camera: camera)
             } catch DockError.rateTooLow {
@@ -189,8 +188,9 @@ struct DockKitSamples {
         let progress = try await dock.setOrientation(DockOrientation(x: 0, y: 0.5, z: 0), duration: 2, relative: false)
         let end = try await progress.completion()
         print(String(format: "at yaw %.3f rad (target %.3f), %.0f%% done", end.position.y, progress.target.y, progress.fractionCompleted * 100))
-        // Rotation3D: a quarter turn back about the vertical axis, relative.
-        let back = try await dock.setOrientation(quaternionX: 0, y: -sin(Double.pi / 8), z: 0, w: cos(Double.pi / 8), duration: 1, relative: true)
+        // Rotation3D: a quarter turn back about the vertical axis, relative, as fast as the
+        // limits allow (DockKit's default duration, 0).
+        let back = try await dock.setOrientation(quaternionX: 0, y: -sin(Double.pi / 8), z: 0, w: cos(Double.pi / 8), relative: true)
         let there = try await back.completion()
         print(String(format: "a quaternion of -45 degrees of yaw: at %.3f rad", there.position.y))
     }
@@ -229,10 +229,15 @@ struct DockKitSamples {
 
     /// "Setting Limits": yaw within -1..1 rad at 0.5 rad/s at most, the others as they are.
     static func limits(_ dock: DockAccessoryManager) async throws {
-        var limits = try await dock.limits()
-        limits.yaw.range = -1...1
-        limits.yaw.maximumSpeed = 0.5
-        let held = try await dock.setLimits(limits)
+        // As DockKit's Limit, a range with nothing in it is refused as it is made.
+        do {
+            _ = try AxisLimits(positionRange: 1.0..<1.0, maximumSpeed: 0.5)
+            print("WRONG: an empty range was taken")
+        } catch DockError.invalidRequest {
+            print("an empty position range is refused: invalidRequest")
+        }
+        let yaw = try AxisLimits(positionRange: -1.0..<1.0, maximumSpeed: 0.5)
+        let held = try await dock.setLimits(DockLimits(yaw: yaw))
         print(String(format: "yaw limits now %.2f...%.2f rad, at most %.2f rad/s", held.yaw.range.lowerBound, held.yaw.range.upperBound, held.yaw.maximumSpeed))
         let own = try await dock.dockLimits()
         print(String(format: "the dock's own yaw speed: at most %.2f rad/s", own.yaw.maximumSpeed))
@@ -258,7 +263,9 @@ struct DockKitSamples {
             for subject in state.subjects {
                 switch subject.kind {
                 case .person:
-                    print("frame \(state.frame): person rank \(subject.saliencyRank ?? 0), speaking \(subject.speakingConfidence.map { String(format: "%.2f", $0) } ?? "-"), looking \(subject.lookingAtCameraConfidence.map { String(format: "%.2f", $0) } ?? "-")")
+                    let face = subject.dockKitRect  // DockKit's rect: the face, upper-left origin
+                    print(String(format: "frame %d: person at %.2f,%.2f (face box, upper-left origin), ", state.frame, face.midX, face.midY)
+                          + "rank \(subject.saliencyRank ?? 0), speaking \(subject.speakingConfidence.map { String(format: "%.2f", $0) } ?? "-"), looking \(subject.lookingAtCameraConfidence.map { String(format: "%.2f", $0) } ?? "-")")
                 case .object:
                     print("frame \(state.frame): object rank \(subject.saliencyRank ?? 0)")
                 }

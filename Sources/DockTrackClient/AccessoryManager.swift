@@ -7,15 +7,38 @@ import Glibc
 #endif
 
 /// A dock as the client knows it after its hello.
-public struct DockAccessory: Sendable, Equatable {
+public struct DockAccessory: Sendable, Hashable, CustomDebugStringConvertible {
+    /// What kind of accessory it is (DockKit's `DockAccessory.Category`).
+    public enum Category: Sendable, Hashable, CustomDebugStringConvertible {
+        /// A motorized stand that turns a camera: every DockTrack server says this.
+        case trackingStand
+        /// A category this client does not know (a newer server's), by its name.
+        case unknown(String)
+
+        public init(name: String) { self = name == "trackingStand" ? .trackingStand : .unknown(name) }
+
+        public var debugDescription: String {
+            switch self {
+            case .trackingStand: "trackingStand"
+            case .unknown(let name): name
+            }
+        }
+    }
+
     public var name: String
-    public var category: String
+    public var category: Category
     public var identifier: UUID
-    public var firmwareVersion: String
-    public var hardwareModel: String
+    /// nil when the dock does not say (DockKit's optional).
+    public var firmwareVersion: String?
+    /// nil when the dock does not say (DockKit's optional).
+    public var hardwareModel: String?
     public var capabilities: [String]
     /// Whether the dock's own tracking button works (DockKit's `trackingButtonEnabled`).
     public var trackingButtonEnabled: Bool
+
+    public var debugDescription: String {
+        "\(name) (\(category.debugDescription), \(identifier.uuidString), firmware \(firmwareVersion ?? "unknown"), model \(hardwareModel ?? "unknown"), \(capabilities.joined(separator: " ")))"
+    }
 }
 
 /// Docked or undocked, as DockKit's accessory state changes; `docked` again, with the accessory
@@ -251,7 +274,7 @@ public final class DockAccessoryManager: Sendable {
     /// Turns the dock to `orientation` (relative to where it points, with `relative`) over
     /// `duration` seconds (0: as fast as the limits allow) and returns the move's progress once
     /// the dock took the command; ``MotionProgress/completion()`` returns when the move ends.
-    public func setOrientation(_ orientation: DockOrientation, duration: Double, relative: Bool = false) async throws(DockError) -> MotionProgress {
+    public func setOrientation(_ orientation: DockOrientation, duration: Double = 0, relative: Bool = false) async throws(DockError) -> MotionProgress {
         let last = try await latestMotion()
         let start = last.position
         let progress = MotionProgress(target: relative ? start + orientation : orientation, duration: duration, from: start, last: last,
@@ -263,7 +286,7 @@ public final class DockAccessoryManager: Sendable {
     /// As ``setOrientation(_:duration:relative:)`` for a rotation quaternion (DockKit's
     /// Rotation3D: x, y, z, w), turned into the angles it turns by
     /// (``DockVector/init(quaternionX:y:z:w:)``); `invalidRequest` for one of no length.
-    public func setOrientation(quaternionX x: Double, y: Double, z: Double, w: Double, duration: Double,
+    public func setOrientation(quaternionX x: Double, y: Double, z: Double, w: Double, duration: Double = 0,
                                relative: Bool = false) async throws(DockError) -> MotionProgress {
         guard let angles = DockOrientation(quaternionX: x, y: y, z: z, w: w) else {
             throw .invalidRequest("a quaternion of no length or not finite")

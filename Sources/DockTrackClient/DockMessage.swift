@@ -57,8 +57,9 @@ extension DockMessage: Decodable {
                 var name: String?, category: String?, identifier: UUID, firmwareVersion: String?, hardwareModel: String?
             }
             let a = try c.decode(Identity.self, forKey: .accessory)
-            self = .hello(DockAccessory(name: a.name ?? "", category: a.category ?? "", identifier: a.identifier,
-                                        firmwareVersion: a.firmwareVersion ?? "", hardwareModel: a.hardwareModel ?? "",
+            self = .hello(DockAccessory(name: a.name ?? "", category: .init(name: a.category ?? "trackingStand"), identifier: a.identifier,
+                                        firmwareVersion: a.firmwareVersion.flatMap { $0.isEmpty ? nil : $0 },
+                                        hardwareModel: a.hardwareModel.flatMap { $0.isEmpty ? nil : $0 },
                                         capabilities: try optional([String].self, .capabilities) ?? [],
                                         trackingButtonEnabled: try optional(Bool.self, .trackingButtonEnabled) ?? true))
         case "event":

@@ -49,6 +49,22 @@ public struct AxisLimits: Sendable, Equatable, Codable {
         self.maximumAcceleration = maximumAcceleration
     }
 
+    /// DockKit's `Limit(positionRange:maximumSpeed:)`, refusing at once (`invalidRequest`) what
+    /// no dock takes: a range with nothing in it (`1..<1`), a bound that is not a number, a speed
+    /// that is negative or not finite. Its acceleration is the dock's own.
+    public init(positionRange: Range<Double>, maximumSpeed: Double) throws(DockError) {
+        guard !positionRange.lowerBound.isNaN, !positionRange.upperBound.isNaN else {
+            throw .invalidRequest("a position range whose bounds are not numbers")
+        }
+        guard !positionRange.isEmpty else {
+            throw .invalidRequest("position range \(positionRange) is empty: the minimum must be below the maximum")
+        }
+        guard maximumSpeed.isFinite, maximumSpeed >= 0 else {
+            throw .invalidRequest("maximum speed \(maximumSpeed): a finite number, 0 or more")
+        }
+        self.init(range: positionRange.lowerBound...positionRange.upperBound, maximumSpeed: maximumSpeed, maximumAcceleration: .infinity)
+    }
+
     /// An axis a `setLimits` request leaves out: the limits in force stay. (Its infinite speed
     /// cannot come off the wire, where every given axis has a finite `maximumSpeed`.)
     public static let unchanged = AxisLimits(range: -Double.infinity...Double.infinity, maximumSpeed: .infinity, maximumAcceleration: .infinity)

@@ -24,6 +24,12 @@ public struct Observation: Sendable, Equatable {
     /// `faceYawAngle`): 0 looks at the camera.
     public var faceYaw: Double?
 
+    /// DockKit's `Observation(identifier:type:rect:faceYawAngle:)`: an app's own detection, as
+    /// sure as the app is (confidence 1).
+    public init(identifier: Int, type: ObservationType, rect: UnitRect, faceYaw: Double? = nil) {
+        self.init(type: type, rect: rect, confidence: 1, identifier: identifier, faceYaw: faceYaw)
+    }
+
     public init(type: ObservationType, rect: UnitRect, confidence: Double, identifier: Int? = nil, faceYaw: Double? = nil) {
         self.type = type
         self.rect = rect

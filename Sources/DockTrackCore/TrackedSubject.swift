@@ -29,6 +29,13 @@ public struct TrackedSubject: Sendable, Equatable, Identifiable {
     /// Whether the subject was observed in this frame (not only predicted by its motion).
     public var isObserved: Bool
 
+    /// DockKit's `rect`, for an app ported from it: upper-left origin, and for a person the face
+    /// (DockKit's `TrackedPerson.rect` is the face's box), the person's whole box while their
+    /// face is not seen; an object's box.
+    public var dockKitRect: UnitRect {
+        (kind == .person ? faceRect ?? rect : rect).upperLeftOrigin
+    }
+
     public init(id: UUID, kind: Kind, rect: UnitRect, faceRect: UnitRect? = nil, saliencyRank: Int? = nil,
                 speakingConfidence: Double? = nil, lookingAtCameraConfidence: Double? = nil,
                 timeInView: Double = 0, isObserved: Bool = true, bodyRect: UnitRect? = nil) {

@@ -195,15 +195,18 @@ public struct CameraInformation: Sendable, Equatable, Decodable {
     public var fieldOfView: Double?
     public var intrinsics: Intrinsics?
     public var referenceDimensions: Dimensions?
-    public var orientation: String?
+    /// Typed, as DockKit's; nil is `corrected`. A name none is refuses the request as it is read.
+    public var orientation: CameraOrientation?
 
-    public static let correctedOrientation = CameraOrientation.corrected.rawValue
-
-    /// The orientation named, `corrected` when none is; `invalidRequest` for a name none is.
+    /// The orientation given, `corrected` when none is.
     public func cameraOrientation() throws(DockError) -> CameraOrientation {
-        guard let orientation else { return .corrected }
-        guard let known = CameraOrientation(rawValue: orientation) else {
-            throw .invalidRequest("camera orientation \(orientation): one of \(CameraOrientation.allCases.map(\.rawValue).joined(separator: ", "))")
+        orientation ?? .corrected
+    }
+
+    /// The orientation a name on the wire says; `invalidRequest` for a name none is.
+    static func orientation(named name: String) throws(DockError) -> CameraOrientation {
+        guard let known = CameraOrientation(rawValue: name) else {
+            throw .invalidRequest("camera orientation \(name): one of \(CameraOrientation.allCases.map(\.rawValue).joined(separator: ", "))")
         }
         return known
     }
@@ -215,7 +218,7 @@ public struct CameraInformation: Sendable, Equatable, Decodable {
         return turned
     }
 
-    public init(fieldOfView: Double? = nil, intrinsics: Intrinsics? = nil, referenceDimensions: Dimensions? = nil, orientation: String? = nil) {
+    public init(fieldOfView: Double? = nil, intrinsics: Intrinsics? = nil, referenceDimensions: Dimensions? = nil, orientation: CameraOrientation? = nil) {
         self.fieldOfView = fieldOfView
         self.intrinsics = intrinsics
         self.referenceDimensions = referenceDimensions
@@ -229,7 +232,7 @@ public struct CameraInformation: Sendable, Equatable, Decodable {
         self.init(fieldOfView: try c.decodeIfPresent(Double.self, forKey: .fieldOfView),
                   intrinsics: try c.decodeIfPresent(Intrinsics.self, forKey: .intrinsics),
                   referenceDimensions: try c.decodeIfPresent(Dimensions.self, forKey: .referenceDimensions),
-                  orientation: try c.decodeIfPresent(String.self, forKey: .orientation))
+                  orientation: try c.decodeIfPresent(String.self, forKey: .orientation).map(Self.orientation(named:)))
         // Checked here, so that a request is refused whole before anything is tracked.
         _ = try cameraModel(aspectOf: .webcam)
     }
@@ -280,7 +283,7 @@ public struct CameraInformation: Sendable, Equatable, Decodable {
             dims.add("width", d.width, digits: 1); dims.add("height", d.height, digits: 1)
             line.add("referenceDimensions", object: dims)
         }
-        if let orientation { line.add("orientation", orientation) }
+        if let orientation { line.add("orientation", orientation.rawValue) }
         return line
     }
 }
@@ -289,11 +292,11 @@ public struct CameraInformation: Sendable, Equatable, Decodable {
 /// frames (DockKit's camera orientation), as a phone's camera delivers it: `corrected` and
 /// `landscapeRight` are upright (the sensor's own landscape); `portrait` is upright once turned a
 /// quarter clockwise, `portraitUpsideDown` a quarter counterclockwise, `landscapeLeft` a half turn.
-/// `faceUp` and `faceDown` (DockKit's, a device lying flat) say nothing of how the picture is
-/// turned: it is taken as it comes, as `corrected`. Observations and the camera's fields of view
+/// `faceUp` and `faceDown` (DockKit's, a device lying flat) and `unknown` say nothing of how the
+/// picture is turned: it is taken as it comes, as `corrected`. Observations and the camera's fields of view
 /// are turned into the upright picture before anything is tracked.
 public enum CameraOrientation: String, Sendable, CaseIterable {
-    case corrected, landscapeRight, landscapeLeft, portrait, portraitUpsideDown, faceUp, faceDown
+    case corrected, landscapeRight, landscapeLeft, portrait, portraitUpsideDown, faceUp, faceDown, unknown
 
     /// Whether the picture's width and height swap when it is turned upright.
     public var isQuarterTurn: Bool { self == .portrait || self == .portraitUpsideDown }
@@ -301,7 +304,7 @@ public enum CameraOrientation: String, Sendable, CaseIterable {
     /// A point of the picture (lower-left origin) in the upright picture.
     public func upright(x: Double, y: Double) -> (x: Double, y: Double) {
         switch self {
-        case .corrected, .landscapeRight, .faceUp, .faceDown: (x, y)
+        case .corrected, .landscapeRight, .faceUp, .faceDown, .unknown: (x, y)
         case .portrait: (y, 1 - x)  // a quarter clockwise: the picture's top row is the upright right column
         case .portraitUpsideDown: (1 - y, x)
         case .landscapeLeft: (1 - x, 1 - y)

@@ -287,7 +287,7 @@ struct DockTestLine {
         // A face at the top left of a picture made in portrait (turned a quarter from upright):
         // once upright it is at the top right, its width and height swapped.
         let face = Observation(type: .humanFace, rect: UnitRect(x: 0.1, y: 0.7, width: 0.2, height: 0.1), confidence: 0.9)
-        let portrait = CameraInformation(fieldOfView: 40, referenceDimensions: .init(width: 1080, height: 1920), orientation: "portrait")
+        let portrait = CameraInformation(fieldOfView: 40, referenceDimensions: .init(width: 1080, height: 1920), orientation: .portrait)
         let upright = try portrait.upright(face).rect
         #expect(abs(upright.x - 0.7) < 1e-9 && abs(upright.y - 0.7) < 1e-9 && abs(upright.width - 0.1) < 1e-9 && abs(upright.height - 0.2) < 1e-9,
                 "\(upright)")
@@ -304,9 +304,13 @@ struct DockTestLine {
         // The picture's 40-degree width is the upright picture's height.
         let model = try portrait.cameraModel(aspectOf: .webcam)
         #expect(abs(model.verticalFieldOfView - 40 * .pi / 180) < 1e-9 && model.horizontalFieldOfView > model.verticalFieldOfView, "\(model)")
-        #expect(throws: DockError.self) { try CameraInformation(orientation: "sideways").cameraModel(aspectOf: .webcam) }
-        // DockKit's faceUp and faceDown (a device lying flat) are accepted, the picture taken as it comes.
-        for flat in ["faceUp", "faceDown"] {
+        // A name none is refuses the request as it is read.
+        #expect(throws: DockError.invalidRequest("camera orientation sideways: one of \(CameraOrientation.allCases.map(\.rawValue).joined(separator: ", "))")) {
+            _ = try JSONDecoder().decode(TrackingRequest.self, from: Data(#"{"command":"track","observations":[],"camera":{"fieldOfView":40,"orientation":"sideways"}}"#.utf8))
+        }
+        _ = try JSONDecoder().decode(TrackingRequest.self, from: Data(#"{"command":"track","observations":[],"camera":{"fieldOfView":40,"orientation":"unknown"}}"#.utf8))
+        // DockKit's faceUp and faceDown (a device lying flat) and unknown are accepted, the picture taken as it comes.
+        for flat in [CameraOrientation.faceUp, .faceDown, .unknown] {
             let lying = CameraInformation(fieldOfView: 40, orientation: flat)
             let taken = try lying.upright(face).rect
             #expect(abs(taken.x - 0.1) < 1e-9 && abs(taken.y - 0.7) < 1e-9 && abs(taken.width - 0.2) < 1e-9 && abs(taken.height - 0.1) < 1e-9,
@@ -325,7 +329,7 @@ struct DockTestLine {
         let hello = DockSession.helloLine(identity, capabilities: [.pan, .tilt, .battery], docked: true, trackingButtonEnabled: false,
                                           limits: .standard, dockLimits: .standard)
         guard case .hello(let accessory)? = DockMessage(line: hello) else { Issue.record("\(hello)"); return }
-        #expect(accessory.name == "desk" && accessory.category == "trackingStand" && accessory.identifier == identity.identifier
+        #expect(accessory.name == "desk" && accessory.category == .trackingStand && accessory.identifier == identity.identifier
                 && accessory.firmwareVersion == "2.1" && accessory.hardwareModel == "pt1" && accessory.capabilities == ["pan", "tilt", "battery"]
                 && !accessory.trackingButtonEnabled, "\(accessory)")
         let limits = DockSession.limitsLine(.standard, dockLimits: .standard, time: 1)
@@ -465,5 +469,41 @@ struct DockTestLine {
         }
         let refused = DockAnswer(to: failure, [DockSession.errorLine(failure.error, line: 1)]).lines
         #expect(refused.count == 1 && DockReply(line: refused[0])?.id == .number(9), "\(refused)")
+    }
+}
+
+/// The client's types in DockKit's shapes: what a port from DockKit writes compiles and means the same.
+@Suite struct DockKitShapeTests {
+    @Test func aLimitIsCheckedAsItIsMade() throws {
+        let yaw = try AxisLimits(positionRange: -1.0..<1.0, maximumSpeed: 0.5)
+        #expect(yaw.range == -1...1 && yaw.maximumSpeed == 0.5 && yaw.maximumAcceleration == .infinity && !yaw.isUnchanged)
+        #expect(throws: DockError.invalidRequest("position range 1.0..<1.0 is empty: the minimum must be below the maximum")) {
+            _ = try AxisLimits(positionRange: 1.0..<1.0, maximumSpeed: 0.5)
+        }
+        #expect(throws: DockError.self) { _ = try AxisLimits(positionRange: -1.0..<1.0, maximumSpeed: -0.1) }
+        #expect(throws: DockError.self) { _ = try AxisLimits(positionRange: -1.0..<1.0, maximumSpeed: .infinity) }
+        #expect(throws: DockError.self) { _ = try AxisLimits(positionRange: -1.0..<1.0, maximumSpeed: .nan) }
+        // A limit made so is taken by a dock as its own acceleration.
+        let held = try DockLimits.standard.narrowed(to: DockLimits(yaw: yaw))
+        #expect(held.yaw.range == -1...1 && held.yaw.maximumAcceleration == DockLimits.standard.yaw.maximumAcceleration)
+    }
+
+    @Test func aSubjectsDockKitRectIsItsFaceWithTheOriginAtTheTop() {
+        let face = UnitRect(x: 0.4, y: 0.7, width: 0.1, height: 0.2)  // lower-left origin: near the top
+        let person = TrackedSubject(id: UUID(), kind: .person, rect: UnitRect(x: 0.35, y: 0.1, width: 0.2, height: 0.8), faceRect: face)
+        func near(_ a: UnitRect, _ b: UnitRect) -> Bool {
+            abs(a.x - b.x) < 1e-12 && abs(a.y - b.y) < 1e-12 && abs(a.width - b.width) < 1e-12 && abs(a.height - b.height) < 1e-12
+        }
+        #expect(near(person.dockKitRect, UnitRect(x: 0.4, y: 0.1, width: 0.1, height: 0.2)), "\(person.dockKitRect)")
+        var faceless = person
+        faceless.faceRect = nil
+        #expect(abs(faceless.dockKitRect.y - 0.1) < 1e-12 && faceless.dockKitRect.height == 0.8, "the whole person while the face is not seen")
+        let object = TrackedSubject(id: UUID(), kind: .object, rect: UnitRect(x: 0, y: 0, width: 0.5, height: 0.25), faceRect: face)
+        #expect(near(object.dockKitRect, UnitRect(x: 0, y: 0.75, width: 0.5, height: 0.25)), "\(object.dockKitRect)")
+    }
+
+    @Test func anObservationMadeAsDockKitsIsSure() {
+        let seen = Observation(identifier: 7, type: .humanBody, rect: UnitRect(x: 0.1, y: 0.1, width: 0.2, height: 0.5))
+        #expect(seen.identifier == 7 && seen.confidence == 1 && seen.faceYaw == nil)
     }
 }

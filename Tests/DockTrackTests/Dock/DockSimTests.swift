@@ -392,7 +392,7 @@ actor Collected<Element: Sendable> {
             Issue.record("one dock appeared: \(appeared)")
             return
         }
-        #expect(dock.socketPath == socket && dock.accessory?.category == "trackingStand", "\(dock)")
+        #expect(dock.socketPath == socket && dock.accessory?.category == .trackingStand, "\(dock)")
         for _ in 0..<400 where await alsoChanges.items.isEmpty { try await Task.sleep(for: .milliseconds(25)) }
         #expect(await alsoChanges.items == [.appeared(dock)], "the second reader sees the dock too")
         // A reader who comes later starts from the docks present.
@@ -454,7 +454,7 @@ actor Collected<Element: Sendable> {
         #expect(changes.count == 4, "\(changes)")
         guard changes.count == 4, case .docked(let first) = changes[0], case .docked(let buttonOff) = changes[1],
               case .undocked = changes[2], case .docked(let again) = changes[3] else { return }
-        #expect(first.category == "trackingStand" && first.capabilities.contains("tilt") && first.trackingButtonEnabled)
+        #expect(first.category == .trackingStand && first.capabilities.contains("tilt") && first.trackingButtonEnabled)
         #expect(!buttonOff.trackingButtonEnabled && buttonOff.identifier == first.identifier, "the tracking button switched off: \(buttonOff)")
         #expect(first.identifier == again.identifier && !again.trackingButtonEnabled, "the same dock re-registered, its button still off")
         #expect(await events.items == [.button(id: 2, pressed: true), .cameraZoom(factor: 2.5)])

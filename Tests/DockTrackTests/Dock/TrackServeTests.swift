@@ -206,7 +206,7 @@ import Glibc
             [Observation(type: .humanFace, rect: UnitRect(x: oneAt, y: 0.5, width: 0.1, height: 0.15), confidence: 0.9, identifier: 1, faceYaw: 0),
              Observation(type: .humanFace, rect: UnitRect(x: twoAt, y: 0.5, width: 0.1, height: 0.15), confidence: 0.9, identifier: 2, faceYaw: .pi / 2)]
         }
-        let camera = CameraInformation(fieldOfView: 30, orientation: "corrected")
+        let camera = CameraInformation(fieldOfView: 30, orientation: .corrected)
         var states: [SubjectStatesRecord] = []
         for k in 0..<10 {
             // Half-way, the two swap places at once: a tracker matching by place would swap them.
