@@ -31,7 +31,7 @@ struct DockClientExample {
         defer { dock.disconnect() }
         for await change in dock.stateChanges {
             guard case .docked(let accessory) = change else { continue }
-            print("docked: \(accessory.name) (\(accessory.hardwareModel)), capabilities \(accessory.capabilities.joined(separator: ","))")
+            print("docked: \(accessory.name) (\(accessory.hardwareModel ?? "model unknown")), capabilities \(accessory.capabilities.joined(separator: ","))")
             if accessory.capabilities.contains("trackingStates") { try await selectAndFrame(dock) }
             break
         }
