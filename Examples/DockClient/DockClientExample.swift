@@ -44,12 +44,14 @@ struct DockClientExample {
         print(String(format: "panned for 0.5 s at 0.3 rad/s: pan %.3f rad", turned.position.y))
         do {
             try await dock.perform(.setAngularVelocity(AngularVelocity(x: 0, y: .nan, z: 0)))
-        } catch let error as DockError {
+        } catch {
             print("a speed that is not a number is refused: \(error.code)")
         }
         try await move(dock, to: DockOrientation(x: 0.05, y: -0.2, z: 0), over: 1)
         let limits = try await dock.limits()
-        print(String(format: "pan range %.2f...%.2f rad, at most %.2f rad/s", limits.yaw.range.lowerBound, limits.yaw.range.upperBound, limits.yaw.maximumSpeed))
+        if let pan = limits.yaw {
+            print(String(format: "pan range %.2f...%.2f rad, at most %.2f rad/s", pan.range.lowerBound, pan.range.upperBound, pan.maximumSpeed))
+        }
         try await dock.perform(.setSystemTracking(true))
         print("system tracking on")
     }

@@ -230,17 +230,18 @@ struct DockKitSamples {
     /// "Setting Limits": yaw within -1..1 rad at 0.5 rad/s at most, the others as they are.
     static func limits(_ dock: DockAccessoryManager) async throws {
         // As DockKit's Limit, a range with nothing in it is refused as it is made.
-        do {
-            _ = try AxisLimits(positionRange: 1.0..<1.0, maximumSpeed: 0.5)
-            print("WRONG: an empty range was taken")
-        } catch DockError.invalidRequest {
-            print("an empty position range is refused: invalidRequest")
+        switch Result(catching: { () throws(DockError) in try AxisLimits(positionRange: 1.0..<1.0, maximumSpeed: 0.5) }) {
+        case .success: print("WRONG: an empty range was taken")
+        case .failure(let refusal): print("an empty position range is refused: \(refusal.code)")
         }
         let yaw = try AxisLimits(positionRange: -1.0..<1.0, maximumSpeed: 0.5)
-        let held = try await dock.setLimits(DockLimits(yaw: yaw))
-        print(String(format: "yaw limits now %.2f...%.2f rad, at most %.2f rad/s", held.yaw.range.lowerBound, held.yaw.range.upperBound, held.yaw.maximumSpeed))
+        let held = try await dock.setLimits(DockAccessory.Limits(yaw: yaw, pitch: nil, roll: nil))
+        guard let heldYaw = held.yaw else { throw DockError.unknown("the dock holds no yaw limits") }
+        print(String(format: "yaw limits now %.2f...%.2f rad, at most %.2f rad/s", heldYaw.range.lowerBound, heldYaw.range.upperBound, heldYaw.maximumSpeed))
         let own = try await dock.dockLimits()
-        print(String(format: "the dock's own yaw speed: at most %.2f rad/s", own.yaw.maximumSpeed))
+        print(String(format: "the dock's own yaw speed: at most %.2f rad/s", own.yaw?.maximumSpeed ?? 0))
+        // An axis the dock lacks reads nil, as DockKit's (docksim and most stands have no roll).
+        print("roll: \(own.roll.map { "\($0.range)" } ?? "none (nil)")")
     }
 
     /// "Animations": tracking off, kapow, wait until finished or cancelled, tracking on again.

@@ -41,6 +41,34 @@ public struct DockAccessory: Sendable, Hashable, CustomDebugStringConvertible {
     }
 }
 
+extension DockAccessory {
+    /// DockKit's `Limits`: each axis's range (radians) and top speed (rad/s). Read from a dock,
+    /// an axis it lacks (it cannot turn about it: no range, no speed) is nil; in ``DockAccessoryManager/setLimits(_:)``,
+    /// an axis left nil keeps the limits in force.
+    public struct Limits: Sendable, Equatable {
+        public var yaw: AxisLimits?
+        public var pitch: AxisLimits?
+        public var roll: AxisLimits?
+
+        public init(yaw: AxisLimits? = nil, pitch: AxisLimits? = nil, roll: AxisLimits? = nil) {
+            (self.yaw, self.pitch, self.roll) = (yaw, pitch, roll)
+        }
+
+        /// A dock's limits as DockKit gives them: an axis that cannot turn is nil.
+        public init(_ limits: DockLimits) {
+            func turning(_ axis: AxisLimits) -> AxisLimits? {
+                axis.range.lowerBound == axis.range.upperBound && axis.maximumSpeed == 0 ? nil : axis
+            }
+            self.init(yaw: turning(limits.yaw), pitch: turning(limits.pitch), roll: turning(limits.roll))
+        }
+
+        /// The request these make: a nil axis is left as it is.
+        public var request: DockLimits {
+            DockLimits(pitch: pitch ?? .unchanged, yaw: yaw ?? .unchanged, roll: roll ?? .unchanged)
+        }
+    }
+}
+
 /// Docked or undocked, as DockKit's accessory state changes; `docked` again, with the accessory
 /// as it is now, when its tracking button is switched on or off.
 public enum AccessoryStateChange: Sendable, Equatable {
@@ -249,20 +277,22 @@ public final class DockAccessoryManager: Sendable {
         try await request(#"{"command":"getMotionState"}"#) { if case .motionState(let state) = $0 { state } else { nil } }
     }
 
-    /// The limits in force on the dock, asked for.
-    public func limits() async throws(DockError) -> DockLimits {
-        try await request(#"{"command":"getLimits"}"#) { if case .limits(let limits, _) = $0 { limits } else { nil } }
+    /// The limits in force on the dock, asked for; an axis the dock lacks is nil (DockKit's).
+    public func limits() async throws(DockError) -> DockAccessory.Limits {
+        try await request(#"{"command":"getLimits"}"#) { if case .limits(let limits, _) = $0 { DockAccessory.Limits(limits) } else { nil } }
     }
 
     /// The dock's own limits (its hardware's: what ``setLimits(_:)`` may narrow, and what a client
     /// that goes gives back), asked for; the limits in force when the dock says none of its own.
-    public func dockLimits() async throws(DockError) -> DockLimits {
-        try await request(#"{"command":"getLimits"}"#) { if case .limits(let limits, let dock) = $0 { dock ?? limits } else { nil } }
+    public func dockLimits() async throws(DockError) -> DockAccessory.Limits {
+        try await request(#"{"command":"getLimits"}"#) { if case .limits(let limits, let dock) = $0 { DockAccessory.Limits(dock ?? limits) } else { nil } }
     }
 
-    /// Sets the dock's limits and returns them as the dock now holds them.
-    public func setLimits(_ limits: DockLimits) async throws(DockError) -> DockLimits {
-        try await request(DockCommand.setLimits(limits).jsonLine(time: 0)) { if case .limits(let held, _) = $0 { held } else { nil } }
+    /// Sets the dock's limits (a nil axis keeps those in force) and returns them as the dock now
+    /// holds them. As DockKit's, limits that name no axis are refused (`invalidRequest`), and so
+    /// is a range or speed on an axis the dock lacks (`notCapable`).
+    public func setLimits(_ limits: DockAccessory.Limits) async throws(DockError) -> DockAccessory.Limits {
+        try await request(DockCommand.setLimits(limits.request).jsonLine(time: 0)) { if case .limits(let held, _) = $0 { DockAccessory.Limits(held) } else { nil } }
     }
 
     /// Turns the dock at `velocity` (rad/s; x pitch, y yaw) until told otherwise, with system

@@ -263,14 +263,23 @@ struct DockTestLine {
         let dock = try await DockAccessoryManager.connect(to: docksim.socket, helloTimeout: 120)
         defer { dock.disconnect() }
         let own = try await dock.dockLimits()
+        // docksim has no roll: DockKit's nil, not a range of nothing at speed 0.
+        #expect(own.yaw != nil && own.pitch != nil && own.roll == nil, "\(own)")
         var narrower = try await dock.limits()
-        narrower.yaw.maximumSpeed = 0.5
+        narrower.yaw?.maximumSpeed = 0.5
         let held = try await dock.setLimits(narrower)
         let inForce = try await dock.limits()
-        #expect(held.yaw.maximumSpeed == 0.5 && inForce.yaw.maximumSpeed == 0.5)
+        #expect(held.yaw?.maximumSpeed == 0.5 && inForce.yaw?.maximumSpeed == 0.5 && inForce.roll == nil)
         // The dock's own stay what they were: what a narrowing can be undone to.
         let after = try await dock.dockLimits()
-        #expect(after == own && own.yaw.maximumSpeed > 0.5, "\(own) then \(after)")
+        #expect(after == own && (own.yaw?.maximumSpeed ?? 0) > 0.5, "\(own) then \(after)")
+        // A nil axis keeps the limits in force; a roll asked of a dock without one is notCapable.
+        let pitchOnly = try await dock.setLimits(DockAccessory.Limits(pitch: try AxisLimits(positionRange: -0.2..<0.2, maximumSpeed: 1)))
+        #expect(pitchOnly.yaw?.maximumSpeed == 0.5 && pitchOnly.pitch?.range == -0.2...0.2, "\(pitchOnly)")
+        await #expect(throws: DockError.notCapable("roll")) {
+            _ = try await dock.setLimits(DockAccessory.Limits(roll: try AxisLimits(positionRange: -0.2..<0.2, maximumSpeed: 1)))
+        }
+        await #expect(throws: DockError.invalidRequest("limits name no axis (pitch, yaw or roll)")) { _ = try await dock.setLimits(DockAccessory.Limits()) }
     }
 
     @Test func rateErrorsSayTheirOwnLimitAndTheSessionInUseHasACode() {
