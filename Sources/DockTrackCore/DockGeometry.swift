@@ -141,7 +141,7 @@ public struct DockLimits: Sendable, Equatable, Codable {
 
     /// Limits a client asked for, checked against these (the hardware's): every number finite
     /// (a missing bound is the hardware's), no range wider and no speed or acceleration higher
-    /// than the hardware's, none negative; roll only on a dock that has it. An axis left out
+    /// than the hardware's, none negative; an axis only on a dock that has it. An axis left out
     /// keeps its limits in `current` (the ones in force). As DockKit's, limits that name no axis
     /// and a range with nothing in it (minimum == maximum, on an axis that can move) are refused.
     public func narrowed(to asked: DockLimits, keeping current: DockLimits? = nil) throws(DockError) -> DockLimits {
@@ -168,8 +168,12 @@ public struct DockLimits: Sendable, Equatable, Codable {
             let high = wanted.range.upperBound.isInfinite ? hardware.range.upperBound : snapped(wanted.range.upperBound, to: hardware.range.upperBound)
             let speed = snapped(wanted.maximumSpeed, to: hardware.maximumSpeed)
             let acceleration = snapped(askedAcceleration, to: hardware.maximumAcceleration)
-            if axis == .roll && hardware.maximumSpeed == 0 && (speed > 0 || low < hardware.range.lowerBound || high > hardware.range.upperBound) {
-                throw .notCapable("roll")
+            // An axis the dock lacks (it cannot turn about it) takes no limits but its own, as
+            // DockKit's setLimits refuses an axis the dock does not support: roll on most stands,
+            // tilt on a pan-only camera.
+            let lacking = hardware.maximumSpeed == 0 && hardware.range.lowerBound == hardware.range.upperBound
+            if lacking && (speed > 0 || low < hardware.range.lowerBound || high > hardware.range.upperBound) {
+                throw .notCapable(axis.rawValue)
             }
             guard speed >= 0, acceleration >= 0 else {
                 throw .invalidRequest("\(axis.rawValue) maximumSpeed and maximumAcceleration must not be negative")

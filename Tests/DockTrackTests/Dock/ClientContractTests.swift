@@ -516,3 +516,21 @@ struct DockTestLine {
         #expect(seen.identifier == 7 && seen.confidence == 1 && seen.faceYaw == nil)
     }
 }
+
+extension DockKitShapeTests {
+    /// Any axis the dock lacks refuses limits that would move it (DockKit: the axis is not
+    /// supported), tilt on a pan-only camera as roll on a stand; its own limits given back pass.
+    @Test func limitsOnAnAxisTheDockLacksAreNotCapable() throws {
+        let panOnly = DockLimits(pitch: AxisLimits(range: 0...0, maximumSpeed: 0, maximumAcceleration: 0),
+                                 yaw: AxisLimits(range: -2...2, maximumSpeed: 1, maximumAcceleration: 4),
+                                 roll: AxisLimits(range: 0...0, maximumSpeed: 0, maximumAcceleration: 0))
+        #expect(throws: DockError.notCapable("pitch")) {
+            _ = try panOnly.narrowed(to: DockLimits(pitch: try AxisLimits(positionRange: -0.1..<0.1, maximumSpeed: 0.5)))
+        }
+        #expect(throws: DockError.notCapable("roll")) {
+            _ = try panOnly.narrowed(to: DockLimits(roll: try AxisLimits(positionRange: -0.1..<0.1, maximumSpeed: 0.5)))
+        }
+        #expect(try panOnly.narrowed(to: panOnly) == panOnly, "the dock's own limits, given back whole, pass")
+        #expect(DockAccessory.Limits(panOnly) == DockAccessory.Limits(yaw: panOnly.yaw), "a client reads the axes it lacks as nil")
+    }
+}
