@@ -39,6 +39,7 @@ public enum DockMessage: Sendable, Equatable {
 
 extension DockMessage: Decodable {
     private enum Keys: String, CodingKey {
+        case date
         case type, accessory, capabilities, trackingButtonEnabled, event, enabled, time, position, velocity, error
         case name, level, chargeState, lowBattery, id, pressed, factor, limits, code, message, command, target
         case identifier, reason, previous, current, mode, rect, origin, dockLimits
@@ -68,7 +69,8 @@ extension DockMessage: Decodable {
         case "motionState":
             let error = try optional(String.self, .error).map { DockError(code: $0, message: "the last command") }
             self = .motionState(MotionState(time: try optional(Double.self, .time) ?? 0, position: try c.decode(DockVector.self, forKey: .position),
-                                            velocity: try c.decode(DockVector.self, forKey: .velocity), error: error))
+                                            velocity: try c.decode(DockVector.self, forKey: .velocity), error: error,
+                                            date: try optional(Double.self, .date).flatMap { $0.isFinite ? Date(timeIntervalSince1970: $0) : nil }))
         case "battery":
             var battery = BatteryState(name: try optional(String.self, .name) ?? "internal", level: try optional(Double.self, .level) ?? 0)
             battery.chargeState = BatteryState.ChargeState(rawValue: try optional(String.self, .chargeState) ?? "") ?? .notCharging

@@ -7,11 +7,15 @@ public struct SubjectStatesRecord: Sendable, Equatable {
     public var frame: Int
     public var time: Double
     public var subjects: [TrackedSubject]
+    /// The wall time the state was made (DockKit's `TrackingState.time`), when the tracker says
+    /// it (`track --serve`): `time` is on the run's own clock (the frame's capture time).
+    public var date: Date?
 
-    public init(frame: Int, time: Double, subjects: [TrackedSubject]) {
+    public init(frame: Int, time: Double, subjects: [TrackedSubject], date: Date? = nil) {
         self.frame = frame
         self.time = time
         self.subjects = subjects
+        self.date = date
     }
 
     /// `{"frame":12,"time":0.4,"subjects":[{"identifier":"…","kind":"person","rect":{…},"saliencyRank":1,"timeInView":2.5,
@@ -26,6 +30,7 @@ public struct SubjectStatesRecord: Sendable, Equatable {
         if let type { line.add("type", type) }
         line.add("frame", frame)
         line.add("time", time, digits: 3)
+        if let date { line.add("date", date.timeIntervalSince1970, digits: 3) }
         line.add("subjects", array: subjects.map { subject in
             var item = JSONLine()
             item.add("identifier", subject.id.uuidString)
@@ -45,7 +50,7 @@ public struct SubjectStatesRecord: Sendable, Equatable {
 }
 
 extension SubjectStatesRecord: Decodable {
-    private enum Keys: String, CodingKey { case frame, time, subjects }
+    private enum Keys: String, CodingKey { case frame, time, date, subjects }
     private struct Subject: Decodable {
         var identifier: UUID
         var kind: TrackedSubject.Kind
@@ -63,6 +68,7 @@ extension SubjectStatesRecord: Decodable {
         let c = try decoder.container(keyedBy: Keys.self)
         frame = try c.decode(Int.self, forKey: .frame)
         time = try c.decode(Double.self, forKey: .time)
+        date = try c.decodeIfPresent(Double.self, forKey: .date).flatMap { $0.isFinite ? Date(timeIntervalSince1970: $0) : nil }
         subjects = try c.decode([Subject].self, forKey: .subjects).map {
             TrackedSubject(id: $0.identifier, kind: $0.kind, rect: $0.rect, faceRect: $0.faceRect, saliencyRank: $0.saliencyRank,
                            speakingConfidence: $0.speakingConfidence, lookingAtCameraConfidence: $0.lookingAtCameraConfidence,

@@ -124,6 +124,9 @@ package final class TrackControl: Sendable {
     /// The clock velocities are renewed on (a client's time, not the frames': a file read at
     /// full speed runs many frames a second of real time).
     private let clock: @Sendable () -> Double
+    /// The wall clock each frame's states are dated by (DockKit's tracking state time and
+    /// motion state timestamp are wall times; the lines' `time` is the run's own clock).
+    private let wallClock: @Sendable () -> Date
 
     /// What the dock behind the tracker said of itself (a dock in another process: docksim, a
     /// bridge), for the hello and the getters; a dock that says nothing is docked, its tracking
@@ -152,10 +155,12 @@ package final class TrackControl: Sendable {
     /// dock's own, when it says them.
     package init(limits: DockLimits, home: DockOrientation, mode: FramingMode = .automatic,
                 regionOfInterest: UnitRect = UnitRect(x: 0, y: 0, width: 1, height: 1), dockLimits: DockLimits? = nil,
-                clock: @escaping @Sendable () -> Double = MonotonicClock.now) {
+                clock: @escaping @Sendable () -> Double = MonotonicClock.now,
+                wallClock: @escaping @Sendable () -> Date = Date.init) {
         startingLimits = limits
         self.dockLimits = dockLimits ?? limits
         self.clock = clock
+        self.wallClock = wallClock
         state = Mutex(State(motion: MotionState(time: 0, position: home, velocity: .zero), limits: limits,
                             framingMode: mode, regionOfInterest: regionOfInterest.upperLeftOrigin))
     }
@@ -492,12 +497,15 @@ package final class TrackControl: Sendable {
     /// dock frames) instead of the frame's own.
     package func publish(_ record: SubjectStatesRecord, motion: MotionState) {
         let maximumPending = self.maximumPending
+        let now = wallClock()
         state.withLock { state in
             // What the client reads is what a dock within its limits can do (the loop's motion is
             // a prediction past the dock's last report).
             state.motion = state.limits.bounding(motion)
+            state.motion.date = now
             guard !state.outboxes.isEmpty else { return }
             var record = record
+            record.date = now
             if let custom = state.custom, state.appliedAt - custom.time <= Self.customFreshness { record.subjects = custom.subjects }
             state.broadcast(Outgoing(line: record.trackingStateLine, isTrackingState: true))
             // A client too far behind loses its oldest tracking states (answers stay).

@@ -65,6 +65,11 @@ package struct DockSession {
     private var lineNumber = 0
     /// Error replies sent so far.
     package private(set) var errorCount = 0
+    /// The wall clock motion states are dated by (DockKit's timestamp is a wall time; the
+    /// dock's `time` is its own clock from its first client).
+    package var wallClock: @Sendable () -> Date = Date.init
+    /// The wall time at the dock's time 0, from the first time the session was moved on.
+    private var wallAtZero: Double?
     private var script: [ScriptedEvent]
 
     package init(identity: AccessoryIdentity, dock: SimulatedDock = SimulatedDock(), battery: BatteryState = BatteryState(),
@@ -85,6 +90,7 @@ package struct DockSession {
     /// with a battery's state whenever it is news (``BatteryState/isNews(after:)``: a percent
     /// drained or charged, low battery, charging begun or ended).
     package mutating func advance(to time: Double) -> [String] {
+        if wallAtZero == nil { wallAtZero = wallClock().timeIntervalSince1970 - time }
         var out: [String] = []
         while let next = script.first, next.at <= time {
             script.removeFirst()
@@ -210,7 +216,8 @@ package struct DockSession {
     /// last command failed.
     package func motionStateLine() -> String {
         let position = (try? hardware?.orientation()) ?? dock.position
-        return MotionState(time: dock.time, position: position, velocity: dock.velocity, error: dock.lastError).jsonLine
+        let date = wallAtZero.map { Date(timeIntervalSince1970: $0 + dock.time) }
+        return MotionState(time: dock.time, position: position, velocity: dock.velocity, error: dock.lastError, date: date).jsonLine
     }
 
     private func hello() -> String {

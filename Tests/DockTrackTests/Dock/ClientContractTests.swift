@@ -218,6 +218,39 @@ struct DockTestLine {
         await #expect(throws: DockError.notSupported("audio route: this run follows no audio graph (PipeWire)")) { _ = try await tracker.audioRoute() }
     }
 
+    /// DockKit's motion state timestamp and tracking state time are wall times: each state says
+    /// its own (`date`) beside the dock's or the run's clock (`time`), from docksim and through
+    /// track --serve; on docksim the two differ by the same amount on every state.
+    @Test func statesSayTheirWallTime() async throws {
+        let docksim = try DocksimProcess(["--state-interval", "0.05"])
+        let track = try TrackProcess([Fixtures.sample("vtest.avi"), "--loop", "-d", "fast", "--no-face-cues", "--dock", "unix:\(docksim.socket)"])
+        defer { withExtendedLifetime((docksim, track)) {} }
+        _ = try LineClient(path: track.socket)  // waits for the socket
+        // The tracker's client (docksim's one session is the tracker's).
+        let tracker = try await DockAccessoryManager.connect(to: track.socket, helloTimeout: 120)
+        defer { tracker.disconnect() }
+        let before = Date()
+        let states = await Self.prefix(3, of: try tracker.trackingStates, within: 120)
+        let motions = await Self.prefix(3, of: try tracker.motionStates, within: 120)
+        let after = Date()
+        #expect(states.count == 3 && motions.count == 3)
+        for state in states {
+            let date = try #require(state.date, "a tracking state without its wall time")
+            #expect(date >= before.addingTimeInterval(-5) && date <= after.addingTimeInterval(1), "\(date) not between \(before) and \(after)")
+        }
+        #expect(zip(states, states.dropFirst()).allSatisfy { ($0.date ?? .distantFuture) <= ($1.date ?? .distantPast) }, "dates in order")
+        #expect(motions.allSatisfy { $0.date != nil }, "\(motions)")
+        // docksim alone: its own clock and the wall clock, one offset.
+        let alone = try DocksimProcess(["--state-interval", "0.05"])
+        defer { withExtendedLifetime(alone) {} }
+        let dock = try await DockAccessoryManager.connect(to: alone.socket, helloTimeout: 120)
+        defer { dock.disconnect() }
+        let own = await Self.prefix(5, of: try dock.motionStates, within: 120)
+        let offsets = own.compactMap { state in state.date.map { $0.timeIntervalSince1970 - state.time } }
+        #expect(offsets.count == 5 && (offsets.max()! - offsets.min()!) < 0.002, "\(offsets)")
+        #expect(abs(try #require(own.last?.date).timeIntervalSinceNow) < 60)
+    }
+
     /// A client that speaks another protocol is told notSupported (DockKit's: the method is not
     /// supported here), by docksim and by track --serve alike.
     @Test func aProtocolTheServerDoesNotSpeakIsNotSupported() throws {
