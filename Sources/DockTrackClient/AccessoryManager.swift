@@ -54,12 +54,15 @@ extension DockAccessory {
             (self.yaw, self.pitch, self.roll) = (yaw, pitch, roll)
         }
 
-        /// A dock's limits as DockKit gives them: an axis that cannot turn is nil.
-        public init(_ limits: DockLimits) {
-            func turning(_ axis: AxisLimits) -> AxisLimits? {
-                axis.range.lowerBound == axis.range.upperBound && axis.maximumSpeed == 0 ? nil : axis
+        /// A dock's limits as DockKit gives them: an axis that cannot turn is nil, and so is one
+        /// the dock's `capabilities` (its hello's) do not name when they are given (`pan` for yaw,
+        /// `tilt` for pitch, `roll`): a camera without tilt whose limits still say a tilt range.
+        public init(_ limits: DockLimits, capabilities: [String]? = nil) {
+            func turning(_ axis: AxisLimits, _ capability: DockCapability) -> AxisLimits? {
+                if let capabilities, !capabilities.contains(capability.rawValue) { return nil }
+                return axis.range.lowerBound == axis.range.upperBound && axis.maximumSpeed == 0 ? nil : axis
             }
-            self.init(yaw: turning(limits.yaw), pitch: turning(limits.pitch), roll: turning(limits.roll))
+            self.init(yaw: turning(limits.yaw, .pan), pitch: turning(limits.pitch, .tilt), roll: turning(limits.roll, .roll))
         }
 
         /// The request these make: a nil axis is left as it is.
@@ -71,12 +74,20 @@ extension DockAccessory {
 
 /// Docked or undocked, as DockKit's accessory state changes; `docked` again, with the accessory
 /// as it is now, when its tracking button is switched on or off.
-public enum AccessoryStateChange: Sendable, Equatable {
+public enum AccessoryStateChange: Sendable, Hashable, CustomDebugStringConvertible {
     case docked(DockAccessory)
     case undocked(DockAccessory)
     /// The connection to the dock ended (it hung up, or ``DockAccessoryManager/disconnect()``):
     /// the last change; every stream ends after it.
     case disconnected
+
+    public var debugDescription: String {
+        switch self {
+        case .docked(let accessory): "docked: \(accessory.debugDescription)"
+        case .undocked(let accessory): "undocked: \(accessory.debugDescription)"
+        case .disconnected: "disconnected"
+        }
+    }
 }
 
 /// Buttons and camera controls on the dock.
@@ -277,22 +288,26 @@ public final class DockAccessoryManager: Sendable {
         try await request(#"{"command":"getMotionState"}"#) { if case .motionState(let state) = $0 { state } else { nil } }
     }
 
-    /// The limits in force on the dock, asked for; an axis the dock lacks is nil (DockKit's).
+    /// The limits in force on the dock, asked for; an axis the dock lacks is nil (DockKit's): one
+    /// it cannot turn about, or one its hello does not name (pan, tilt, roll).
     public func limits() async throws(DockError) -> DockAccessory.Limits {
-        try await request(#"{"command":"getLimits"}"#) { if case .limits(let limits, _) = $0 { DockAccessory.Limits(limits) } else { nil } }
+        let limits = try await request(#"{"command":"getLimits"}"#) { if case .limits(let limits, _) = $0 { limits } else { nil } }
+        return DockAccessory.Limits(limits, capabilities: current?.capabilities)
     }
 
     /// The dock's own limits (its hardware's: what ``setLimits(_:)`` may narrow, and what a client
     /// that goes gives back), asked for; the limits in force when the dock says none of its own.
     public func dockLimits() async throws(DockError) -> DockAccessory.Limits {
-        try await request(#"{"command":"getLimits"}"#) { if case .limits(let limits, let dock) = $0 { DockAccessory.Limits(dock ?? limits) } else { nil } }
+        let own = try await request(#"{"command":"getLimits"}"#) { if case .limits(let limits, let dock) = $0 { dock ?? limits } else { nil } }
+        return DockAccessory.Limits(own, capabilities: current?.capabilities)
     }
 
     /// Sets the dock's limits (a nil axis keeps those in force) and returns them as the dock now
     /// holds them. As DockKit's, limits that name no axis are refused (`invalidRequest`), and so
     /// is a range or speed on an axis the dock lacks (`notCapable`).
     public func setLimits(_ limits: DockAccessory.Limits) async throws(DockError) -> DockAccessory.Limits {
-        try await request(DockCommand.setLimits(limits.request).jsonLine(time: 0)) { if case .limits(let held, _) = $0 { DockAccessory.Limits(held) } else { nil } }
+        let held = try await request(DockCommand.setLimits(limits.request).jsonLine(time: 0)) { if case .limits(let held, _) = $0 { held } else { nil } }
+        return DockAccessory.Limits(held, capabilities: current?.capabilities)
     }
 
     /// Turns the dock at `velocity` (rad/s; x pitch, y yaw) until told otherwise, with system
@@ -367,7 +382,7 @@ public final class DockAccessoryManager: Sendable {
 
     /// The audio route on the tracker's machine now (AVAudioSession's `currentRoute`): its
     /// default input and output, each with its kind of device. A tracker that follows no audio
-    /// graph (no PipeWire), or a dock alone, is not capable.
+    /// graph (no PipeWire) answers `notSupported`; a dock alone, `notCapable`.
     public func audioRoute() async throws(DockError) -> AudioRouteNotice.Route {
         try await request(#"{"command":"getAudioRoute"}"#) { if case .audioRoute(let route) = $0 { route } else { nil } }
     }

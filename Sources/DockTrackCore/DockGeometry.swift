@@ -134,6 +134,19 @@ public struct DockLimits: Sendable, Equatable, Codable {
         yaw: AxisLimits(range: -Double.infinity...Double.infinity, maximumSpeed: 3, maximumAcceleration: 8),
         roll: AxisLimits(range: 0...0, maximumSpeed: 0, maximumAcceleration: 0))
 
+    /// These limits on a device that turns only about the axes `capabilities` name (`pan`:
+    /// yaw, `tilt`: pitch, `roll`): each other axis cannot move (0...0 at speed 0). A camera
+    /// without tilt behind `--backend uvc:` then refuses tilt limits (`notCapable`), is never
+    /// asked to tilt, and its clients read its pitch as nil.
+    public func withAxes(of capabilities: [DockCapability]) -> DockLimits {
+        var limits = self
+        let still = AxisLimits(range: 0...0, maximumSpeed: 0, maximumAcceleration: 0)
+        for (axis, capability) in [(DockAxis.yaw, DockCapability.pan), (.pitch, .tilt), (.roll, .roll)] where !capabilities.contains(capability) {
+            limits[axis] = still
+        }
+        return limits
+    }
+
     public subscript(axis: DockAxis) -> AxisLimits {
         get { switch axis { case .pitch: pitch; case .yaw: yaw; case .roll: roll } }
         set { switch axis { case .pitch: pitch = newValue; case .yaw: yaw = newValue; case .roll: roll = newValue } }

@@ -3,7 +3,7 @@ import Foundation
 /// The subjects of one frame: one line of `docktrack track --states`, and (as
 /// `{"type":"trackingState",…}`) what `track --serve` streams to its client, DockKit's
 /// tracking state.
-public struct SubjectStatesRecord: Sendable, Equatable {
+public struct SubjectStatesRecord: Sendable, Equatable, CustomStringConvertible {
     public var frame: Int
     public var time: Double
     public var subjects: [TrackedSubject]
@@ -21,6 +21,9 @@ public struct SubjectStatesRecord: Sendable, Equatable {
     /// `{"frame":12,"time":0.4,"subjects":[{"identifier":"…","kind":"person","rect":{…},"saliencyRank":1,"timeInView":2.5,
     /// "speakingConfidence":0.8,"lookingAtCameraConfidence":0.9,"faceRect":{…}}]}`
     public var jsonLine: String { line(type: nil).text }
+
+    /// The line itself (DockKit's tracking state has a description too).
+    public var description: String { jsonLine }
 
     /// The same with `"type":"trackingState"` first: a line of the dock protocol.
     public var trackingStateLine: String { line(type: "trackingState").text }

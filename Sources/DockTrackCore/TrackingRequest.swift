@@ -27,7 +27,7 @@ public enum FramingMode: String, Sendable, CaseIterable, Codable {
 ///   coordinates, origin at the upper-left, as a tap on the picture), answered
 ///   `{"type":"selected","identifier":"…"}`, or `noSubjectFound`; with `"view":"overview"` the
 ///   point is in the overview camera's picture (`track --overview`), the person is followed
-///   wherever they go, and a run without an overview answers `notCapable`;
+///   wherever they go, and a run without an overview answers `notSupported`;
 /// - `{"command":"track","observations":[{"type":"humanFace","rect":{…},"confidence":0.9,"identifier":1,"faceYaw":0.1}],"camera":{…}}`:
 ///   custom tracking (DockKit's `track(_:cameraInformation:)`): with system tracking off, the
 ///   caller's own observations, 10 to 30 times a second, are tracked and framed; an identifier
@@ -238,8 +238,8 @@ public struct CameraInformation: Sendable, Equatable, Decodable {
     }
 
     /// The camera model the observations' picture maps through. Without reference dimensions
-    /// the vertical field of view keeps `fallback`'s aspect. Throws `invalidRequest` for numbers
-    /// that make no camera, `notCapable` for an orientation other than corrected.
+    /// the vertical field of view keeps `fallback`'s aspect (turned for a portrait picture).
+    /// Throws `invalidRequest` for numbers that make no camera.
     public func cameraModel(aspectOf fallback: CameraModel) throws(DockError) -> CameraModel {
         let turn = try cameraOrientation()
         let model = try bufferModel(aspectOf: turn.isQuarterTurn ? fallback.turnedQuarter : fallback)

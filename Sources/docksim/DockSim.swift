@@ -84,18 +84,22 @@ struct DockSim: ParsableCommand {
                 events.append(event)
             }
         }
-        var session = DockSession(
-            identity: AccessoryIdentity(name: "DockSim", identifier: UUID(), firmwareVersion: "1.0.0", hardwareModel: "docksim-pt1"),
-            dock: SimulatedDock(limits: limits), battery: BatteryState(level: battery, charging: charging),
-            otherBatteries: otherBattery.compactMap { BatteryState(spec: $0) }, script: events)
+        var hardware: (any DockHardware)?
         if let backend {
             do {
-                session.hardware = try DockBackend.open(backend)
+                hardware = try DockBackend.open(backend)
             } catch {
                 FileHandle.standardError.write(Data("docksim: --backend \(backend): \(error)\n".utf8))
                 throw ExitCode.failure
             }
         }
+        // The simulated motors turn only about the axes a device behind them has.
+        var session = DockSession(
+            identity: AccessoryIdentity(name: "DockSim", identifier: UUID(), firmwareVersion: "1.0.0", hardwareModel: "docksim-pt1"),
+            dock: SimulatedDock(limits: hardware.map { limits.withAxes(of: $0.capabilities) } ?? limits),
+            battery: BatteryState(level: battery, charging: charging),
+            otherBatteries: otherBattery.compactMap { BatteryState(spec: $0) }, script: events)
+        session.hardware = hardware
         let traceFile: OutputFile?
         do {
             traceFile = try trace.map { path throws(OutputFile.CannotWrite) in

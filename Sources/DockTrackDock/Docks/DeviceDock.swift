@@ -41,6 +41,8 @@ package final class DeviceDock: Dock {
     package init(hardware: sending any DockHardware, limits: DockLimits = .standard, clock: @escaping @Sendable () -> Double,
                 asynchronous: Bool = false, stopWhenIdle: Double? = nil) {
         self.clock = clock
+        // An axis the device cannot turn about is one the model keeps still.
+        let limits = limits.withAxes(of: hardware.capabilities)
         model = SimulatedDock(limits: limits, time: clock())
         reported.acceleration = DockVector(x: limits.pitch.maximumAcceleration, y: limits.yaw.maximumAcceleration, z: limits.roll.maximumAcceleration)
         let zoomState = hardware.zoomState

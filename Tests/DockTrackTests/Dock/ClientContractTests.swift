@@ -564,6 +564,16 @@ extension DockKitShapeTests {
             _ = try panOnly.narrowed(to: DockLimits(roll: try AxisLimits(positionRange: -0.1..<0.1, maximumSpeed: 0.5)))
         }
         #expect(try panOnly.narrowed(to: panOnly) == panOnly, "the dock's own limits, given back whole, pass")
+        // A device's limits keep only the axes it has: a UVC camera with pan alone.
+        let uvc = DockLimits.standard.withAxes(of: [.pan, .zoom])
+        #expect(uvc.yaw == DockLimits.standard.yaw && uvc.pitch == panOnly.pitch && uvc.roll == panOnly.roll, "\(uvc)")
+        #expect(throws: DockError.notCapable("pitch")) {
+            _ = try uvc.narrowed(to: DockLimits(pitch: try AxisLimits(positionRange: -0.1..<0.1, maximumSpeed: 0.5)))
+        }
         #expect(DockAccessory.Limits(panOnly) == DockAccessory.Limits(yaw: panOnly.yaw), "a client reads the axes it lacks as nil")
+        // A camera without tilt whose limits still say a tilt range (from the motor options): its
+        // hello names no tilt, and the client reads pitch as nil.
+        #expect(DockAccessory.Limits(DockLimits.standard, capabilities: ["pan", "zoom"]) == DockAccessory.Limits(yaw: DockLimits.standard.yaw))
+        #expect(DockAccessory.Limits(DockLimits.standard, capabilities: ["pan", "tilt"]).pitch == DockLimits.standard.pitch)
     }
 }
