@@ -561,7 +561,16 @@ package final class TrackControl: Sendable {
 package struct TrackControlSession: DockEndpoint, Sendable {
     package let control: TrackControl
     package let identity: AccessoryIdentity
-    package static let capabilities: [DockCapability] = [.pan, .tilt, .systemTracking, .framing, .trackingStates]
+    /// What the tracker itself offers; the axes are the dock's (``axes(of:)``).
+    package static let capabilities: [DockCapability] = [.systemTracking, .framing, .trackingStates]
+
+    /// The axes a dock with `limits` turns about: pan, tilt and roll where it can move.
+    package static func axes(of limits: DockLimits) -> [DockCapability] {
+        [(DockAxis.yaw, DockCapability.pan), (.pitch, .tilt), (.roll, .roll)].compactMap { axis, capability in
+            let range = limits[axis].range
+            return limits[axis].maximumSpeed == 0 && range.lowerBound == range.upperBound ? nil : capability
+        }
+    }
     package private(set) var hasSession = false
     package var isDocked: Bool { true }
     /// System tracking as last asked, by this client or another (the loop follows at its next frame).
@@ -656,7 +665,7 @@ package struct TrackControlSession: DockEndpoint, Sendable {
     /// button as the dock last said.
     private var hello: String {
         let dock = control.relayedDock
-        return DockSession.helloLine(identity, capabilities: Self.capabilities + dock.capabilities, docked: dock.docked,
+        return DockSession.helloLine(identity, capabilities: Self.axes(of: control.dockLimits) + Self.capabilities + dock.capabilities, docked: dock.docked,
                                      trackingButtonEnabled: dock.trackingButtonEnabled, limits: control.limits,
                                      dockLimits: control.dockLimits)
     }

@@ -211,6 +211,11 @@ struct DockTestLine {
         _ = try LineClient(path: track.socket)  // waits for the socket
         let tracker = try await DockAccessoryManager.connect(to: track.socket, helloTimeout: 120)
         defer { tracker.disconnect() }
+        // The tracker says the axes of the dock behind it: docksim pans and tilts, has no roll.
+        let axes = try await tracker.accessory().capabilities
+        #expect(axes.contains("pan") && axes.contains("tilt") && !axes.contains("roll"), "\(axes)")
+        let limits = try await tracker.limits()
+        #expect(limits.yaw != nil && limits.pitch != nil && limits.roll == nil, "\(limits)")
         #expect(await Self.first(of: try tracker.trackingStates, within: 120) != nil)
         #expect(await Self.first(of: try tracker.batteryStates, within: 120) != nil, "the dock's battery, relayed")
         // What this run, not the dock, lacks is DockKit's notSupported: an audio route where no
