@@ -480,15 +480,18 @@ struct DockTestLine {
             }
         }
         served.start()
-        let dock = try ProtocolDock(path: path, clock: MonotonicClock.now)
+        // The dock's clock is the test's: the 5 s are counted on it, not on a busy machine's.
+        let now = Mutex(100.0)
+        let dock = try ProtocolDock(path: path, clock: { now.withLock { $0 } })
         let answer = Mutex<DockError??>(nil)
-        try dock.perform(.setAngularVelocity(DockVector(x: 0, y: 0.1, z: 0)), at: MonotonicClock.now()) { error in answer.withLock { $0 = .some(error) } }
-        // The run's own commands go on; the client's, unanswered, is answered once it is overdue.
-        let deadline = Date().addingTimeInterval(30)
-        while answer.withLock({ $0 }) == nil && Date() < deadline {
-            try? dock.perform(.setAngularVelocity(.zero), at: MonotonicClock.now())
-            usleep(200_000)
-        }
+        try dock.perform(.setAngularVelocity(DockVector(x: 0, y: 0.1, z: 0)), at: 100) { error in answer.withLock { $0 = .some(error) } }
+        // The run's own commands go on; the client's, unanswered, is answered once it is overdue:
+        // not 4.9 s after it was sent, and at once 5.1 s after.
+        now.withLock { $0 = 104.9 }
+        try dock.perform(.setAngularVelocity(.zero), at: 104.9)
+        #expect(answer.withLock { $0 } == nil, "answered before its 5 s: \(String(describing: answer.withLock { $0 }))")
+        now.withLock { $0 = 105.1 }
+        try dock.perform(.setAngularVelocity(.zero), at: 105.1)
         let got = answer.withLock { $0 }
         guard case .some(.some(.unknown(let words))) = got else {
             Issue.record("answered \(String(describing: got))")

@@ -132,7 +132,11 @@ import Glibc
         #expect(turning.contains { $0.1 > 0.5 }, "it turned at first: \(turning)")
         let stillFrom = turning.last { abs($0.1) > 0.05 }?.0 ?? 0
         #expect(stillFrom < 2.5, "turning until \(stillFrom) s after the last word from the page")
-        #expect(turning.filter { $0.0 > 3 }.allSatisfy { abs($0.1) < 0.05 }, "still after 3 s: \(turning.suffix(5))")
+        // Still, as the tracker's motion states keep saying (a run that stopped sending them would
+        // pass a check over no states at all).
+        let late = turning.filter { $0.0 > 3 }
+        #expect(late.count >= 3, "motion states kept coming after 3 s: \(late.count)")
+        #expect(late.allSatisfy { abs($0.1) < 0.05 }, "still after 3 s: \(turning.suffix(5))")
     }
 
     /// `track --http` with few descriptors (ulimit -n 256) and 300 connections held open: the

@@ -196,14 +196,17 @@ import Glibc
         #expect(atEnd.last == Self.viscaStop, "the last move: \(atEnd.last ?? [])")
         // Ctrl-C in the middle.
         let folder = try Fixtures.temporaryFolder()
-        let before = camera.packets.count
+        let before = camera.packets.count, movesBefore = atEnd.count
         let status = try Self.interrupt(["track", Fixtures.sample("vtest.avi"), "-d", "hog-body-fast",
                                          "--dock", "visca-udp:127.0.0.1:\(camera.port)"],
                                         stdout: folder.appendingPathComponent("out").path) {
-            Self.moves(camera).count > 0 && camera.packets.count > before + 20
+            Self.moves(camera).dropFirst(movesBefore).contains { $0 != Self.viscaStop } && camera.packets.count > before + 20
         }
         #expect(status == 130)
-        #expect(Self.moves(camera).last == Self.viscaStop, "the last move after Ctrl-C: \(Self.moves(camera).last ?? [])")
+        // This run's own moves: the first run's stop must not stand in for this one's.
+        let second = Array(Self.moves(camera).dropFirst(movesBefore))
+        #expect(second.contains { $0 != Self.viscaStop }, "the second run never moved the camera: \(second)")
+        #expect(second.last == Self.viscaStop, "the last move after Ctrl-C: \(second.last ?? [])")
     }
 
     /// `track FILE --dock visca-udp:CAM --states - | head -n 40`: when the reader goes the run

@@ -197,9 +197,11 @@ import Testing
 }
 
 /// Writes the drifting portrait clips for looking at the cue signals by hand (DOCKTRACK_WRITE_CLIPS=folder).
+/// A tool, not a test: skipped (not passed) unless the folder is given.
 @Suite(.onTestThreads) struct PortraitClipWriter {
-    @Test func writeClips() throws {
-        guard let folder = ProcessInfo.processInfo.environment["DOCKTRACK_WRITE_CLIPS"] else { return }
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["DOCKTRACK_WRITE_CLIPS"] != nil, "a tool: DOCKTRACK_WRITE_CLIPS=folder writes the clips"))
+    func writeClips() throws {
+        let folder = try #require(ProcessInfo.processInfo.environment["DOCKTRACK_WRITE_CLIPS"])
         for file in ["grace_hopper_512x512.jpg", "astronaut.png"] {
             var source = try TrackingMediaTests().portraitClip(file, drifting: true)
             let out = try AnnotatedOutput(path: "\(folder)/\(file).avi", size: ImageSize(width: 440, height: 440), framesPerSecond: 30)
