@@ -62,14 +62,24 @@ import Glibc
         let docksim = try DocksimProcess(["--trace", trace])
         defer { withExtendedLifetime(docksim) {} }
         let socket = docksim.socket
-        let run = try ToolRun.docktrack(["simulate", Fixtures.sample("vtest.avi"), "--end", "80", "--dock", "unix:\(socket)", "--no-face-cues"])
+        let view = folder.appendingPathComponent("view.tsv").path
+        let run = try ToolRun.docktrack(["simulate", Fixtures.sample("vtest.avi"), "--end", "80", "--dock", "unix:\(socket)", "--no-face-cues",
+                                         "--trace", view])
         #expect(run.status == 0, "\(run.stderr)")
         let m = try Self.metrics(run)
         #expect(m["frames"] == 80 && m["framesWithSubject"]! >= 60, "\(m)")
         // The dock in the other process turned (its trace: time, pan, tilt, ...), and stayed in the scene's range (±22.5°).
-        let pans = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n").dropFirst().compactMap { Double($0.split(separator: "\t")[1]) }
-        #expect((pans.map(abs).max() ?? 0) > 0.05, "docksim's dock turned: \(pans.suffix(5))")
-        #expect(pans.allSatisfy { abs($0) <= 22.5 * .pi / 180 + 1e-3 }, "the scene's limits reached the other dock")
+        func pans(_ path: String) throws -> [Double] {
+            try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").dropFirst().compactMap { Double($0.split(separator: "\t")[1]) }
+        }
+        let docked = try pans(trace)
+        #expect((docked.map(abs).max() ?? 0) > 0.05, "docksim's dock turned: \(docked.suffix(5))")
+        #expect(docked.allSatisfy { abs($0) <= 22.5 * .pi / 180 + 1e-3 }, "the scene's limits reached the other dock")
+        // simulate's view is where docksim says its dock points: at the end, when the dock has
+        // stopped (the run stops it), the two agree.
+        let seen = try pans(view)
+        let (viewEnd, dockEnd) = (try #require(seen.last), try #require(docked.last))
+        #expect(abs(viewEnd - dockEnd) < 0.02, "simulate's view ends at pan \(viewEnd), docksim's dock at \(dockEnd)")
     }
 
     @Test func aBadDockAddressIsAUsageError() throws {
