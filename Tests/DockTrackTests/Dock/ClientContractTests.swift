@@ -130,6 +130,14 @@ struct DockTestLine {
 /// state, never from old history.
 @Suite struct ClientStreamTests {
     /// The first element of `stream` within `seconds`, or nil.
+    /// `track --serve` over vtest.avi (looping, real time) in front of `docksim`, both in other
+    /// processes, and a client connected to the tracker; keep the processes alive to the end.
+    static func trackerBefore(_ docksim: DocksimProcess) async throws -> (track: TrackProcess, client: DockAccessoryManager) {
+        let track = try TrackProcess([Fixtures.sample("vtest.avi"), "--loop", "-d", "fast", "--no-face-cues", "--dock", "unix:\(docksim.socket)"])
+        _ = try LineClient(path: track.socket)  // waits for the socket
+        return (track, try await DockAccessoryManager.connect(to: track.socket, helloTimeout: 120))
+    }
+
     static func first<Element: Sendable>(of stream: AsyncStream<Element>, within seconds: Double) async -> Element? {
         await withTaskGroup(of: Element?.self) { group in
             group.addTask { for await element in stream { return element }; return nil }
@@ -205,11 +213,8 @@ struct DockTestLine {
         #expect(throws: DockError.notConnected) { _ = try dock.accessoryEvents }
         // Through a tracker, the same docksim's states are there: the tracker says it tracks.
         let served = try DocksimProcess()
-        let track = try TrackProcess([Fixtures.sample("vtest.avi"), "--loop", "-d", "fast", "--no-face-cues",
-                                      "--dock", "unix:\(served.socket)"])
+        let (track, tracker) = try await Self.trackerBefore(served)
         defer { withExtendedLifetime((served, track)) {} }
-        _ = try LineClient(path: track.socket)  // waits for the socket
-        let tracker = try await DockAccessoryManager.connect(to: track.socket, helloTimeout: 120)
         defer { tracker.disconnect() }
         // The tracker says the axes of the dock behind it: docksim pans and tilts, has no roll.
         let axes = try await tracker.accessory().capabilities
@@ -228,11 +233,9 @@ struct DockTestLine {
     /// track --serve; on docksim the two differ by the same amount on every state.
     @Test func statesSayTheirWallTime() async throws {
         let docksim = try DocksimProcess(["--state-interval", "0.05"])
-        let track = try TrackProcess([Fixtures.sample("vtest.avi"), "--loop", "-d", "fast", "--no-face-cues", "--dock", "unix:\(docksim.socket)"])
-        defer { withExtendedLifetime((docksim, track)) {} }
-        _ = try LineClient(path: track.socket)  // waits for the socket
         // The tracker's client (docksim's one session is the tracker's).
-        let tracker = try await DockAccessoryManager.connect(to: track.socket, helloTimeout: 120)
+        let (track, tracker) = try await Self.trackerBefore(docksim)
+        defer { withExtendedLifetime((docksim, track)) {} }
         defer { tracker.disconnect() }
         let before = Date()
         let states = await Self.prefix(3, of: try tracker.trackingStates, within: 120)
@@ -274,11 +277,8 @@ struct DockTestLine {
 
     @Test func trackingStatesStartFromTheCurrentFrameAndSayTimeInView() async throws {
         let docksim = try DocksimProcess()
-        let track = try TrackProcess([Fixtures.sample("vtest.avi"), "--loop", "-d", "fast", "--no-face-cues",
-                                      "--dock", "unix:\(docksim.socket)"])
+        let (track, dock) = try await Self.trackerBefore(docksim)
         defer { withExtendedLifetime((docksim, track)) {} }
-        _ = try LineClient(path: track.socket)  // waits for the socket
-        let dock = try await DockAccessoryManager.connect(to: track.socket, helloTimeout: 120)
         defer { dock.disconnect() }
         let before = try #require(await Self.first(of: try dock.trackingStates, within: 120))
         try await Task.sleep(for: .seconds(2))
