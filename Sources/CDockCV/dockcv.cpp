@@ -537,15 +537,48 @@ void dcv_image_draw_text(dcv_image *image, const char *text, int x, int y, doubl
     });
 }
 
-// The region (x, y, w, h) of `src`, as a new Mat of that size; pixels outside `src` are 0.
+// The region (x, y, w, h) of `src`: a view into `src` when it lies inside it (no copy: callers
+// only read it), else a new Mat of that size whose pixels outside `src` are 0.
 static cv::Mat padded_region(const cv::Mat &src, int x, int y, int w, int h) {
-    cv::Mat out = cv::Mat::zeros(h, w, src.type());
     cv::Rect want(x, y, w, h);
     cv::Rect inside = want & cv::Rect(0, 0, src.cols, src.rows);
+    if (inside == want && w > 0 && h > 0) return src(want);
+    cv::Mat out = cv::Mat::zeros(h, w, src.type());
     if (inside.area() > 0) {
         src(inside).copyTo(out(cv::Rect(inside.x - x, inside.y - y, inside.width, inside.height)));
     }
     return out;
+}
+
+// The region `want` of `src` (it may reach outside: 0 there) shrunk to `size` by averaging the
+// pixels each output pixel covers. OpenCV's INTER_AREA averages fast only by whole-number
+// factors; by others (a close-up's 470x700 body to a 27x40 template) its general path took
+// 0.92 ms, and a region reaching outside was first copied out padded. With `whole_steps`, the
+// part inside is shrunk by the whole factor (from a centred crop of a multiple of it, at most
+// factor - 1 pixels dropped), then sampled bilinearly where each output pixel's middle falls
+// (the rest is under 2x): 0.24 ms, and the result keeps the region's geometry. Without, the
+// result is INTER_AREA's own (a network's crop, as it was measured with).
+static void shrunk_region(const cv::Mat &src, cv::Rect want, cv::Size size, bool whole_steps, cv::Mat &dst) {
+    const cv::Rect inside = want & cv::Rect(0, 0, src.cols, src.rows);
+    const int fx = std::max(1, want.width / std::max(1, size.width)), fy = std::max(1, want.height / std::max(1, size.height));
+    if (!whole_steps || (fx == 1 && fy == 1) || inside.width < fx || inside.height < fy) {
+        cv::resize(padded_region(src, want.x, want.y, want.width, want.height), dst, size, 0, 0, cv::INTER_AREA);
+        return;
+    }
+    const int w = inside.width / fx * fx, h = inside.height / fy * fy;
+    const int left = inside.x + (inside.width - w) / 2, top = inside.y + (inside.height - h) / 2;
+    cv::Mat step;
+    cv::resize(src(cv::Rect(left, top, w, h)), step, cv::Size(w / fx, h / fy), 0, 0, cv::INTER_AREA);
+    // Output pixel i's middle, i + 0.5 output pixels in, is want.x + (i + 0.5) * sx in the
+    // picture, which is pixel (that - left) / fx - 0.5 of the whole-step one.
+    const double sx = (double)want.width / size.width, sy = (double)want.height / size.height;
+    const cv::Matx23d to_step(sx / fx, 0, (want.x + 0.5 * sx - left) / fx - 0.5, 0, sy / fy, (want.y + 0.5 * sy - top) / fy - 0.5);
+    if (step.size() == size && to_step(0, 2) == 0 && to_step(1, 2) == 0) {
+        dst = step;
+        return;
+    }
+    cv::warpAffine(step, dst, to_step, size, cv::INTER_LINEAR | cv::WARP_INVERSE_MAP,
+                   inside == want ? cv::BORDER_REPLICATE : cv::BORDER_CONSTANT);
 }
 
 int dcv_image_crop(const dcv_image *src, dcv_image *dst, float x, float y, float width,
@@ -556,10 +589,13 @@ int dcv_image_crop(const dcv_image *src, dcv_image *dst, float x, float y, float
             set_status(status, DCV_ERR_ARGUMENT, "bad crop request");
             return -1;
         }
-        cv::Mat region = padded_region(src->mat, (int)std::lround(x), (int)std::lround(y),
-                                       (int)std::lround(width), (int)std::lround(height));
-        cv::resize(region, dst->mat, cv::Size(out_width, out_height), 0, 0,
-                   out_width < region.cols ? cv::INTER_AREA : cv::INTER_LINEAR);
+        const int left = (int)std::lround(x), top = (int)std::lround(y), w = (int)std::lround(width), h = (int)std::lround(height);
+        if (out_width < w && out_height < h) {
+            shrunk_region(src->mat, cv::Rect(left, top, w, h), cv::Size(out_width, out_height), true, dst->mat);
+        } else {
+            cv::resize(padded_region(src->mat, left, top, w, h), dst->mat, cv::Size(out_width, out_height), 0, 0,
+                       out_width < w ? cv::INTER_AREA : cv::INTER_LINEAR);
+        }
         return 0;
     });
 }
@@ -572,11 +608,13 @@ int dcv_image_patch(const dcv_image *image, float x, float y, float width, float
             set_status(status, DCV_ERR_ARGUMENT, "bad patch request");
             return -1;
         }
-        cv::Mat region = padded_region(image->mat, (int)x, (int)y, (int)width, (int)height);
-        if (gray && region.channels() == 3) cv::cvtColor(region, region, cv::COLOR_BGR2GRAY);
-        if (!gray && region.channels() == 1) cv::cvtColor(region, region, cv::COLOR_GRAY2BGR);
-        cv::Mat small;
-        cv::resize(region, small, cv::Size(out_width, out_height), 0, 0, cv::INTER_AREA);
+        // Shrunk first, its colours turned after: the region is often a close-up's few hundred
+        // pixels, the patch a few dozen.
+        cv::Mat resized, small;
+        shrunk_region(image->mat, cv::Rect((int)x, (int)y, (int)width, (int)height), cv::Size(out_width, out_height), true, resized);
+        if (gray && resized.channels() == 3) cv::cvtColor(resized, small, cv::COLOR_BGR2GRAY);
+        else if (!gray && resized.channels() == 1) cv::cvtColor(resized, small, cv::COLOR_GRAY2BGR);
+        else small = resized;
         cv::Mat target(out_height, out_width, gray ? CV_32F : CV_32FC3, out);
         small.convertTo(target, gray ? CV_32F : CV_32FC3);
         return 0;
@@ -595,14 +633,12 @@ bool network_content(const dcv_image *image, float x, float y, float width, floa
         set_status(status, DCV_ERR_ARGUMENT, "bad network input request");
         return false;
     }
-    const cv::Mat &mat = image->mat;
-    cv::Mat region;
-    const cv::Rect want((int)x, (int)y, (int)width, (int)height);
-    if ((want & cv::Rect(0, 0, mat.cols, mat.rows)) == want)
-        region = mat(want);  // inside the picture: a view, no copy
-    else
-        region = padded_region(mat, want.x, want.y, want.width, want.height);
-    if (region.channels() == 1) cv::cvtColor(region, region, cv::COLOR_GRAY2BGR);
+    cv::Mat region = padded_region(image->mat, (int)x, (int)y, (int)width, (int)height);
+    if (region.channels() == 1) {
+        cv::Mat colour;
+        cv::cvtColor(region, colour, cv::COLOR_GRAY2BGR);
+        region = colour;
+    }
     if (region.cols == content_width && region.rows == content_height)
         small = region;
     else
@@ -1315,8 +1351,8 @@ int dcv_onet_landmarks(dcv_onet *net, const dcv_image *image, float x, float y, 
         }
         const float side = std::max(width, height);
         const int left = (int)(x + width / 2 - side / 2), top = (int)(y + height / 2 - side / 2);
-        cv::Mat crop = padded_region(image->mat, left, top, (int)side, (int)side), small, rgb, scaled;
-        cv::resize(crop, small, cv::Size(48, 48), 0, 0, cv::INTER_AREA);
+        cv::Mat small, rgb, scaled;
+        shrunk_region(image->mat, cv::Rect(left, top, (int)side, (int)side), cv::Size(48, 48), false, small);
         cv::cvtColor(small, rgb, cv::COLOR_BGR2RGB);
         rgb.convertTo(scaled, CV_32FC3, 0.0078125, -127.5 * 0.0078125);
         cv::Mat swapped = scaled.t();  // rows = x, cols = y: the model's W x H x C layout
@@ -1442,10 +1478,10 @@ std::vector<FaceCandidate> stage(cv::dnn::Net &net, const std::vector<PyramidLev
         const int w = std::max(1, (int)std::lround(bw * from->sx)), h = std::max(1, (int)std::lround(bh * from->sy));
         cv::Mat small;
         if (from->transposed) {
-            cv::resize(padded_region(from->picture, y, x, h, w), small, cv::Size(size, size), 0, 0, cv::INTER_AREA);
+            shrunk_region(from->picture, cv::Rect(y, x, h, w), cv::Size(size, size), false, small);
         } else {
             cv::Mat shrunk;
-            cv::resize(padded_region(from->picture, x, y, w, h), shrunk, cv::Size(size, size), 0, 0, cv::INTER_AREA);
+            shrunk_region(from->picture, cv::Rect(x, y, w, h), cv::Size(size, size), false, shrunk);
             small = rgb_transposed(shrunk);
         }
         cv::Mat slot(size, size, CV_32FC3, batch.ptr<float>(i));
