@@ -167,7 +167,7 @@ func connectedManager(_ socketPath: String) async throws -> DockAccessoryManager
 func startSocketDocksim(script events: String, arguments: [String] = []) throws -> (process: Process, socket: String) {
     let script = try Fixtures.temporaryFolder().appendingPathComponent("script.jsonl")
     try events.write(to: script, atomically: true, encoding: .utf8)
-    let socketPath = "/tmp/docksim-\(UUID().uuidString.prefix(8)).sock"
+    let socketPath = Fixtures.socketPath("docksim")
     let process = Process()
     process.executableURL = URL(fileURLWithPath: DockSimTests.docksim)
     process.arguments = ["--socket", socketPath, "--script", script.path, "--duration", "900"] + arguments
@@ -336,7 +336,7 @@ actor Collected<Element: Sendable> {
     /// A socket that accepts the connection and never answers the hello (listening, never
     /// read): connecting fails within the hello timeout, and the state changes end.
     @Test func aDockThatNeverSaysHelloFailsWithinItsTimeout() async throws {
-        let silent = try ListeningSocket(path: "/tmp/docktrack-silent-\(UUID().uuidString.prefix(8)).sock")
+        let silent = try ListeningSocket(path: Fixtures.socketPath("docktrack-silent"))
         defer { silent.remove() }
         // The silent dock's side, on a thread of its own (the test's tasks may wait for a busy
         // pool): when the client hangs up, measured from the connection.

@@ -30,11 +30,31 @@ enum Fixtures {
         return root.appendingPathComponent(".build/debug/docktrack").path
     }
 
-    /// A fresh temporary folder.
+    /// The folder that holds every temporary file and socket of this test process
+    /// (`docktrack-tests-PID` in the system's temporary folder), removed when the process exits:
+    /// a run of the suite used to leave about 130 folders of up to 26 MB each and its sockets.
+    static let temporaryRoot: URL = {
+        let url = temporaryRoot(of: getpid())
+        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        atexit { try? FileManager.default.removeItem(at: Fixtures.temporaryRoot(of: getpid())) }
+        return url
+    }()
+
+    private static func temporaryRoot(of process: pid_t) -> URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("docktrack-tests-\(process)")
+    }
+
+    /// A fresh temporary folder (inside ``temporaryRoot``).
     static func temporaryFolder() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("docktrack-tests-\(UUID().uuidString)")
+        let url = temporaryRoot.appendingPathComponent(UUID().uuidString)
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
+    }
+
+    /// A fresh path for a Unix socket named `name`-something.sock (inside ``temporaryRoot``:
+    /// short enough for a socket's 108 bytes).
+    static func socketPath(_ name: String) -> String {
+        temporaryRoot.appendingPathComponent("\(name)-\(UUID().uuidString.prefix(8)).sock").path
     }
 
     /// Custom-tracking input (`track --observations`): `count` lines of the same `observations`
@@ -157,7 +177,7 @@ struct ToolRun {
 
 /// docksim serving a fresh Unix socket in another process, for as long as the value lives.
 final class DocksimProcess {
-    let socket = "/tmp/docksim-\(UUID().uuidString.prefix(8)).sock"
+    let socket = Fixtures.socketPath("docksim")
     let pid: pid_t
 
     /// Starts docksim with `arguments` after `--socket PATH` and waits (up to 20 s) for the socket.
@@ -182,7 +202,7 @@ final class DocksimProcess {
 final class TrackProcess {
     let pid: pid_t
     /// The `--serve` socket.
-    let socket = "/tmp/track-\(UUID().uuidString.prefix(8)).sock"
+    let socket = Fixtures.socketPath("track")
     let log: String
     private var ended = false
 

@@ -191,7 +191,7 @@ import Glibc
 @Suite(.serialized, .onTestThreads) struct DockSimServerTests {
     /// Starts docksim on a fresh socket path; stderr goes to a file.
     static func start(_ arguments: [String], socket path: String? = nil) throws -> (pid: pid_t, socket: String, log: String) {
-        let socket = path ?? "/tmp/docksim-\(UUID().uuidString.prefix(8)).sock"
+        let socket = path ?? Fixtures.socketPath("docksim")
         let log = try Fixtures.temporaryFolder().appendingPathComponent("docksim.log").path
         let fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         defer { close(fd) }
@@ -278,7 +278,7 @@ import Glibc
     @Test func runningOutOfDescriptorsNeitherSpinsNorStopsTheOwner() throws {
         // docksim with 16 descriptors: connections beyond them wait in the backlog; accept is
         // retried twice a second (it used to spin at 100% CPU on an always-readable listener).
-        let socket = "/tmp/docksim-\(UUID().uuidString.prefix(8)).sock"
+        let socket = Fixtures.socketPath("docksim")
         let log = try Fixtures.temporaryFolder().appendingPathComponent("docksim.log").path
         let fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         let pid = try ToolRun.spawn("/bin/bash", ["-c", "ulimit -n 16; exec \"$0\" --socket \"$1\" --duration 60", DockSimTests.docksim, socket],
