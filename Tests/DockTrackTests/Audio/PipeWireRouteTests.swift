@@ -146,7 +146,7 @@ extension PipeWireRouteTests {
         try daemon.add("test-microphone", description: "Test microphone", mediaClass: "Audio/Source/Virtual")
         let plugged = client.first(within: 30) { $0.contains(#""type":"audioRouteChange""#) }
         guard case .audioRouteChange(let notice)? = plugged.flatMap(DockMessage.init(line:)) else {
-            Issue.record("no route change reached the client: \(plugged ?? "nothing"); \track.stderr")
+            Issue.record("no route change reached the client: \(plugged ?? "nothing"); \(track.stderr)")
             return
         }
         #expect(notice.reason == .newDeviceAvailable && notice.current.inputs.map(\.name) == ["test-microphone"]

@@ -243,7 +243,7 @@ import Glibc
         let track = try TrackProcess([Fixtures.sample("vtest.avi"), "--loop", "-d", "fast", "--no-face-cues", "--http", "[::]:0"])
         defer { withExtendedLifetime(track) {} }
         let deadline = Date().addingTimeInterval(30)
-        while Date() < deadline, !track.stderr.contains("control page: http://") { Thread.sleep(forTimeInterval: 0.1) }
+        waitWhile(until: deadline, every: .milliseconds(100)) { !track.stderr.contains("control page: http://") }
         let line = track.stderr.split(separator: "\n").first { $0.contains("control page: http://") }.map(String.init) ?? track.stderr
         #expect(line.contains("http://\(ProcessInfo.processInfo.hostName):") && !line.contains("[::]") && line.contains("?token="), "\(line)")
     }

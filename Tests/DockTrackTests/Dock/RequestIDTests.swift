@@ -170,7 +170,7 @@ import Glibc
         _ = try await dock.motionState()
         docksim = nil  // SIGTERM, waited for
         #expect(await Self.code { () async throws(DockError) in try await dock.perform(.setAngularVelocity(.zero)) } == "notConnected")
-        for _ in 0..<200 where await states.items.last != .disconnected { try await Task.sleep(for: .milliseconds(10)) }
+        await awaitWhile(atMost: .seconds(2), every: .milliseconds(10)) { await states.items.last != .disconnected }
         let changes = await states.items
         #expect(changes.last == .disconnected, "\(changes)")
     }

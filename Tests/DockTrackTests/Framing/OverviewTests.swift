@@ -183,7 +183,7 @@ private struct StillOverview: FrameSource {
                 return (blank.contains(pose) ? flat : view, overview)
             }
         }
-        var sample = SceneCalibrationRig(scene: scene, dockCamera: camera, overview: overview)
+        let sample = SceneCalibrationRig(scene: scene, dockCamera: camera, overview: overview)
         let view = try sample.look(at: grid[0]).dockView
         let flat = try Image(pixels: [UInt8](repeating: 128, count: view.width * view.height * 3), width: view.width, height: view.height, channels: 3)
         var rig = FewPosesRig(inner: SceneCalibrationRig(scene: scene, dockCamera: camera, overview: overview),

@@ -66,7 +66,7 @@ import Glibc
             ((try? String(contentsOfFile: liveStates, encoding: .utf8)) ?? "").split(separator: "\n").count
         }
         let deadline = Date().addingTimeInterval(8)
-        while statesWritten() < 5 && Date() < deadline { Thread.sleep(forTimeInterval: 0.2) }
+        waitWhile(until: deadline, every: .milliseconds(200)) { statesWritten() < 5 }
         let beforeUnplug = statesWritten()
         #expect(try Self.camera(["unplug", session]).status == 0)
         Thread.sleep(forTimeInterval: 3)
@@ -169,14 +169,14 @@ import Glibc
             ((try? String(contentsOfFile: states, encoding: .utf8)) ?? "").split(separator: "\n").count
         }
         var deadline = Date().addingTimeInterval(10)
-        while statesWritten() < 3 && Date() < deadline { Thread.sleep(forTimeInterval: 0.2) }
+        waitWhile(until: deadline, every: .milliseconds(200)) { statesWritten() < 3 }
         for away in [4.6, 5.4, 3.0] {
             let before = statesWritten()
             #expect(try Self.camera(["unplug", session]).status == 0)
             Thread.sleep(forTimeInterval: away)
             #expect(try Self.camera(["source", session, picture, "15"]).status == 0)
             deadline = Date().addingTimeInterval(10)
-            while statesWritten() < before + 3 && Date() < deadline { Thread.sleep(forTimeInterval: 0.2) }
+            waitWhile(until: deadline, every: .milliseconds(200)) { statesWritten() < before + 3 }
             #expect(statesWritten() >= before + 3, "tracking resumed after \(away) s away")
         }
         kill(pid, SIGINT)

@@ -131,7 +131,7 @@ import Glibc
         close(errorsFile)
         close(devNull)
         let deadline = Date().addingTimeInterval(8)
-        while Self.records(liveStates).count < 10 && Date() < deadline { Thread.sleep(forTimeInterval: 0.2) }
+        waitWhile(until: deadline, every: .milliseconds(200)) { Self.records(liveStates).count < 10 }
         let beforeLoss = Self.records(liveStates).count
         #expect(try Self.camera(["kill", session]).status == 0)
         Thread.sleep(forTimeInterval: 3)

@@ -187,7 +187,7 @@ final class DocksimProcess {
         defer { close(devNull) }
         pid = try ToolRun.spawn(DockSimTests.docksim, ["--socket", socket, "--duration", "1800"] + arguments, stdout: devNull, stderr: devNull).get()
         let deadline = Date().addingTimeInterval(20)
-        while !FileManager.default.fileExists(atPath: socket) && Date() < deadline { usleep(20_000) }
+        waitWhile(until: deadline, every: .milliseconds(20)) { !FileManager.default.fileExists(atPath: socket) }
     }
 
     deinit {

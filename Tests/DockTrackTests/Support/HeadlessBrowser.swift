@@ -99,7 +99,7 @@ final class HeadlessBrowser {
         try call("Page.enable")
         try call("Page.navigate", ["url": url])
         let deadline = Date().addingTimeInterval(30)
-        while Date() < deadline, (try? evaluate("document.readyState")) as? String != "complete" { usleep(100_000) }
+        waitWhile(until: deadline, every: .milliseconds(100)) { (try? evaluate("document.readyState")) as? String != "complete" }
     }
 
     /// The value of a JavaScript expression in the page (a promise is awaited).

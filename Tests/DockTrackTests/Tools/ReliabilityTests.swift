@@ -220,7 +220,7 @@ import Glibc
             mute.send(#"{"command":"setAngularVelocity","velocity":{"x":0,"y":0.4,"z":0}}"#)
             for _ in 0..<10000 { mute.send(#"{"command":"getMotionState"}"#) }
             let deadline = Date().addingTimeInterval(60)
-            while Date() < deadline, !((try? String(contentsOfFile: server.log, encoding: .utf8)) ?? "").contains("is not reading") { usleep(100_000) }
+            waitWhile(until: deadline, every: .milliseconds(100)) { !((try? String(contentsOfFile: server.log, encoding: .utf8)) ?? "").contains("is not reading") }
             #expect(try String(contentsOfFile: server.log, encoding: .utf8).contains("is not reading"))
         }
         let owner = try LineSocket(connectingTo: server.socket)

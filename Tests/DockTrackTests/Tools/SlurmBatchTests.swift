@@ -111,9 +111,9 @@ import Testing
         let job = cancelled.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         try #require(cancelled.status == 0 && !job.isEmpty, "\(cancelled.stderr)")
         let deadline = Date().addingTimeInterval(300)
-        while (try? Self.results(in: resumed).count) ?? 0 < 1 && Date() < deadline { Thread.sleep(forTimeInterval: 0.2) }
+        waitWhile(until: deadline, every: .milliseconds(200)) { (try? Self.results(in: resumed).count) ?? 0 < 1 }
         #expect(try Self.slurm("scancel", [job], cluster: clusterFolder).status == 0)
-        while Date() < deadline, !(try Self.slurm("squeue", ["-h", "-j", job], cluster: clusterFolder).stdout.isEmpty) { Thread.sleep(forTimeInterval: 0.2) }
+        try waitWhile(until: deadline, every: .milliseconds(200)) { !(try Self.slurm("squeue", ["-h", "-j", job], cluster: clusterFolder).stdout.isEmpty) }
         results = try Self.results(in: resumed)
         #expect(results.count < inputs.count, "cancelled part-way: \(results.keys.sorted())")
         // The files done well before the cancel (a file cut off by it may say failed, and is done again).

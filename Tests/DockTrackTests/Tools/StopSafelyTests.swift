@@ -130,7 +130,7 @@ import Glibc
         close(out)
         close(null)
         let deadline = Date().addingTimeInterval(60)
-        while !ready() && Date() < deadline { usleep(50_000) }
+        waitWhile(until: deadline, every: .milliseconds(50)) { !ready() }
         kill(pid, signal)
         return ToolRun.wait(for: pid)
     }
@@ -261,7 +261,7 @@ import Glibc
         // the dithering carried over).
         try dock.perform(.setAngularVelocity(turn), at: MonotonicClock.now() - start)
         let deadline = Date().addingTimeInterval(2)  // the fake records a packet on its own thread
-        while Self.moves(camera).count < 3 && Date() < deadline { usleep(10_000) }
+        waitWhile(until: deadline, every: .milliseconds(10)) { Self.moves(camera).count < 3 }
         let resumed = try #require(Self.moves(camera).last)
         #expect(resumed != Self.viscaStop && resumed[6...7] == VISCA.drive(turn, units: VISCA.Units())[6...7], "\(resumed)")
     }
@@ -337,7 +337,7 @@ import Glibc
         input.fileHandleForWriting.write(Data((#"{"type":"hello","protocols":["org.docktrack.dock/1"]}"# + "\n"
             + #"{"time":0.5,"command":"setAngularVelocity","velocity":{"x":0.0,"y":-0.3,"z":0.0}}"# + "\n").utf8))
         let deadline = Date().addingTimeInterval(30)
-        while !Self.moves(camera).contains(where: { $0 != Self.viscaStop }) && Date() < deadline { usleep(20_000) }
+        waitWhile(until: deadline, every: .milliseconds(20)) { !Self.moves(camera).contains(where: { $0 != Self.viscaStop }) }
         #expect(Self.moves(camera).last != Self.viscaStop, "the camera is turning before the signal")
         kill(process.processIdentifier, SIGTERM)
         process.waitUntilExit()

@@ -160,7 +160,7 @@ import Testing
         func offer(_ frame: Frame) throws {
             worker.offer(frame)
             let deadline = Date().addingTimeInterval(10)
-            while worker.hasFrameWaiting && Date() < deadline { Thread.sleep(forTimeInterval: 0.005) }
+            waitWhile(until: deadline, every: .milliseconds(5)) { worker.hasFrameWaiting }
             Thread.sleep(forTimeInterval: 0.05)
         }
         let tiny = ImageSize(width: 16, height: 16), usual = ImageSize(width: 160, height: 120)
