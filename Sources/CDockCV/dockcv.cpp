@@ -55,7 +55,6 @@ struct dcv_hog {
     std::unique_ptr<dockcv::HogScorer> scorer;  // scores the descriptor's windows; set with it
     bool opencv_scoring = false;                // HOGDescriptor's own scoring instead
 };
-struct dcv_onet { cv::dnn::Net net; };
 struct dcv_mtcnn { cv::dnn::Net pnet, rnet, onet; };
 struct dcv_tracker { cv::Ptr<cv::Tracker> tracker; };
 
@@ -1325,27 +1324,11 @@ int dcv_hog_detect_with_smaller(dcv_hog *hog, const dcv_image *image, const dcv_
 
 // ---- face landmarks -----------------------------------------------------------------------
 
-dcv_onet *dcv_onet_open(const char *onnx_path, dcv_status *status) {
-    quiet_libraries();
-    return guarded<dcv_onet *>(status, nullptr, [&]() -> dcv_onet * {
-        auto *onet = new dcv_onet();
-        onet->net = cv::dnn::readNetFromONNX(onnx_path);
-        if (onet->net.empty()) {
-            delete onet;
-            set_status(status, DCV_ERR_OPEN, "could not load the ONNX model");
-            return nullptr;
-        }
-        return onet;
-    });
-}
-
-void dcv_onet_destroy(dcv_onet *net) { delete net; }
-
-int dcv_onet_landmarks(dcv_onet *net, const dcv_image *image, float x, float y, float width,
-                       float height, float *points, float *face_score, float *face_box, dcv_status *status) {
+int dcv_onet_input(const dcv_image *image, float x, float y, float width, float height, float *out,
+                   float *square, dcv_status *status) {
     return guarded<int>(status, -1, [&]() -> int {
-        if (net == nullptr || !usable(image, status) || points == nullptr || width < 2 ||
-            height < 2 || image->mat.channels() != 3) {
+        if (!usable(image, status) || out == nullptr || square == nullptr || width < 2 || height < 2 ||
+            image->mat.channels() != 3) {
             if (status && status->code == DCV_OK) set_status(status, DCV_ERR_ARGUMENT, "bad landmark request");
             return -1;
         }
@@ -1355,26 +1338,11 @@ int dcv_onet_landmarks(dcv_onet *net, const dcv_image *image, float x, float y, 
         shrunk_region(image->mat, cv::Rect(left, top, (int)side, (int)side), cv::Size(48, 48), false, small);
         cv::cvtColor(small, rgb, cv::COLOR_BGR2RGB);
         rgb.convertTo(scaled, CV_32FC3, 0.0078125, -127.5 * 0.0078125);
-        cv::Mat swapped = scaled.t();  // rows = x, cols = y: the model's W x H x C layout
-        int dims[4] = {1, 48, 48, 3};
-        cv::Mat blob(4, dims, CV_32F, swapped.ptr<float>());
-        net->net.setInput(blob);
-        std::vector<cv::Mat> outs;
-        net->net.forward(outs, std::vector<cv::String>{"dense_6", "softmax_2", "dense_5"});
-        const float *p = outs[0].ptr<float>();
-        for (int i = 0; i < 5; ++i) {
-            points[i] = p[i] * side + left;
-            points[5 + i] = p[5 + i] * side + top;
-        }
-        if (face_score) *face_score = outs[1].ptr<float>()[1];
-        if (face_box) {
-            // The box regression: offsets of the edges in units of the square's side.
-            const float *reg = outs[2].ptr<float>();
-            face_box[0] = left + reg[0] * side;
-            face_box[1] = top + reg[1] * side;
-            face_box[2] = side * (1 + reg[2] - reg[0]);
-            face_box[3] = side * (1 + reg[3] - reg[1]);
-        }
+        cv::Mat swapped(48, 48, CV_32FC3, out);  // rows = x, cols = y: the model's W x H x C layout
+        cv::transpose(scaled, swapped);
+        square[0] = (float)left;
+        square[1] = (float)top;
+        square[2] = side;
         return 0;
     });
 }

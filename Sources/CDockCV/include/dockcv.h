@@ -345,24 +345,15 @@ int dcv_hog_detect_with_smaller(dcv_hog *hog, const dcv_image *image, const dcv_
                                 dcv_box *out, int capacity, int *count, dcv_box *small_out, int small_capacity,
                                 dcv_status *status);
 
-/* ---- face landmarks (MTCNN output network, ONNX) ----------------------------------------- */
+/* ---- face landmarks (MTCNN output network, run by the inference engine) ------------------- */
 
-typedef struct dcv_onet dcv_onet;
-
-dcv_onet *dcv_onet_open(const char *onnx_path, dcv_status *status);
-void dcv_onet_destroy(dcv_onet *net);
-/* Runs MTCNN's O-Net on the square around the face box (x, y, width, height; pixels,
- * top-left origin). The model was converted from Keras: it takes RGB scaled to -1...1, laid
- * out N x W x H x C (width and height swapped), which this function builds.
- * Writes 5 landmarks to points[10] as x0..x4, y0..y4 in image pixels: left eye, right eye
- * (as seen in the picture), nose, left and right mouth corner; and the face probability to
- * *face_score; when face_box is not NULL, the face box the network's regression puts on the
- * face (face_box[4]: x, y, width, height in image pixels, top-left origin), which follows a face
- * that moved up to about a third of its size away from the box asked about. Returns 0, or -1
- * on error. */
-int dcv_onet_landmarks(dcv_onet *net, const dcv_image *image, float x, float y, float width,
-                       float height, float *points, float *face_score, float *face_box,
-                       dcv_status *status);
+/* The input of MTCNN's O-Net for the square around the face box (x, y, width, height; pixels,
+ * top-left origin): the model was converted from Keras and takes RGB scaled to -1...1, laid out
+ * 1 x W x H x C (width and height swapped), 48 x 48; written to out[48 * 48 * 3]. The square
+ * (pixels: left, top, side) is written to square[3]: the network's landmarks and box regression
+ * are fractions of it. Returns 0, or -1 on error. */
+int dcv_onet_input(const dcv_image *image, float x, float y, float width, float height, float *out,
+                   float *square, dcv_status *status);
 
 /* ---- faces with the whole MTCNN cascade (ONNX) ------------------------------------------- */
 
