@@ -82,12 +82,12 @@ let package = Package(
         // Images, media files, V4L2 cameras, video and plot output.
         .target(name: "DockTrackMedia", dependencies: ["DockTrackCore", "DockTrackSystem", "CDockCV", "CV4L2", "CDockVideo"]),
         // Face, body and landmark detectors over OpenCV and the inference engine, and where their models are.
-        .target(name: "DockTrackDetection", dependencies: ["DockTrackCore", "DockTrackMedia", "CDockCV", "CDockEngine"]),
+        .target(name: "DockTrackDetection", dependencies: ["DockTrackCore", "DockTrackSystem", "DockTrackMedia", "CDockCV", "CDockEngine"]),
         // Sound: files and ALSA, voice activity, audio routes, speaking from sound and mouths.
         .target(name: "DockTrackAudio", dependencies: ["DockTrackCore", "DockTrackSystem", "DockTrackMedia", "CDockAudio"]),
         // Identities over time, face cues, saliency ranking, the tracking pipeline.
         .target(name: "DockTrackTracking",
-                dependencies: ["DockTrackCore", "DockTrackMedia", "DockTrackDetection", "DockTrackAudio", "CDockCV"]),
+                dependencies: ["DockTrackCore", "DockTrackSystem", "DockTrackMedia", "DockTrackDetection", "DockTrackAudio", "CDockCV"]),
         // Where the dock should point: the framing controller, and the virtual camera.
         .target(name: "DockTrackFraming", dependencies: ["DockTrackCore", "DockTrackMedia"]),
         // Docks: the simulator, the protocol session, VISCA and UVC back ends.
@@ -97,6 +97,13 @@ let package = Package(
         .target(name: "DockTrackRuntime",
                 dependencies: ["DockTrackCore", "DockTrackSystem", "DockTrackMedia", "DockTrackDetection",
                                "DockTrackAudio", "DockTrackTracking", "DockTrackFraming", "DockTrackClient", "DockTrackDock"]),
+        // The control page: a page any browser opens, served by a running track (--http).
+        .target(name: "DockTrackPage",
+                dependencies: ["DockTrackCore", "DockTrackSystem", "DockTrackMedia", "DockTrackDock", "DockTrackRuntime", .product(name: "Hummingbird", package: "hummingbird"),
+                               .product(name: "HummingbirdCore", package: "hummingbird"),
+                               .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                               .product(name: "NIOCore", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
+                               .product(name: "HTTPTypes", package: "swift-http-types")]),
         // Every module in one import.
         .target(name: "DockTrack",
                 dependencies: ["DockTrackCore", "DockTrackSystem", "DockTrackMedia", "DockTrackDetection",
@@ -105,19 +112,12 @@ let package = Package(
         // A manual clock, a scripted detector, fake camera, VISCA cameras and audio system.
         .target(name: "DockTrackTestKit",
                 dependencies: ["DockTrackCore", "DockTrackSystem", "DockTrackMedia", "DockTrackDetection", "DockTrackAudio", "DockTrackDock", "CV4L2"]),
+        // Command-line options both executables take.
+        .target(name: "DockTrackCommandLine",
+                dependencies: ["DockTrack", "DockTrackSystem", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         // What the libFuzzer targets run on each input (Fuzz/, tools/fuzz.sh), type-checked by every build.
         .target(name: "DockTrackFuzzing", dependencies: ["DockTrackCore", "DockTrackClient", "DockTrackSystem", "DockTrackDock", "DockTrackFraming", "DockTrackMedia",
                                                          "DockTrackTracking", "DockTrackRuntime", "DockTrackCommandLine"]),
-        // The control page: a page any browser opens, served by a running track (--http).
-        .target(name: "DockTrackPage",
-                dependencies: ["DockTrackRuntime", "DockTrackMedia", .product(name: "Hummingbird", package: "hummingbird"),
-                               .product(name: "HummingbirdCore", package: "hummingbird"),
-                               .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
-                               .product(name: "NIOCore", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
-                               .product(name: "HTTPTypes", package: "swift-http-types")]),
-        // Command-line options both executables take.
-        .target(name: "DockTrackCommandLine",
-                dependencies: ["DockTrack", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         .executableTarget(
             name: "docktrack",
             dependencies: [
