@@ -105,4 +105,23 @@ import Testing
         #expect(rows.count >= 20)
         #expect(rows == targets.filter { rows.contains($0) }, "DESIGN.md: \(rows); Package.swift: \(targets)")
     }
+
+    /// No source file is over 500 lines: a file says one thing (TrackControl.swift was 718 lines
+    /// of three types, the shim's dockcv.cpp 1,594).
+    @Test func noSourceFileIsOver500Lines() throws {
+        var long: [String] = []
+        var counted = 0
+        for top in ["Sources", "Examples"] {
+            let folder = Fixtures.root.appendingPathComponent(top)
+            guard let files = FileManager.default.enumerator(atPath: folder.path) else { continue }
+            for case let file as String in files where [".swift", ".c", ".cpp", ".h", ".hpp"].contains(where: file.hasSuffix) {
+                let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
+                counted += 1
+                let lines = text.split(separator: "\n", omittingEmptySubsequences: false).count - (text.hasSuffix("\n") ? 1 : 0)
+                if lines > 500 { long.append("\(top)/\(file): \(lines)") }
+            }
+        }
+        #expect(counted >= 150, "\(counted) files")
+        #expect(long.isEmpty, "\(long)")
+    }
 }
