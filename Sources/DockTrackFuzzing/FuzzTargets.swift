@@ -15,8 +15,23 @@ import Foundation
 /// `-sanitize=fuzzer,address`). They live in the package so that every build type-checks them
 /// against the current API, and the tests replay the seed corpus through them.
 ///
-/// Each checks what must hold for any input and traps (`precondition`) when it does not.
+/// Each checks what must hold for any input (``check(_:_:file:line:)``): a check that fails traps
+/// in a fuzzing build (libFuzzer's finding), and is reported to ``failureReporter`` where one is
+/// set (the tests record it as a failure of the input, and the suite goes on).
 public enum FuzzTargets {
+    /// Where a failed check goes instead of a trap, for the code running inside
+    /// `$failureReporter.withValue(_:operation:)`: the message, the file and line of the check.
+    @TaskLocal public static var failureReporter: (@Sendable (String, StaticString, UInt) -> Void)?
+
+    /// Checks `condition`: when it does not hold, `message` goes to ``failureReporter``, or
+    /// traps when there is none.
+    static func check(_ condition: @autoclosure () -> Bool, _ message: @autoclosure () -> String,
+                      file: StaticString = #fileID, line: UInt = #line) {
+        guard !condition() else { return }
+        guard let report = failureReporter else { preconditionFailure(message(), file: file, line: line) }
+        report(message(), file, line)
+    }
+
     private static let events = [ScriptedEvent(at: 0.5, event: "button", id: 1, pressed: true),
                                  ScriptedEvent(at: 1.5, event: "undocked"), ScriptedEvent(at: 2.0, event: "docked")]
 
@@ -36,8 +51,8 @@ public enum FuzzTargets {
 
     /// Traps unless `line` is one JSON object on one line.
     private static func checkOneJSONObject(_ line: String) {
-        precondition(!line.contains("\n"), "a reply of more than one line")
-        precondition((try? JSONSerialization.jsonObject(with: Data(line.utf8))) is [String: Any], "not a JSON object: \(line)")
+        check(!line.contains("\n"), "a reply of more than one line")
+        check((try? JSONSerialization.jsonObject(with: Data(line.utf8))) is [String: Any], "not a JSON object: \(line)")
     }
 
     /// Bytes on a dock protocol connection, cut into chunks the way a socket or a pipe delivers
@@ -54,10 +69,10 @@ public enum FuzzTargets {
             let parsed = DockRequest.parse(item)
             if case .success(let request)? = parsed, let t = request.time { time = max(time, t) }
             let replies = session.handle(parsed, at: time)
-            if case .failure? = parsed, replies.isEmpty { preconditionFailure("an error without a reply") }
+            if case .failure? = parsed, replies.isEmpty { check(false, "an error without a reply") }
             for reply in replies { checkOneJSONObject(reply) }
             let p = session.dock.position, v = session.dock.velocity
-            precondition([p.x, p.y, p.z, v.x, v.y, v.z].allSatisfy(\.isFinite), "the dock left the finite numbers")
+            check([p.x, p.y, p.z, v.x, v.y, v.z].allSatisfy(\.isFinite), "the dock left the finite numbers")
         }
         framedInChunks(bytes, by: &framer, answer)
         _ = session.motionStateLine()
@@ -89,14 +104,14 @@ public enum FuzzTargets {
                                                   pose: dock.position, now: record.time) else { continue }
             switch command {
             case .setAngularVelocity(let v):
-                precondition([v.x, v.y, v.z].allSatisfy(\.isFinite), "a velocity that is not finite: \(v)")
+                check([v.x, v.y, v.z].allSatisfy(\.isFinite), "a velocity that is not finite: \(v)")
             case .setOrientation(let o, let duration, _):
-                precondition([o.x, o.y, o.z, duration].allSatisfy(\.isFinite), "an orientation that is not finite: \(o)")
+                check([o.x, o.y, o.z, duration].allSatisfy(\.isFinite), "an orientation that is not finite: \(o)")
             default:
                 break
             }
             _ = try? dock.apply(command, at: record.time)
-            precondition([dock.position.x, dock.position.y].allSatisfy(\.isFinite), "the dock left the finite numbers")
+            check([dock.position.x, dock.position.y].allSatisfy(\.isFinite), "the dock left the finite numbers")
         }
     }
 
@@ -114,8 +129,8 @@ public enum FuzzTargets {
                 offset += chunk
             }
             let reply = try parser.finish()
-            precondition(reply.body.count <= budget, "a body of \(reply.body.count) bytes over a budget of \(budget)")
-            precondition((100...599).contains(reply.status), "status \(reply.status)")
+            check(reply.body.count <= budget, "a body of \(reply.body.count) bytes over a budget of \(budget)")
+            check((100...599).contains(reply.status), "status \(reply.status)")
         } catch {
             _ = error.description
         }
@@ -132,8 +147,8 @@ public enum FuzzTargets {
         var index = 0
         func decode(_ range: Range<Int>) {
             guard let image = Image.decodingStreamPicture(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[range]))) else { return }
-            precondition(image.width > 0 && image.height > 0 && image.channels == 3, "a decoded picture of \(image.size), \(image.channels) channels")
-            precondition(image.width * image.height <= Image.maximumPixels, "a picture of \(image.size) decoded past the limit")
+            check(image.width > 0 && image.height > 0 && image.channels == 3, "a decoded picture of \(image.size), \(image.channels) channels")
+            check(image.width * image.height <= Image.maximumPixels, "a picture of \(image.size) decoded past the limit")
         }
         while index + boundary.count <= bytes.count {
             if bytes[index] == boundary[0] && bytes[index..<index + boundary.count].elementsEqual(boundary) {
@@ -173,8 +188,8 @@ public enum FuzzTargets {
             control.publish(SubjectStatesRecord(frame: Int(time * 20), time: time, subjects: step.subjects), motion: step.atCommand)
             for line in session.pendingLines() { checkOneJSONObject(line) }
             let p = step.atCommand.position, v = step.atCommand.velocity
-            precondition([p.x, p.y, p.z, v.x, v.y, v.z].allSatisfy(\.isFinite), "the dock left the finite numbers")
-            precondition(abs(v.y) <= DockLimits.standard.yaw.maximumSpeed + 1e-9, "a speed past the limit: \(v)")
+            check([p.x, p.y, p.z, v.x, v.y, v.z].allSatisfy(\.isFinite), "the dock left the finite numbers")
+            check(abs(v.y) <= DockLimits.standard.yaw.maximumSpeed + 1e-9, "a speed past the limit: \(v)")
         }
         func answer(_ item: LineFramer.Item) {
             let parsed = DockRequest.parse(item)
@@ -182,7 +197,7 @@ public enum FuzzTargets {
             for reply in session.handle(parsed, at: time) {
                 checkOneJSONObject(reply)
                 if case .success(let request)? = parsed, let id = request.id {
-                    precondition(reply.hasPrefix(id.tagging("{").dropLast()), "an answer without its request's id: \(reply)")
+                    check(reply.hasPrefix(id.tagging("{").dropLast()), "an answer without its request's id: \(reply)")
                 }
             }
             lines += 1
@@ -202,8 +217,8 @@ public enum FuzzTargets {
         framer.append(bytes[...])
         while let item = framer.next() {
             guard case .line(let line) = item, let reply = DockReply(line: line) else { continue }
-            precondition(DockReply(line: line) == reply, "read twice, read differently: \(line.prefix(200))")
-            if case .accessoryEvent = reply.message { precondition(reply.id == nil, "a button's id taken for a request's") }
+            check(DockReply(line: line) == reply, "read twice, read differently: \(line.prefix(200))")
+            if case .accessoryEvent = reply.message { check(reply.id == nil, "a button's id taken for a request's") }
             if case .error(let code, let message) = reply.message { _ = DockError(code: code, message: message).description }
         }
     }
@@ -218,11 +233,11 @@ public enum FuzzTargets {
             let arguments = file.arguments(leavingOut: [], commandLineInput: .none)
             // Options (--name, --name=value), then the input when the file names one.
             let options = file.input == nil ? arguments[...] : arguments.dropLast()
-            precondition(options.allSatisfy { $0.hasPrefix("--") }, "not an option: \(options.prefix(3))")
-            precondition(file.input == nil || arguments.last == file.input, "the input is not last")
+            check(options.allSatisfy { $0.hasPrefix("--") }, "not an option: \(options.prefix(3))")
+            check(file.input == nil || arguments.last == file.input, "the input is not last")
             _ = file.arguments(leavingOut: Set(file.options.map(\.key)), commandLineInput: .live)
         } catch {
-            precondition(error.description.hasPrefix("--config fuzz.toml: ") && !error.description.contains("\n"),
+            check(error.description.hasPrefix("--config fuzz.toml: ") && !error.description.contains("\n"),
                          "not one line naming the file: \(error.description)")
         }
     }
@@ -233,12 +248,12 @@ public enum FuzzTargets {
     public static func batchResult(_ bytes: UnsafeBufferPointer<UInt8>) {
         do {
             let entry = try BatchReport.entry(named: "fuzz", line: Data(bytes), finished: Date(timeIntervalSince1970: 0))
-            precondition((0...BatchReport.largestFrames).contains(entry.frames), "frames \(entry.frames)")
-            precondition(entry.videoSeconds.isFinite && entry.workSeconds.isFinite && entry.videoSeconds >= 0 && entry.workSeconds >= 0,
+            check((0...BatchReport.largestFrames).contains(entry.frames), "frames \(entry.frames)")
+            check(entry.videoSeconds.isFinite && entry.workSeconds.isFinite && entry.videoSeconds >= 0 && entry.workSeconds >= 0,
                          "seconds \(entry.videoSeconds), \(entry.workSeconds)")
             _ = BatchReport(folder: "fuzz", entries: [entry]).lines
         } catch {
-            precondition(!error.description.isEmpty && !error.description.contains("\n"), "not one reason: \(error.description)")
+            check(!error.description.isEmpty && !error.description.contains("\n"), "not one reason: \(error.description)")
         }
     }
 
@@ -247,10 +262,10 @@ public enum FuzzTargets {
     public static func tracePlot(_ bytes: UnsafeBufferPointer<UInt8>) {
         do {
             let plot = try TracePlot(tsv: String(decoding: bytes, as: UTF8.self), name: "fuzz.tsv")
-            precondition(plot.panels.count <= TracePlot.mostColumns, "\(plot.panels.count) panels")
+            check(plot.panels.count <= TracePlot.mostColumns, "\(plot.panels.count) panels")
             _ = try? plot.render(width: 200)
         } catch {
-            precondition(error.description.hasPrefix("fuzz.tsv"), "not a reason naming the trace: \(error.description)")
+            check(error.description.hasPrefix("fuzz.tsv"), "not a reason naming the trace: \(error.description)")
         }
     }
 
@@ -259,10 +274,10 @@ public enum FuzzTargets {
     public static func overviewCalibration(_ bytes: UnsafeBufferPointer<UInt8>) {
         do {
             let (mapping, fieldOfView) = try OverviewCalibrationFile.parse(String(decoding: bytes, as: UTF8.self), path: "fuzz.toml")
-            precondition(fieldOfView > 1 && fieldOfView < 180, "field of view \(fieldOfView)")
-            precondition((mapping.toDock + mapping.toOverview).allSatisfy { $0.allSatisfy(\.isFinite) }, "a mapping that is not finite")
+            check(fieldOfView > 1 && fieldOfView < 180, "field of view \(fieldOfView)")
+            check((mapping.toDock + mapping.toOverview).allSatisfy { $0.allSatisfy(\.isFinite) }, "a mapping that is not finite")
         } catch {
-            precondition("\(error)".contains("fuzz.toml") && !"\(error)".contains("\n"), "not one line naming the file: \(error)")
+            check("\(error)".contains("fuzz.toml") && !"\(error)".contains("\n"), "not one line naming the file: \(error)")
         }
     }
 
@@ -279,7 +294,7 @@ public enum FuzzTargets {
         while offset < bytes.count {
             for event in heads.append(bytes[offset..<min(bytes.count, offset + chunk)]) {
                 guard case .head(let head) = event else { continue }
-                precondition(head.count <= budget && head.suffix(4).elementsEqual([13, 10, 13, 10]), "a head of \(head.count) bytes")
+                check(head.count <= budget && head.suffix(4).elementsEqual([13, 10, 13, 10]), "a head of \(head.count) bytes")
                 let text = String(decoding: head, as: UTF8.self)
                 let fields = text.components(separatedBy: "\r\n")
                 let host = fields.first { $0.lowercased().hasPrefix("host:") }.map { String($0.dropFirst(5)).trimmingCharacters(in: .whitespaces) }
@@ -287,10 +302,10 @@ public enum FuzzTargets {
                 let target = fields.first?.split(separator: " ").dropFirst().first.map(String.init) ?? ""
                 let token = URLComponents(string: target)?.queryItems?.first { $0.name == "token" }?.value
                 let expected = "0123456789abcdef0123"
-                precondition(ConstantTime.equal(token, expected) == (token.map { Array($0.utf8) == Array(expected.utf8) } ?? false),
+                check(ConstantTime.equal(token, expected) == (token.map { Array($0.utf8) == Array(expected.utf8) } ?? false),
                              "the constant-time comparison disagrees on \(token ?? "nil")")
             }
-            precondition(heads.pending.count <= budget, "\(heads.pending.count) bytes of a head held")
+            check(heads.pending.count <= budget, "\(heads.pending.count) bytes of a head held")
             if heads.refused { break }
             offset += chunk
         }

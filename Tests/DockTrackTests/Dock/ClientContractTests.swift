@@ -167,7 +167,7 @@ struct DockTestLine {
     }
 
     @Test func lateAndTwinReadersOfADocksimStreamGetCurrentStatesAndTheBatteryAtOnce() async throws {
-        let docksim = try DocksimProcess(["--battery", "0.15", "--other-battery", "remote:0.5"])
+        let docksim = try await DocksimProcess.started(["--battery", "0.15", "--other-battery", "remote:0.5"])
         defer { withExtendedLifetime(docksim) {} }
         let dock = try await DockAccessoryManager.connect(to: docksim.socket, helloTimeout: 120)
         defer { dock.disconnect() }
@@ -198,7 +198,7 @@ struct DockTestLine {
     /// (DockKit's notSupportedByDevice) instead of a reader waiting for ever, and every getter
     /// throws `notConnected` once the connection has ended.
     @Test func aStreamTheDockCannotFillIsRefusedAndAnEndedConnectionIsNotConnected() async throws {
-        let docksim = try DocksimProcess()
+        let docksim = try await DocksimProcess.started()
         defer { withExtendedLifetime(docksim) {} }
         let dock = try await DockAccessoryManager.connect(to: docksim.socket, helloTimeout: 120)
         let capabilities = try await dock.accessory().capabilities
@@ -212,7 +212,7 @@ struct DockTestLine {
         #expect(throws: DockError.notConnected) { _ = try dock.motionStates }
         #expect(throws: DockError.notConnected) { _ = try dock.accessoryEvents }
         // Through a tracker, the same docksim's states are there: the tracker says it tracks.
-        let served = try DocksimProcess()
+        let served = try await DocksimProcess.started()
         let (track, tracker) = try await Self.trackerBefore(served)
         defer { withExtendedLifetime((served, track)) {} }
         defer { tracker.disconnect() }
@@ -232,7 +232,7 @@ struct DockTestLine {
     /// its own (`date`) beside the dock's or the run's clock (`time`), from docksim and through
     /// track --serve; on docksim the two differ by the same amount on every state.
     @Test func statesSayTheirWallTime() async throws {
-        let docksim = try DocksimProcess(["--state-interval", "0.05"])
+        let docksim = try await DocksimProcess.started(["--state-interval", "0.05"])
         // The tracker's client (docksim's one session is the tracker's).
         let (track, tracker) = try await Self.trackerBefore(docksim)
         defer { withExtendedLifetime((docksim, track)) {} }
@@ -249,7 +249,7 @@ struct DockTestLine {
         #expect(zip(states, states.dropFirst()).allSatisfy { ($0.date ?? .distantFuture) <= ($1.date ?? .distantPast) }, "dates in order")
         #expect(motions.allSatisfy { $0.date != nil }, "\(motions)")
         // docksim alone: its own clock and the wall clock, one offset.
-        let alone = try DocksimProcess(["--state-interval", "0.05"])
+        let alone = try await DocksimProcess.started(["--state-interval", "0.05"])
         defer { withExtendedLifetime(alone) {} }
         let dock = try await DockAccessoryManager.connect(to: alone.socket, helloTimeout: 120)
         defer { dock.disconnect() }
@@ -276,7 +276,7 @@ struct DockTestLine {
     }
 
     @Test func trackingStatesStartFromTheCurrentFrameAndSayTimeInView() async throws {
-        let docksim = try DocksimProcess()
+        let docksim = try await DocksimProcess.started()
         let (track, dock) = try await Self.trackerBefore(docksim)
         defer { withExtendedLifetime((docksim, track)) {} }
         defer { dock.disconnect() }
@@ -296,7 +296,7 @@ struct DockTestLine {
     }
 
     @Test func aClientReadsTheDocksOwnLimitsBesideThoseInForce() async throws {
-        let docksim = try DocksimProcess()
+        let docksim = try await DocksimProcess.started()
         defer { withExtendedLifetime(docksim) {} }
         let dock = try await DockAccessoryManager.connect(to: docksim.socket, helloTimeout: 120)
         defer { dock.disconnect() }

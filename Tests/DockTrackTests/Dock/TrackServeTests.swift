@@ -700,7 +700,7 @@ extension TrackServeProcessTests {
     /// the wrong pose in 2 of 4 runs, on a state from before the move), and a cancelled move
     /// stops part-way and stays there.
     @Test func orientationMovesThroughATrackEndWhereTheyShouldAndCanBeCancelled() async throws {
-        let docksim = try DocksimProcess()
+        let docksim = try await DocksimProcess.started()
         defer { withExtendedLifetime(docksim) {} }
         let track = try TrackProcess([Fixtures.sample("vtest.avi"), "--loop", "-d", "fast", "--no-face-cues",
                                       "--dock", "unix:\(docksim.socket)"])

@@ -19,19 +19,25 @@ import Testing
         let inputs = try Self.corpus(target)
         #expect(inputs.count >= 5, "\(target): \(inputs.count) seeds")
         for input in inputs {
-            input.bytes.withUnsafeBufferPointer { bytes in
-                switch target {
-                case "dock-protocol": FuzzTargets.dockProtocol(bytes)
-                case "http-reply": FuzzTargets.httpReply(bytes)
-                case "mjpeg-parts": FuzzTargets.mjpegParts(bytes)
-                case "serve-requests": FuzzTargets.serveRequests(bytes)
-                case "config-file": FuzzTargets.configFile(bytes)
-                case "page-requests": FuzzTargets.pageRequests(bytes)
-                case "dock-replies": FuzzTargets.dockReplies(bytes)
-                case "batch-result": FuzzTargets.batchResult(bytes)
-                case "trace-plot": FuzzTargets.tracePlot(bytes)
-                case "overview-calibration": FuzzTargets.overviewCalibration(bytes)
-                default: FuzzTargets.observations(bytes)
+            // A check that fails is this input's recorded failure, not a trap that ends the suite.
+            let name = input.name
+            FuzzTargets.$failureReporter.withValue({ message, file, line in
+                Issue.record("\(target)/\(name): \(message) (\(file):\(line))")
+            }) {
+                input.bytes.withUnsafeBufferPointer { bytes in
+                    switch target {
+                    case "dock-protocol": FuzzTargets.dockProtocol(bytes)
+                    case "http-reply": FuzzTargets.httpReply(bytes)
+                    case "mjpeg-parts": FuzzTargets.mjpegParts(bytes)
+                    case "serve-requests": FuzzTargets.serveRequests(bytes)
+                    case "config-file": FuzzTargets.configFile(bytes)
+                    case "page-requests": FuzzTargets.pageRequests(bytes)
+                    case "dock-replies": FuzzTargets.dockReplies(bytes)
+                    case "batch-result": FuzzTargets.batchResult(bytes)
+                    case "trace-plot": FuzzTargets.tracePlot(bytes)
+                    case "overview-calibration": FuzzTargets.overviewCalibration(bytes)
+                    default: FuzzTargets.observations(bytes)
+                    }
                 }
             }
         }
