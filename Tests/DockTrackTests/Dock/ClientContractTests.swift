@@ -33,7 +33,7 @@ import Glibc
         }
     }
 
-    @Test func eachAnswerGoesToItsOwnRequestThroughATrackInFrontOfADockInAnotherProcess() throws {
+    @Test(.onTestThreads) func eachAnswerGoesToItsOwnRequestThroughATrackInFrontOfADockInAnotherProcess() throws {
         let run = try Run()
         #expect(try run.ask(1, #"{"command":"setSystemTracking","enabled":false}"#) == #"{"id":1,"type":"done","command":"setSystemTracking"}"#)
         // docksim refuses a negative duration; track takes it to docksim, whose refusal is this
@@ -65,7 +65,7 @@ import Glibc
         #expect(answers["12"]?.contains(#""type":"done""#) == true, "\(answers)")
     }
 
-    @Test func whatAClientChangedIsGivenBackWhenItHangsUp() throws {
+    @Test(.onTestThreads) func whatAClientChangedIsGivenBackWhenItHangsUp() throws {
         let first = try Run()
         // The hello says the limits in force and the dock's own.
         let hello = try #require(DockTestLine(first.hello))
@@ -261,7 +261,7 @@ struct DockTestLine {
 
     /// A client that speaks another protocol is told notSupported (DockKit's: the method is not
     /// supported here), by docksim and by track --serve alike.
-    @Test func aProtocolTheServerDoesNotSpeakIsNotSupported() throws {
+    @Test(.onTestThreads) func aProtocolTheServerDoesNotSpeakIsNotSupported() throws {
         let docksim = try DocksimProcess()
         defer { withExtendedLifetime(docksim) {} }
         let client = try LineClient(path: docksim.socket)
@@ -451,7 +451,7 @@ struct DockTestLine {
 
 /// A dock in another process that takes a client's command and never answers it.
 @Suite struct UnansweredCommandTests {
-    @Test func aCommandTheDockNeverAnswersIsAnsweredUnknownAfterFiveSeconds() throws {
+    @Test(.onTestThreads) func aCommandTheDockNeverAnswersIsAnsweredUnknownAfterFiveSeconds() throws {
         let path = try Fixtures.temporaryFolder().appendingPathComponent("mute.sock").path
         let listening = try ListeningSocket(path: path)
         let identity = AccessoryIdentity(name: "mute", identifier: UUID(), firmwareVersion: "1", hardwareModel: "mute")

@@ -75,7 +75,7 @@ import Glibc
         #expect(stderr.contains("11 requests, 5 errors"))
     }
 
-    @Test func theDockEndsUpPointingAtThePerson() throws {
+    @Test(.onTestThreads) func theDockEndsUpPointingAtThePerson() throws {
         // Custom tracking: a face right of centre (x 0.7...0.8), fed at 20 per second for 4 s,
         // through docktrack into docksim.
         let input = try Fixtures.observationsFile([

@@ -501,7 +501,7 @@ final class LineClient {
 /// `track --serve` as it is used: a `track` process tracking a clip and driving docksim in
 /// another process, a client on its socket changing selection, mode and system tracking.
 @Suite struct TrackServeProcessTests {
-    @Test func aClientSelectsReframesAndDrivesTheDockThroughARunningTrack() throws {
+    @Test(.onTestThreads) func aClientSelectsReframesAndDrivesTheDockThroughARunningTrack() throws {
         let docksim = try DocksimProcess()
         defer { withExtendedLifetime(docksim) {} }
         // A file before a dock in another process plays in real time (over and over, however
@@ -592,7 +592,7 @@ final class LineClient {
 extension TrackServeProcessTests {
     /// The example program of the client API against a running `track` (in front of docksim):
     /// it reads tracking states, selects by a tap, reframes, and drives the dock.
-    @Test func theExampleSelectsAPersonThroughARunningTrack() throws {
+    @Test(.onTestThreads) func theExampleSelectsAPersonThroughARunningTrack() throws {
         let docksim = try DocksimProcess()
         defer { withExtendedLifetime(docksim) {} }
         let track = try TrackProcess([Fixtures.sample("vtest.avi"), "--loop", "-d", "fast", "--no-face-cues",
@@ -617,7 +617,7 @@ extension TrackServeProcessTests {
     /// phone is off the dock the tracker sends it nothing (docksim's trace has no request then),
     /// the client's motion commands are refused with `invalidated`, the motion it reads is still,
     /// and the run's log says so; once docked again the commands flow.
-    @Test func theDocksUndockRedockEventsAndBatteryReachATrackClient() throws {
+    @Test(.onTestThreads) func theDocksUndockRedockEventsAndBatteryReachATrackClient() throws {
         let folder = try Fixtures.temporaryFolder()
         let script = folder.appendingPathComponent("events.jsonl")
         let (undockAt, redockAt) = (7.0, 10.0)

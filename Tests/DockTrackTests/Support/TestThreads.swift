@@ -12,6 +12,11 @@ import Testing
 /// (`DOCKTRACK_TEST_THREADS`, 4 by default) on which a blocked test holds only its own. Suites
 /// of `async` tests stay on the cooperative pool, which the blocking ones then leave free: a test
 /// that awaits a dock's answer and times it is resumed at once, not when a thread comes free.
+/// A synchronous test that blocks, in a suite of async tests, takes `@Test(.onTestThreads)`
+/// itself: on the cooperative pool RequestIDTests' two sample runs (46 s each of waiting for
+/// child processes) held both its threads under the full suite, and every async test stalled
+/// meanwhile (a dock's socket not announced in 30 s, a 4 s move timed at 4.4 s). An async test
+/// waits for a child process without blocking (``DocksimProcess/started(_:)``).
 enum TestThreads {
     /// How many test bodies run at once.
     static let count: Int = {
