@@ -142,9 +142,10 @@ extension PipeWireRouteTests {
             Thread.sleep(forTimeInterval: 0.05)
         }
         print("track: the audio route followed \(String(format: "%.2f", Date().timeIntervalSince(asked))) s after the hello")
-        // Under the full suite on two cores the route is told and relayed seconds later than alone (a full run here saw none within 10 s).
+        // Under the full suite on two cores the route is told and relayed seconds later than alone (a full run here saw none within 10 s,
+        // another none within 30 s): the limits are deadlines, passed at once when the change comes.
         try daemon.add("test-microphone", description: "Test microphone", mediaClass: "Audio/Source/Virtual")
-        let plugged = client.first(within: 30) { $0.contains(#""type":"audioRouteChange""#) }
+        let plugged = client.first(within: 90) { $0.contains(#""type":"audioRouteChange""#) }
         guard case .audioRouteChange(let notice)? = plugged.flatMap(DockMessage.init(line:)) else {
             Issue.record("no route change reached the client: \(plugged ?? "nothing"); \(track.stderr)")
             return
@@ -162,7 +163,7 @@ extension PipeWireRouteTests {
         }
         #expect(now.inputs.map(\.name) == ["test-microphone"] && now.outputs.map(\.type) == [.virtual], "\(now)")
         try daemon.remove("test-microphone")
-        let unplugged = client.first(within: 30) { $0.contains(#""type":"audioRouteChange""#) }
+        let unplugged = client.first(within: 90) { $0.contains(#""type":"audioRouteChange""#) }
         #expect(unplugged?.contains(#""reason":"oldDeviceUnavailable""#) == true, "\(unplugged ?? "nothing")")
         // The run's own sound stream is a PipeWire node while it runs.
         let nodes = try daemon.run("pw-cli", ["ls", "Node"]).stdout
