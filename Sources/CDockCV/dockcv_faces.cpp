@@ -56,6 +56,44 @@ cv::Mat rgb_transposed(const cv::Mat &bgr) {
     return rgb.t();
 }
 
+// One network's two outputs after a run (box regression, face probability): from OpenCV's DNN
+// or from the caller's engine (`runner`), read in place.
+struct StageOutputs {
+    const float *reg = nullptr, *prob = nullptr;
+    int64_t reg_shape[4] = {1, 1, 1, 1}, prob_shape[4] = {1, 1, 1, 1};
+    std::vector<cv::Mat> kept;  // OpenCV's outputs, alive while read
+};
+
+StageOutputs run_network(cv::dnn::Net &net, const dcv_network_runner *runner, cv::Mat &blob, const char *reg_name,
+                         const char *prob_name) {
+    StageOutputs result;
+    if (runner == nullptr || runner->run == nullptr) {
+        net.setInput(blob);
+        net.forward(result.kept, std::vector<cv::String>{reg_name, prob_name});
+        for (int k = 0; k < 2; ++k) {
+            const cv::Mat &m = result.kept[k];
+            int64_t *shape = k == 0 ? result.reg_shape : result.prob_shape;
+            for (int d = 0; d < std::min(4, m.dims); ++d) shape[4 - std::min(4, m.dims) + d] = m.size[d];
+        }
+        result.reg = result.kept[0].ptr<float>();
+        result.prob = result.kept[1].ptr<float>();
+        return result;
+    }
+    int64_t shape[4];
+    for (int d = 0; d < 4; ++d) shape[d] = blob.size[d];
+    const float *outputs[2] = {nullptr, nullptr};
+    int64_t shapes[8] = {1, 1, 1, 1, 1, 1, 1, 1};
+    dcv_status status{};
+    if (runner->run(runner->context, blob.ptr<float>(), shape, 4, 2, outputs, shapes, &status) != 0 || !outputs[0] ||
+        !outputs[1])
+        throw std::runtime_error(status.message[0] ? status.message : "the inference engine failed");
+    result.reg = outputs[0];
+    result.prob = outputs[1];
+    std::copy(shapes, shapes + 4, result.reg_shape);
+    std::copy(shapes + 4, shapes + 8, result.prob_shape);
+    return result;
+}
+
 float iou(const FaceCandidate &a, const FaceCandidate &b, bool over_smaller) {
     const float w = std::max(0.f, std::min(a.x2, b.x2) - std::max(a.x1, b.x1) + 1);
     const float h = std::max(0.f, std::min(a.y2, b.y2) - std::max(a.y1, b.y1) + 1);
@@ -94,6 +132,18 @@ void squared(std::vector<FaceCandidate> &boxes) {
     }
 }
 
+// The pyramid's first scale for faces from `min_face` pixels up: 12 / min_face up to 20 px faces;
+// above, the first of a fixed ladder (20 px faces, then each step 0.709 of the one before, as the
+// pyramid's own steps) that looks for faces no smaller than asked, so from min_face to 1.41 times
+// min_face up. A face size asked for that changes a little from look to look (the smallest face
+// found, halved) then gives the same pictures, and the networks meet the same input sizes again:
+// the inference engine prepares each new size once (about 2 ms a size for P-Net), not at each look.
+float pyramid_start(float min_face) {
+    if (min_face <= 20.f) return 12.f / min_face;
+    const float steps = std::ceil(std::log(min_face / 20.f) / std::log(1 / 0.709f) - 1e-4f);
+    return 12.f / 20.f * std::pow(0.709f, steps);
+}
+
 // One picture of the pyramid, shrunk by `sx` horizontally and `sy` vertically: the full-size
 // picture first, as given (8-bit BGR, `transposed` false), then smaller ones as the networks
 // look at them (8-bit RGB, transposed). Only the crops cut from the full-size picture are turned
@@ -109,13 +159,18 @@ struct PyramidLevel {
 // `threshold`, with their regression (output `reg_name`) and probability (`prob_name`). Each
 // crop is cut from the smallest level of `pyramid` where the box is still `size` px or more: a
 // close-up face's box is shrunk from a few hundred pixels, not from the full picture's.
-std::vector<FaceCandidate> stage(cv::dnn::Net &net, const std::vector<PyramidLevel> &pyramid, const std::vector<FaceCandidate> &boxes, int size,
-                                 const char *reg_name, const char *prob_name, float threshold) {
+std::vector<FaceCandidate> stage(cv::dnn::Net &net, const dcv_network_runner *runner, const std::vector<PyramidLevel> &pyramid,
+                                 const std::vector<FaceCandidate> &boxes, int size, const char *reg_name, const char *prob_name,
+                                 float threshold) {
     std::vector<FaceCandidate> kept;
     if (boxes.empty()) return kept;
     const int n = (int)boxes.size();
-    int dims[4] = {n, size, size, 3};
-    cv::Mat batch(4, dims, CV_32F);
+    // The batch padded with empty crops to a power of two: a few batch sizes, each prepared once
+    // by the engine, instead of one for each count of boxes.
+    int padded = 1;
+    while (padded < n) padded *= 2;
+    int dims[4] = {padded, size, size, 3};
+    cv::Mat batch(4, dims, CV_32F, cv::Scalar(0));
     for (int i = 0; i < n; ++i) {
         const auto &b = boxes[i];
         const float bw = b.x2 - b.x1 + 1, bh = b.y2 - b.y1 + 1;
@@ -137,16 +192,14 @@ std::vector<FaceCandidate> stage(cv::dnn::Net &net, const std::vector<PyramidLev
         cv::Mat slot(size, size, CV_32FC3, batch.ptr<float>(i));
         small.convertTo(slot, CV_32FC3, 0.0078125, -127.5 * 0.0078125);
     }
-    net.setInput(batch);
-    std::vector<cv::Mat> outs;
-    net.forward(outs, std::vector<cv::String>{reg_name, prob_name});
-    const cv::Mat reg = outs[0].reshape(1, n), prob = outs[1].reshape(1, n);
+    const StageOutputs outs = run_network(net, runner, batch, reg_name, prob_name);
+    // n x 4 and n x 2.
     for (int i = 0; i < n; ++i) {
-        const float p = prob.at<float>(i, 1);
+        const float p = outs.prob[i * 2 + 1];
         if (p < threshold) continue;
         FaceCandidate b = boxes[i];
         b.score = p;
-        for (int k = 0; k < 4; ++k) b.reg[k] = reg.at<float>(i, k);
+        for (int k = 0; k < 4; ++k) b.reg[k] = outs.reg[i * 4 + k];
         kept.push_back(b);
     }
     return kept;
@@ -174,6 +227,11 @@ void dcv_mtcnn_destroy(dcv_mtcnn *net) { delete net; }
 
 int dcv_mtcnn_detect(dcv_mtcnn *net, const dcv_image *image, float min_face, const float *thresholds, dcv_box *out,
                      int capacity, dcv_status *status) {
+    return dcv_mtcnn_detect_with(net, nullptr, image, min_face, thresholds, out, capacity, status);
+}
+
+int dcv_mtcnn_detect_with(dcv_mtcnn *net, const dcv_network_runner *runners, const dcv_image *image, float min_face,
+                          const float *thresholds, dcv_box *out, int capacity, dcv_status *status) {
     return guarded<int>(status, -1, [&]() -> int {
         if (net == nullptr || !usable(image, status) || out == nullptr || thresholds == nullptr || capacity < 0 ||
             !(min_face >= 12) || image->mat.channels() != 3) {
@@ -188,7 +246,7 @@ int dcv_mtcnn_detect(dcv_mtcnn *net, const dcv_image *image, float min_face, con
         std::vector<FaceCandidate> proposals;
         const int shortest = std::min(cols, rows);
         std::vector<PyramidLevel> pyramid{{image->mat, 1.f, 1.f, false}};
-        for (float scale = 12.f / min_face; shortest * scale >= 12; scale *= 0.709f) {
+        for (float scale = pyramid_start(min_face); shortest * scale >= 12; scale *= 0.709f) {
             const int w = (int)std::ceil(cols * scale), h = (int)std::ceil(rows * scale);
             cv::Mat scaled;
             if (pyramid.size() == 1) {
@@ -200,12 +258,11 @@ int dcv_mtcnn_detect(dcv_mtcnn *net, const dcv_image *image, float min_face, con
                 cv::resize(pyramid.back().picture, scaled, cv::Size(h, w), 0, 0, cv::INTER_AREA);
             }
             pyramid.push_back({scaled, (float)w / cols, (float)h / rows, true});
-            net->pnet.setInput(mtcnn_input(scaled));
-            std::vector<cv::Mat> outs;
-            net->pnet.forward(outs, std::vector<cv::String>{"conv2d_4", "softmax"});
+            cv::Mat blob = mtcnn_input(scaled);
+            const StageOutputs outs = run_network(net->pnet, runners ? &runners[0] : nullptr, blob, "conv2d_4", "softmax");
             // Outputs are 1 x W' x H' x C: indexed by the cell's x, then its y.
-            const int cw = outs[1].size[1], ch = outs[1].size[2];
-            const float *reg = outs[0].ptr<float>(), *prob = outs[1].ptr<float>();
+            const int cw = (int)outs.prob_shape[1], ch = (int)outs.prob_shape[2];
+            const float *reg = outs.reg, *prob = outs.prob;
             std::vector<FaceCandidate> at_scale;
             for (int cx = 0; cx < cw; ++cx) {
                 for (int cy = 0; cy < ch; ++cy) {
@@ -225,12 +282,12 @@ int dcv_mtcnn_detect(dcv_mtcnn *net, const dcv_image *image, float min_face, con
         refine(proposals, false);
         squared(proposals);
         // Refinement: R-Net on 24x24 crops.
-        auto refined = stage(net->rnet, pyramid, proposals, 24, "dense_2", "softmax_1", thresholds[1]);
+        auto refined = stage(net->rnet, runners ? &runners[1] : nullptr, pyramid, proposals, 24, "dense_2", "softmax_1", thresholds[1]);
         refined = suppress(refined, 0.7f, false);
         refine(refined, true);
         squared(refined);
         // Output: O-Net on 48x48 crops.
-        auto faces = stage(net->onet, pyramid, refined, 48, "dense_5", "softmax_2", thresholds[2]);
+        auto faces = stage(net->onet, runners ? &runners[2] : nullptr, pyramid, refined, 48, "dense_5", "softmax_2", thresholds[2]);
         refine(faces, true);
         faces = suppress(faces, 0.7f, true);
         int count = 0;

@@ -27,6 +27,7 @@ typedef struct {
     __typeof__(ov_compiled_model_get_property) *compiled_model_get_property;
     __typeof__(ov_compiled_model_free) *compiled_model_free;
     __typeof__(ov_infer_request_get_input_tensor_by_index) *infer_request_get_input_tensor_by_index;
+    __typeof__(ov_infer_request_set_input_tensor_by_index) *infer_request_set_input_tensor_by_index;
     __typeof__(ov_infer_request_get_output_tensor_by_index) *infer_request_get_output_tensor_by_index;
     __typeof__(ov_infer_request_infer) *infer_request_infer;
     __typeof__(ov_infer_request_free) *infer_request_free;
@@ -35,6 +36,8 @@ typedef struct {
     __typeof__(ov_tensor_get_size) *tensor_get_size;
     __typeof__(ov_tensor_get_element_type) *tensor_get_element_type;
     __typeof__(ov_tensor_free) *tensor_free;
+    __typeof__(ov_tensor_create_from_host_ptr) *tensor_create_from_host_ptr;
+    __typeof__(ov_shape_create) *shape_create;
     __typeof__(ov_shape_free) *shape_free;
     __typeof__(ov_free) *free_string;
     __typeof__(ov_get_error_info) *get_error_info;
@@ -117,6 +120,7 @@ dengine_engine *dengine_engine_open(const char *library_folder, dengine_status *
     LOOK_UP(compiled_model_get_property, ov_compiled_model_get_property);
     LOOK_UP(compiled_model_free, ov_compiled_model_free);
     LOOK_UP(infer_request_get_input_tensor_by_index, ov_infer_request_get_input_tensor_by_index);
+    LOOK_UP(infer_request_set_input_tensor_by_index, ov_infer_request_set_input_tensor_by_index);
     LOOK_UP(infer_request_get_output_tensor_by_index, ov_infer_request_get_output_tensor_by_index);
     LOOK_UP(infer_request_infer, ov_infer_request_infer);
     LOOK_UP(infer_request_free, ov_infer_request_free);
@@ -125,6 +129,8 @@ dengine_engine *dengine_engine_open(const char *library_folder, dengine_status *
     LOOK_UP(tensor_get_size, ov_tensor_get_size);
     LOOK_UP(tensor_get_element_type, ov_tensor_get_element_type);
     LOOK_UP(tensor_free, ov_tensor_free);
+    LOOK_UP(tensor_create_from_host_ptr, ov_tensor_create_from_host_ptr);
+    LOOK_UP(shape_create, ov_shape_create);
     LOOK_UP(shape_free, ov_shape_free);
     LOOK_UP(free_string, ov_free);
     LOOK_UP(get_error_info, ov_get_error_info);
@@ -197,7 +203,12 @@ dengine_network *dengine_network_open(dengine_engine *engine, const char *model_
     network->api = api;
     network->compiled = compiled;
     code = api->compiled_model_create_infer_request(compiled, &network->request);
-    if (code == OK) code = api->infer_request_get_input_tensor_by_index(network->request, 0, &network->input);
+    // A model left with its own dynamic input has no input buffer until one is given
+    // (dengine_network_run_on).
+    if (code == OK) {
+        code = api->infer_request_get_input_tensor_by_index(network->request, 0, &network->input);
+        if (code != OK && rank == 0) { network->input = NULL; code = OK; }
+    }
     if (code != OK) {
         set_engine_status(api, status, "creating the inference request", code);
         dengine_network_destroy(network);
@@ -219,6 +230,7 @@ void dengine_network_destroy(dengine_network *network) {
 
 float *dengine_network_input(dengine_network *network, size_t *count, dengine_status *status) {
     const dengine_api *api = network->api;
+    if (!network->input) { set_status(status, "the network's input shape is dynamic: give it one with each run"); return NULL; }
     ov_element_type_e type;
     ov_status_e code = api->tensor_get_element_type(network->input, &type);
     if (code == OK && type != F32) { set_status(status, "the model's input is not float32"); return NULL; }
@@ -233,6 +245,27 @@ int dengine_network_run(dengine_network *network, dengine_status *status) {
     ov_status_e code = network->api->infer_request_infer(network->request);
     if (code != OK) { set_engine_status(network->api, status, "running the network", code); return -1; }
     return 0;
+}
+
+int dengine_network_run_on(dengine_network *network, float *input, const int64_t *shape, int rank, dengine_status *status) {
+    const dengine_api *api = network->api;
+    if (!input || !shape || rank <= 0) { set_status(status, "no input or no shape"); return -1; }
+    ov_shape_t dims = {0};
+    ov_tensor_t *tensor = NULL;
+    ov_status_e code = api->shape_create(rank, shape, &dims);
+    if (code == OK) {
+        code = api->tensor_create_from_host_ptr(F32, dims, input, &tensor);
+        api->shape_free(&dims);
+    }
+    if (code == OK) code = api->infer_request_set_input_tensor_by_index(network->request, 0, tensor);
+    if (tensor) api->tensor_free(tensor);
+    if (code != OK) { set_engine_status(api, status, "giving the network its input", code); return -1; }
+    // The outputs' shapes follow the input's: their tensors are asked for again after this run.
+    for (size_t i = 0; i < sizeof network->outputs / sizeof network->outputs[0]; i++) {
+        if (network->outputs[i]) api->tensor_free(network->outputs[i]);
+        network->outputs[i] = NULL;
+    }
+    return dengine_network_run(network, status);
 }
 
 const float *dengine_network_output(dengine_network *network, int index, int64_t *shape, int shape_capacity, int *rank,

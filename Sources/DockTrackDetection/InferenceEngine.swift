@@ -122,6 +122,15 @@ package final class EngineNetwork {
         if dengine_network_run(handle, &status) != 0 { throw .failed(detector: detector, reason: status.text) }
     }
 
+    /// Runs the network on `input`, read in place, of shape `shape`: for a network opened with an
+    /// empty `inputShape` whose model leaves its input size open (MTCNN's networks).
+    package func run(on input: UnsafeMutablePointer<Float>, shape: [Int], detector: String) throws(DetectorError) {
+        var status = dengine_status()
+        let dims = shape.map(Int64.init)
+        let code = dims.withUnsafeBufferPointer { dengine_network_run_on(handle, input, $0.baseAddress, Int32($0.count), &status) }
+        if code != 0 { throw .failed(detector: detector, reason: status.text) }
+    }
+
     /// Output `index` of the last run: its values (valid until the next run) and its shape.
     package func output(_ index: Int, detector: String) throws(DetectorError) -> (values: UnsafeBufferPointer<Float>, shape: [Int]) {
         var shape = [Int64](repeating: 0, count: 8)

@@ -357,6 +357,18 @@ int dcv_onet_input(const dcv_image *image, float x, float y, float width, float 
 
 /* ---- faces with the whole MTCNN cascade (ONNX) ------------------------------------------- */
 
+/* A network the caller runs on its own inference engine, for a stage of a cascade the shim
+ * drives (the shim builds each input and reads the outputs; it never sees the engine). `run`
+ * takes `input` (float32, `rank` dimensions in `shape`), runs the network, and points
+ * outputs[i] at output i's data and writes its shape into output_shapes[4 * i ...] (4
+ * dimensions, fewer filled with 1 in front), for i < output_count; the data stays valid until
+ * the next call. Returns 0, or -1 with `status` filled. */
+typedef struct dcv_network_runner {
+    void *context;
+    int (*run)(void *context, float *input, const int64_t *shape, int rank, int output_count,
+               const float **outputs, int64_t *output_shapes, dcv_status *status);
+} dcv_network_runner;
+
 typedef struct dcv_mtcnn dcv_mtcnn;
 
 /* Loads MTCNN's proposal, refine and output networks (P-Net, R-Net, O-Net, converted from Keras:
@@ -365,12 +377,17 @@ dcv_mtcnn *dcv_mtcnn_open(const char *pnet_path, const char *rnet_path, const ch
                           dcv_status *status);
 void dcv_mtcnn_destroy(dcv_mtcnn *net);
 /* The MTCNN cascade (Zhang et al. 2016): P-Net over an image pyramid from faces of min_face
- * pixels up (scale factor 0.709), non-maximum suppression, R-Net on 24x24 crops, O-Net on 48x48
+ * pixels up (scale factor 0.709; above 20 px, the pyramid starts on a fixed ladder of scales, so
+ * faces from min_face to 1.41 times min_face up), non-maximum suppression, R-Net on 24x24 crops, O-Net on 48x48
  * crops, each stage keeping boxes whose face probability reaches its threshold (thresholds[3],
  * e.g. 0.6, 0.7, 0.7) and refining them by its box regression. Writes up to capacity boxes
  * (pixels, top-left origin, O-Net's probability as score). Returns the count, or -1. */
 int dcv_mtcnn_detect(dcv_mtcnn *net, const dcv_image *image, float min_face,
                      const float *thresholds, dcv_box *out, int capacity, dcv_status *status);
+/* The same cascade with its networks run by `runners` (P-Net, R-Net, O-Net; outputs: box
+ * regression first, then face probability), in place of OpenCV's DNN. */
+int dcv_mtcnn_detect_with(dcv_mtcnn *net, const dcv_network_runner *runners, const dcv_image *image, float min_face,
+                          const float *thresholds, dcv_box *out, int capacity, dcv_status *status);
 
 /* ---- single-object visual trackers (opencv_contrib tracking module) ---------------------- */
 

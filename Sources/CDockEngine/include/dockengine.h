@@ -58,6 +58,11 @@ void dengine_network_destroy(dengine_network *network);
 float *dengine_network_input(dengine_network *network, size_t *count, dengine_status *status);
 /// Runs the network on its input buffer (synchronously). 0 on success, -1 on failure.
 int dengine_network_run(dengine_network *network, dengine_status *status);
+/// Runs the network on `input` (float32, `rank` dimensions in `shape`), the caller's buffer, read
+/// in place: for a network opened with rank 0 whose model's input size is not fixed (MTCNN's
+/// proposal network over each picture of a pyramid). The buffer must stay alive and unchanged
+/// until the run returns. 0 on success, -1 on failure.
+int dengine_network_run_on(dengine_network *network, float *input, const int64_t *shape, int rank, dengine_status *status);
 /// Output `index` after a run: its float32 data (owned by the network, valid until the next
 /// run), and its shape in `shape` (at most `shape_capacity` dimensions; their number in
 /// `rank`). NULL on failure (no such output, not float32, or more dimensions than room).

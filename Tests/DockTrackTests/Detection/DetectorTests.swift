@@ -27,6 +27,26 @@ import Testing
         #expect(found.contains { portrait.face.isInside($0.rect, of: size) }, "\(detector) on \(portrait.file): \(found)")
     }
 
+    /// MTCNN's networks on the inference engine find the faces OpenCV's DNN finds with the same
+    /// networks (the reference), at the same places and probabilities: a group photo, the
+    /// a frame of the close-up with two faces, the dogs (no face either way).
+    @Test(arguments: ["faces/2008_001322.jpg", "Megamind.avi", "faces/dogs.jpg"])
+    func theCascadeOnTheEngineFindsWhatOpenCVsDNNFinds(file: String) throws {
+        let image = try file.hasSuffix(".avi") ? Fixtures.frames(of: Fixtures.sample(file))[19].image : Image(contentsOf: Fixtures.sample(file))
+        var reference = MTCNNFaceDetector.Params()
+        reference.onEngine = false
+        let byOpenCV = try MTCNNFaceDetector(models: Fixtures.models, params: reference).detect(in: image, minimumConfidence: 0.3)
+        let byEngine = try MTCNNFaceDetector(models: Fixtures.models).detect(in: image, minimumConfidence: 0.3)
+        #expect(byEngine.count == byOpenCV.count, "\(file): engine \(byEngine), OpenCV \(byOpenCV)")
+        for face in byOpenCV {
+            let overlaps: [Double] = byEngine.map { $0.rect.intersectionOverUnion(face.rect) }
+            let best = overlaps.indices.max { overlaps[$0] < overlaps[$1] }
+            let same = best.map { overlaps[$0] > 0.95 && abs(byEngine[$0].confidence - face.confidence) < 0.02 } ?? false
+            #expect(same, "\(file): \(face) found by OpenCV, by the engine \(byEngine)")
+        }
+        if !file.hasPrefix("faces/dogs") { #expect(!byOpenCV.isEmpty, "\(file): no face found at all") }
+    }
+
     @Test func faceRectUsesTheLowerLeftOrigin() throws {
         // Messi's face is in the top third of the picture: with the origin at the lower-left its
         // unit rect lies high (y near 0.6...0.75); a flipped origin would put it near 0.25...0.4.
