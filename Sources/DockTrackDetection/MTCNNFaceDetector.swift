@@ -23,7 +23,8 @@ package final class MTCNNFaceDetector: RegionLimitedDetector, SmallestFaceDetect
         /// the cost grows with the frame's area, 1.1 s for 1920x1418 on 2 cores.
         package var maximumWorkingWidth = 1920
         /// R-Net, O-Net, and P-Net on the whole picture, run by the inference engine (OpenCV's
-        /// DNN runs them all when false: the reference the engine's faces are compared with).
+        /// DNN runs them all when false, the reference the engine's faces are compared with, and
+        /// when the engine is missing).
         package var onEngine = true
         package init() {}
     }
@@ -59,9 +60,15 @@ package final class MTCNNFaceDetector: RegionLimitedDetector, SmallestFaceDetect
         for file in files where !ModelStore.fileExists(file) { throw .modelMissing(path: file, hint: models.modelsHint) }
         net = try loadModel(files[0], hint: models.modelsHint) { dcv_mtcnn_open(files[0], files[1], files[2], $0) }
         var networks: [EngineNetwork] = []
-        for file in files {
-            networks.append(try InferenceEngine.shared().network(model: file, inputShape: [], threads: 1, precision: .f32,
-                                                                 hint: models.modelsHint))
+        do {
+            for file in files {
+                networks.append(try InferenceEngine.shared().network(model: file, inputShape: [], threads: 1, precision: .f32,
+                                                                     hint: models.modelsHint))
+            }
+        } catch .engineMissing {
+            // Without the engine (not installed, DOCKTRACK_OPENVINO elsewhere), OpenCV's DNN runs
+            // the cascade: the faces are the same, found more slowly.
+            networks = []
         }
         self.networks = networks
         self.params = params
@@ -106,9 +113,9 @@ package final class MTCNNFaceDetector: RegionLimitedDetector, SmallestFaceDetect
             // at every look, where OpenCV's DNN costs less.
             let whole = areas == nil
             let boxes = try withExtendedLifetime(networks) { () throws(DetectorError) in
-                var runners = networks.map { dcv_network_runner(context: Unmanaged.passUnretained($0).toOpaque(), run: runCascadeNetwork) }
-                if !whole { runners[0].run = nil }
-                let onEngine = params.onEngine
+                let onEngine = params.onEngine && networks.count == 3
+                var runners = onEngine ? networks.map { dcv_network_runner(context: Unmanaged.passUnretained($0).toOpaque(), run: runCascadeNetwork) } : []
+                if onEngine && !whole { runners[0].run = nil }
                 return try detectBoxes(name) { out, capacity, status in
                     dcv_mtcnn_detect_with(net, onEngine ? runners : nil, part.handle, minimumFace, &thresholds, out, capacity, status)
                 }
