@@ -63,7 +63,7 @@ public final class AudioFileSource: AudioSource {
     /// is told once and `stopping` ends the wait (as ``MediaFile/open(_:waiting:stopping:)``).
     public init(path: String, sampleRate: Int = VoiceActivityDetector.sampleRate,
                 waiting: ((String) -> Void)? = nil,
-                stopping: () -> Bool = { RunInterruption.requested }) throws(AudioError) {
+                stopping: () -> Bool = { false }) throws(AudioError) {
         guard FileManager.default.fileExists(atPath: path) else { throw .fileNotFound(path: path) }
         let heldOpen: Int32?
         do { heldOpen = try NamedPipeInput.heldForWriter(path, waiting: waiting ?? NamedPipeInput.tellOnStandardError, stopping: stopping) } catch {

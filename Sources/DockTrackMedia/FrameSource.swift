@@ -94,9 +94,10 @@ public enum MediaFile {
     ///
     /// A named pipe (FIFO) is read as a stream once a writer has sent something into it; until
     /// then `waiting` is told once (`nil`: a line on standard error) and the wait ends with
-    /// an error when `stopping` says so (by default on SIGINT or SIGTERM, ``RunInterruption``).
+    /// an error when `stopping` says so (by default never: an executable passes its signals',
+    /// ``RunInterruption``; the library does not look at them itself).
     public static func open(_ path: String, waiting: ((String) -> Void)? = nil,
-                            stopping: () -> Bool = { RunInterruption.requested }) throws(FrameSourceError) -> any FrameSource {
+                            stopping: () -> Bool = { false }) throws(FrameSourceError) -> any FrameSource {
         if NetworkStream.isURL(path) {
             do { return try NetworkStream(url: path) } catch { throw .camera(error) }
         }

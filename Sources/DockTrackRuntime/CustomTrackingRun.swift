@@ -15,7 +15,7 @@ package enum CustomTrackingRun {
     /// driving its dock.
     package static func run(_ configuration: TrackConfiguration, notes: @escaping @Sendable (String) -> Void,
                            commands: (@Sendable (String) throws -> Void)?,
-                           stopping: @escaping @Sendable () -> Bool = { RunInterruption.requested }) throws {
+                           stopping: @escaping @Sendable () -> Bool) throws {
         guard case .observations(let path) = configuration.input else {
             throw TrackSetupError("custom tracking reads observations, not \(configuration.input)")
         }

@@ -4,7 +4,8 @@ import DockTrackSystem
 import Foundation
 import Synchronization
 
-/// A live run's stop conditions (Ctrl-C, --duration) and its capture-to-output latencies.
+/// A live run's own end (--duration) and its capture-to-output latencies. A stop asked for
+/// from outside (Ctrl-C) is the run's `stopping`, passed in by its owner.
 package final class LiveRun {
     package let source: any LiveFrameSource
     package let started = MonotonicClock.now()
@@ -26,7 +27,7 @@ package final class LiveRun {
     }
 
     package var shouldStop: Bool {
-        RunInterruption.requested || duration.map { MonotonicClock.now() - started >= $0 } ?? false
+        duration.map { MonotonicClock.now() - started >= $0 } ?? false
     }
 
     /// "capture to command latency p50 12.3 ms, p99 45.6 ms over N frames; M frames dropped".

@@ -136,7 +136,7 @@ public final class TrackSession {
     /// Runs to the end of the input, a live run's end, `stopping` (asked between frames) or the
     /// preview window's closing; the dock is left still however it ends (an error included, which
     /// is thrown after). `onFrame` is told the frames done so far.
-    public func run(stopping: @escaping () -> Bool = { RunInterruption.requested },
+    public func run(stopping: @escaping () -> Bool,
                     onFrame: (Int) -> Void = { _ in }) throws -> Summary {
         defer { close() }
         let started = MonotonicClock.now()

@@ -19,13 +19,17 @@ extension TrackSession {
     /// control server, the outputs) and makes the session that runs them. `notes` gets what a
     /// person watching the run is told (a camera opened or lost, an audio route changed, the
     /// control server's lines); `commands` the command stream's lines when the dock is `-`.
+    /// `stopping` ends a wait for the input (a named pipe's writer) early: what stops the run
+    /// after (``run(stopping:onFrame:)``), passed in by the owner of the run (the library never
+    /// looks at signals itself).
     public convenience init(opening configuration: TrackConfiguration, notes: @escaping @Sendable (String) -> Void,
-                            commands: (@Sendable (String) throws -> Void)? = nil) throws {
-        let source = try configuration.input.open(configuration.live, notes: notes)
+                            commands: (@Sendable (String) throws -> Void)? = nil,
+                            stopping: @escaping @Sendable () -> Bool = { false }) throws {
+        let source = try configuration.input.open(configuration.live, notes: notes, stopping: stopping)
         var owned: (any LiveFrameSource)? = source as? any LiveFrameSource
         defer { owned?.stop() }
         let liveRun = LiveRun(source, duration: configuration.live.duration)
-        let pipeline = try configuration.perception.pipeline(for: source, input: configuration.input, notes: notes)
+        let pipeline = try configuration.perception.pipeline(for: source, input: configuration.input, notes: notes, stopping: stopping)
         var pipelineOwned: TrackingPipeline? = pipeline
         defer { pipelineOwned?.worker?.stop() }
         let framingParams = configuration.framingParams(for: source.info.size)
@@ -65,7 +69,7 @@ extension TrackSession {
             }
         }
         let overview = try configuration.overview.map { setup throws in
-            try OverviewRun.open(setup, configuration: configuration, framing: loop.controller.params, notes: notes)
+            try OverviewRun.open(setup, configuration: configuration, framing: loop.controller.params, notes: notes, stopping: stopping)
         }
         owned = nil
         pipelineOwned = nil
@@ -87,10 +91,11 @@ package struct OverviewRun {
 
     /// Opens the overview's source and starts watching it, for a run framing with `framing`.
     static func open(_ setup: TrackConfiguration.OverviewSetup, configuration: TrackConfiguration,
-                     framing: FramingController.Params, notes: @escaping @Sendable (String) -> Void) throws -> OverviewRun {
+                     framing: FramingController.Params, notes: @escaping @Sendable (String) -> Void,
+                     stopping: () -> Bool) throws -> OverviewRun {
         let source: any FrameSource
         do {
-            source = try setup.input.open(configuration.live, notes: { notes("overview: \($0)") })
+            source = try setup.input.open(configuration.live, notes: { notes("overview: \($0)") }, stopping: stopping)
         } catch {
             throw TrackSetupError("--overview: \(error)")
         }
@@ -146,15 +151,17 @@ extension TrackControlServer {
 
 extension TrackConfiguration.Input {
     /// The source: a camera or a stream started (waited for and resumed when lost, with
-    /// `live.reconnect`), or the file.
-    package func open(_ live: TrackConfiguration.LiveOptions, notes: @escaping @Sendable (String) -> Void) throws -> any FrameSource {
+    /// `live.reconnect`), or the file (a named pipe waited for until it has a writer or
+    /// `stopping` says so).
+    package func open(_ live: TrackConfiguration.LiveOptions, notes: @escaping @Sendable (String) -> Void,
+                      stopping: () -> Bool) throws -> any FrameSource {
         switch self {
         case .file(let path) where live.loop:
-            let file = try MediaFile.open(path)
+            let file = try MediaFile.open(path, stopping: stopping)
             guard file.info.kind == .video else { return file }  // a picture is one frame, looped or not
             return LoopedFile(path: path, source: file, framesPerSecond: file.info.framesPerSecond ?? 30)
         case .file(let path):
-            return try MediaFile.open(path)
+            return try MediaFile.open(path, stopping: stopping)
         case .observations(let path):
             throw TrackSetupError("\(path): observations are tracked by CustomTrackingRun, not read as pictures")
         case .stream(let url):
@@ -203,7 +210,7 @@ extension TrackConfiguration.Perception {
     /// fused with, re-detection between detections; live input detects on a thread of its own
     /// unless told otherwise.
     package func pipeline(for source: any FrameSource, input: TrackConfiguration.Input,
-                         notes: @escaping @Sendable (String) -> Void) throws -> TrackingPipeline {
+                         notes: @escaping @Sendable (String) -> Void, stopping: () -> Bool) throws -> TrackingPipeline {
         if threads > 0 { OpenCVRuntime.threads = threads }
         let detector = try DetectorCatalog.make(detector, models: models)
         try detector.prepare(for: source.info.size)
@@ -227,7 +234,7 @@ extension TrackConfiguration.Perception {
         if source.info.kind == .image { trackerParams.hitsToConfirm = 1 }
         let pipeline = TrackingPipeline(detector: detector, cues: cues, params: params, tracker: trackerParams,
                                         identifiers: sequentialIdentifiers ? .sequential : .random)
-        if cues != nil { pipeline.listener = try audio.listener(for: source, input: input, notes: notes) }
+        if cues != nil { pipeline.listener = try audio.listener(for: source, input: input, notes: notes, stopping: stopping) }
         if redetection { try pipeline.redetect(models: models) }
         if reidentification { try pipeline.reidentify(models: models) }
         return pipeline
@@ -236,8 +243,9 @@ extension TrackConfiguration.Perception {
 
 extension TrackConfiguration.AudioChoice {
     /// The sound to fuse into speaking confidence; `nil`: the picture alone.
+    /// A sound file that is a named pipe is waited for until it has a writer or `stopping` says so.
     package func listener(for source: any FrameSource, input: TrackConfiguration.Input,
-                         notes: @escaping @Sendable (String) -> Void) throws -> SpeechListener? {
+                         notes: @escaping @Sendable (String) -> Void, stopping: () -> Bool) throws -> SpeechListener? {
         let announce: (AudioRouteChange) -> Void = { notes("\($0)") }
         let live = source as? any LiveFrameSource
         let inputs = { ALSAInputSystem(clockOrigin: live?.clockOrigin ?? MonotonicClock.now()) }
@@ -246,7 +254,7 @@ extension TrackConfiguration.AudioChoice {
             return nil
         case .auto where live == nil:
             // The video's own audio track, when it has one.
-            guard case .file(let path) = input, let file = try? AudioFileSource(path: path) else { return nil }
+            guard case .file(let path) = input, let file = try? AudioFileSource(path: path, stopping: stopping) else { return nil }
             return SpeechListener(.file(file))
         case .auto where PipeWireRouteWatcher.isAvailable():
             return SpeechListener(.live(AudioRouter(system: PipeWireInputSystem(clockOrigin: live?.clockOrigin ?? MonotonicClock.now()))),
@@ -267,7 +275,7 @@ extension TrackConfiguration.AudioChoice {
             return SpeechListener(.live(router), onRouteChange: announce)
         case .file(let path):
             do {
-                return SpeechListener(.file(try AudioFileSource(path: path)))
+                return SpeechListener(.file(try AudioFileSource(path: path, stopping: stopping)))
             } catch {
                 throw TrackSetupError(error.description)
             }

@@ -40,11 +40,11 @@ package enum VirtualCameraRun {
     /// `size` until the input ends or `stopping`.
     package static func run(_ configuration: TrackConfiguration, name: String, size: ImageSize,
                            notes: @escaping @Sendable (String) -> Void,
-                           stopping: @escaping () -> Bool = { RunInterruption.requested }) throws -> Summary {
-        var source = try configuration.input.open(configuration.live, notes: notes)
+                           stopping: @escaping @Sendable () -> Bool) throws -> Summary {
+        var source = try configuration.input.open(configuration.live, notes: notes, stopping: stopping)
         defer { (source as? any LiveFrameSource)?.stop() }
         let liveRun = LiveRun(source, duration: configuration.live.duration)
-        let pipeline = try configuration.perception.pipeline(for: source, input: configuration.input, notes: notes)
+        let pipeline = try configuration.perception.pipeline(for: source, input: configuration.input, notes: notes, stopping: stopping)
         defer { pipeline.worker?.stop() }
         let framesPerSecond = source.info.framesPerSecond ?? 30
         let output: VirtualCameraOutput

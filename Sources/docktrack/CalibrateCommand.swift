@@ -61,8 +61,8 @@ struct CalibrateCommand: ParsableCommand {
             let notes: @Sendable (String) -> Void = { printError("docktrack: \($0)") }
             var live = TrackConfiguration.LiveOptions()
             live.frameTimeout = 10
-            let dockCamera = try TrackConfiguration.Input.named(camera).open(live, notes: notes)
-            let overviewCamera = try TrackConfiguration.Input.named(overview).open(live, notes: notes)
+            let dockCamera = try TrackConfiguration.Input.named(camera).open(live, notes: notes, stopping: { RunInterruption.requested })
+            let overviewCamera = try TrackConfiguration.Input.named(overview).open(live, notes: notes, stopping: { RunInterruption.requested })
             defer {
                 (dockCamera as? any LiveFrameSource)?.stop()
                 (overviewCamera as? any LiveFrameSource)?.stop()

@@ -129,7 +129,7 @@ struct ReframeCommand: ParsableCommand {
 
     /// Reframes `input` into `output`.
     func reframe() throws -> ReframeRun.Summary {
-        let source = try MediaFile.open(input)
+        let source = try MediaFile.open(input, stopping: { RunInterruption.requested })
         guard source.info.kind == .video || source is NetworkStream else { throw ToolError("\(input) is not a video") }
         var settings = ReframeRun.Settings()
         settings.aspect = aspect.flatMap(Self.parseAspect)
@@ -153,7 +153,7 @@ struct ReframeCommand: ParsableCommand {
         let cues = noFaceCues ? nil : FaceCueEstimator(landmarks: try FaceLandmarkDetector(models: models))
         let pipeline = TrackingPipeline(detector: try model.make(detector), cues: cues, params: params,
                                         identifiers: sequentialIdentifiers ? .sequential : .random)
-        if cues != nil, let sound = try? AudioFileSource(path: input) { pipeline.listener = SpeechListener(.file(sound)) }
+        if cues != nil, let sound = try? AudioFileSource(path: input, stopping: { RunInterruption.requested }) { pipeline.listener = SpeechListener(.file(sound)) }
         try pipeline.redetect(models: models)
 
         let run = ReframeRun(input: input, output: output, source: source, settings: settings, pipeline: pipeline,

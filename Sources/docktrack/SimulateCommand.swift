@@ -84,7 +84,7 @@ struct SimulateCommand: ParsableCommand {
     func run() throws {
         RunInterruption.install()
         try reportingErrors {
-            let source = try MediaFile.open(scene)
+            let source = try MediaFile.open(scene, stopping: { RunInterruption.requested })
             guard source.info.kind == .video else {
                 throw ToolError("\(scene) is a still image: simulate plays a video scene (the dock turns over time); for one picture use docktrack detect")
             }

@@ -95,10 +95,10 @@ struct TrackCommand: ParsableCommand {
             let commandStream = try output.commandStream()
             let commands: @Sendable (String) throws -> Void = { try commandStream?.write($0) }
             if observations != nil {
-                try CustomTrackingRun.run(configuration, notes: notes, commands: commands)
+                try CustomTrackingRun.run(configuration, notes: notes, commands: commands, stopping: { RunInterruption.requested })
             } else if let name = virtualCamera.virtualCamera {
                 let size = ReframeCommand.parseSize(virtualCamera.virtualCameraSize)!
-                notes("\(try VirtualCameraRun.run(configuration, name: name, size: size, notes: notes))")
+                notes("\(try VirtualCameraRun.run(configuration, name: name, size: size, notes: notes, stopping: { RunInterruption.requested }))")
             } else {
                 try track(configuration, notes: notes, commands: commands)
             }
@@ -109,7 +109,7 @@ struct TrackCommand: ParsableCommand {
     /// The session over a camera, a stream or a file, with progress and --summary.
     private func track(_ configuration: TrackConfiguration, notes: @escaping @Sendable (String) -> Void,
                        commands: @escaping @Sendable (String) throws -> Void) throws {
-        let session = try TrackSession(opening: configuration, notes: notes, commands: commands)
+        let session = try TrackSession(opening: configuration, notes: notes, commands: commands, stopping: { RunInterruption.requested })
         let page = try openControlPage(for: session, notes: notes)
         defer { page?.stop() }
         var progress = ProgressLine(total: session.source.info.frameCount.map { frames.selection.count(of: $0) })
@@ -118,7 +118,7 @@ struct TrackCommand: ParsableCommand {
             progress.finish()
             if output.summary { session.summary.lines.forEach { printError("docktrack: \($0)") } }
         }
-        _ = try session.run(onFrame: { progress.update(done: $0) })
+        _ = try session.run(stopping: { RunInterruption.requested }, onFrame: { progress.update(done: $0) })
         if let video = session.outputs.video { notes("annotated output written to \(video.path)") }
     }
 

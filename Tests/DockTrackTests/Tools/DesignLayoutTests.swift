@@ -106,6 +106,24 @@ import Testing
         #expect(rows == targets.filter { rows.contains($0) }, "DESIGN.md: \(rows); Package.swift: \(targets)")
     }
 
+    /// Signals belong to the executables: no library module reads ``RunInterruption`` (a run, a
+    /// wait for a named pipe's writer, a live run's end are stopped by what the caller passes in).
+    @Test func onlyTheExecutablesReadTheSignals() throws {
+        let folder = Fixtures.root.appendingPathComponent("Sources")
+        var readers: [String] = []
+        var counted = 0
+        for case let file as String in FileManager.default.enumerator(atPath: folder.path)! where file.hasSuffix(".swift") {
+            let module = file.split(separator: "/").first.map(String.init) ?? ""
+            guard !["docktrack", "docksim"].contains(module), file != "DockTrackSystem/RunInterruption.swift" else { continue }
+            counted += 1
+            let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
+            let code = text.split(separator: "\n").filter { !$0.trimmingCharacters(in: .whitespaces).hasPrefix("//") }
+            if code.contains(where: { $0.contains("RunInterruption") }) { readers.append(file) }
+        }
+        #expect(counted >= 150, "\(counted) files")
+        #expect(readers.isEmpty, "library files that read the signals: \(readers)")
+    }
+
     /// No source file is over 500 lines: a file says one thing (TrackControl.swift was 718 lines
     /// of three types, the shim's dockcv.cpp 1,594).
     @Test func noSourceFileIsOver500Lines() throws {
