@@ -264,23 +264,39 @@ import Glibc
         defer { _ = try? Self.camera(["stop", session]) }
         try #require(started.status == 0, "ip camera: \(started.stderr)")
         _ = try Self.pose(session, action: #"{"action":"zoom_to","value":0}"#)
-        let zoomer = Thread {
-            Thread.sleep(forTimeInterval: 3)
-            _ = try? Self.pose(session, action: #"{"action":"zoom_to","value":0.5}"#)
-            // 5 s zoomed: ipycam makes its 1920x1080 pictures at about 9 a second here, and 3 s
-            // gave 26 and 29 of them, under the 30 asked for below, on a busy machine.
-            Thread.sleep(forTimeInterval: 5)
-            _ = try? Self.pose(session, action: #"{"action":"zoom_to","value":0}"#)
+        // detect reads the stream while the camera zooms in and out; each zoom waits until detect
+        // has read enough pictures at the size before (not a fixed time: ipycam makes its
+        // 1920x1080 pictures at about 9 a second here, and fewer on a busy machine).
+        let output = folder.appendingPathComponent("detect.jsonl").path, errorsPath = folder.appendingPathComponent("detect.err").path
+        let outputFile = open(output, O_WRONLY | O_CREAT | O_TRUNC, 0o644), errorsFile = open(errorsPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        let pid = try ToolRun.spawn("/bin/bash", [Self.script, "run", session, Fixtures.tool, "detect", Self.stream, "-d", "dnn-face"],
+                                    environment: ["IPCAM_FPS": "15"], stdout: outputFile, stderr: errorsFile).get()
+        close(outputFile)
+        close(errorsFile)
+        var stopped = false
+        defer { if !stopped { kill(pid, SIGKILL); _ = ToolRun.wait(for: pid) } }
+        // Each picture's width and its first face's height (pictures with a face), as written so far.
+        func faces() -> [(width: Int, height: Double)] {
+            let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+            return text.split(separator: "\n").compactMap { line in
+                guard let record = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], let width = record["width"] as? Int,
+                      let face = (record["observations"] as? [[String: Any]])?.first, let rect = face["rect"] as? [String: Double] else { return nil }
+                return (width, rect["height"]!)
+            }
         }
-        zoomer.start()
-        let detect = try Self.camera(["run", session, Fixtures.tool, "detect", Self.stream, "-d", "dnn-face", "--end", "250"])
-        #expect(detect.status == 0, "\(detect.stderr)")
-        var faces: [(width: Int, height: Double)] = []
-        for line in detect.lines {
-            guard let record = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], let width = record["width"] as? Int,
-                  let face = (record["observations"] as? [[String: Any]])?.first, let rect = face["rect"] as? [String: Double] else { continue }
-            faces.append((width, rect["height"]!))
-        }
+        func count(_ width: Int) -> Int { faces().filter { $0.width == width }.count }
+        waitWhile(atMost: .seconds(120), every: .milliseconds(200)) { count(1280) <= 50 }
+        _ = try Self.pose(session, action: #"{"action":"zoom_to","value":0.5}"#)
+        waitWhile(atMost: .seconds(120), every: .milliseconds(200)) { count(1920) <= 30 }
+        let wideBefore = count(1280)
+        _ = try Self.pose(session, action: #"{"action":"zoom_to","value":0}"#)
+        waitWhile(atMost: .seconds(120), every: .milliseconds(200)) { count(1280) < wideBefore + 10 }
+        kill(pid, SIGTERM)
+        _ = ToolRun.wait(for: pid)
+        stopped = true
+        let faces = faces()
+        let errors = (try? String(contentsOfFile: errorsPath, encoding: .utf8)) ?? ""
+        #expect(!faces.isEmpty, "detect read nothing: \(errors)")
         let wide = faces.filter { $0.width == 1280 }, zoomed = faces.filter { $0.width == 1920 }
         #expect(wide.count > 50 && zoomed.count > 30, "pictures of each size: \(wide.count) wide, \(zoomed.count) zoomed")
         let wideFace = wide.map(\.height).max() ?? 0, zoomedFace = zoomed.map(\.height).min() ?? 0
