@@ -171,8 +171,9 @@ public enum FuzzTargets {
     public static func serveRequests(_ bytes: UnsafeBufferPointer<UInt8>) {
         let now = Mutex(0.0)
         let control = TrackControl(limits: .standard, home: .zero, clock: { now.withLock { $0 } })
-        guard var loop = try? FrameLoop(controller: FramingController(params: FramingController.Params()), dock: AnyDock(SimulatedDock()),
+        guard let loop = try? FrameLoop(controller: FramingController(params: FramingController.Params()), dock: AnyDock(SimulatedDock()),
                                         cameraOnDock: true) else { return }
+        var driver = RunDriver(loop: loop)
         let pipeline = TrackingPipeline(detector: nil, cues: nil, identifiers: .sequential)
         let custom = TrackingPipeline(detector: nil, cues: nil, identifiers: .sequential)
         var session = TrackControlSession(control: control,
@@ -182,9 +183,9 @@ public enum FuzzTargets {
         var lines = 0
         func frame() {
             let time = now.withLock { $0 += 0.05; return $0 }
-            let changes = control.changes(for: &loop, pipeline: pipeline, customTracking: custom, at: time)
-            loop.merge(changes, at: time)
-            guard let step = try? loop.step(capturedAt: time, perceive: { _ in try pipeline.process(observations: [face], at: time) }) else { return }
+            let changes = control.changes(for: &driver.loop, pipeline: pipeline, customTracking: custom, at: time)
+            driver.loop.merge(changes, at: time)
+            guard let step = try? driver.step(recordedAt: time, perceive: { _, _ in try pipeline.process(observations: [face], at: time) }) else { return }
             control.publish(SubjectStatesRecord(frame: Int(time * 20), time: time, subjects: step.subjects), motion: step.atCommand)
             for line in session.pendingLines() { checkOneJSONObject(line) }
             let p = step.atCommand.position, v = step.atCommand.velocity

@@ -116,10 +116,7 @@ package final class ControlPage: FrameViewer {
         router.get("/overview.jpg") { [overviewSight, encoder] _, _ -> Response in
             guard let sight = overviewSight.withLock({ $0 }) else { return Response(status: .notFound) }
             let canvas = try Canvas(copying: sight.image)
-            for subject in sight.subjects {
-                let chosen = subject.id == sight.chosen
-                canvas.box(subject.rect, color: chosen ? .objectYellow : .bodyBlue, thickness: chosen ? 4 : 2)
-            }
+            canvas.overviewPeople(sight.subjects, chosen: sight.chosen)
             let (_, jpeg) = try await encoder.encode(canvas.image, annotation: nil, quality: 70)
             return Response(status: .ok, headers: [.contentType: "image/jpeg", .cacheControl: "no-store"],
                             body: ResponseBody(byteBuffer: ByteBuffer(bytes: jpeg)))

@@ -32,16 +32,16 @@ package enum CustomTrackingRun {
         let customTracking = TrackingPipeline(detector: nil, cues: nil)
         let statesOutput = try configuration.outputs.states.map { try LineOutput(path: $0) }
         var rate = ObservationRateMonitor()
-        var loop: FrameLoop<FramingController, AnyDock>?
+        var driver: RunDriver<FramingController, AnyDock>?
         var server: TrackControlServer?
-        defer { server?.stop() }
         let live = configuration.dock.address.isLive
         let origin = MonotonicClock.now()
+        let dockClock: @Sendable () -> Double = { MonotonicClock.now() - origin }
         var lineNumber = 0
-        var lastTime = 0.0
         // However the input ends (an error included), the dock is left still: a live dock is
         // sent a stop and given time to take it; on the command stream the last line is a stop.
-        defer { if loop != nil { RunEnd.end(&loop!.dock, at: live ? MonotonicClock.now() - origin : lastTime) } }
+        // Then the control server stops.
+        defer { driver?.end() }
         for item in LineReader(fileDescriptor: file.fileDescriptor, stopped: stopping) {
             lineNumber += 1
             guard case .line(let line) = item else {
@@ -66,33 +66,34 @@ package enum CustomTrackingRun {
             } catch {
                 notes("observations line \(lineNumber) at time \(record.time): \(error); not framed")
             }
-            if loop == nil {
+            if driver == nil {
                 let params = configuration.framingParams(for: record.size)
-                loop = try configuration.frameLoop(params, liveInput: false, clock: { MonotonicClock.now() - origin }, commands: commands)
+                let loop = try configuration.frameLoop(params, liveInput: false, clock: dockClock, commands: commands)
+                driver = RunDriver(loop: loop, dockClock: live ? dockClock : nil)
                 server = try configuration.outputs.serve.map { path throws in
-                    try TrackControlServer.serving(path, framing: loop!.controller.params, dockLimits: loop!.dock.reportedLimits, notes: notes)
+                    try TrackControlServer.serving(path, framing: loop.controller.params, dockLimits: loop.dock.reportedLimits, notes: notes)
                 }
+                if let server { driver!.own("control server") { server.stop() } }
             }
-            loop!.dock.relayNews(to: server?.control, notes: notes)
+            driver!.loop.dock.relayNews(to: server?.control, notes: notes)
             if let control = server?.control {
-                let changes = control.changes(for: &loop!, pipeline: pipeline, customTracking: customTracking, at: record.time)
-                loop!.merge(changes, at: record.time)
+                let changes = control.changes(for: &driver!.loop, pipeline: pipeline, customTracking: customTracking, at: record.time)
+                driver!.loop.merge(changes, at: record.time)
             }
             // A client of --serve may have switched system tracking off; out of rate it is off for this line.
-            let systemTracking = loop!.systemTracking
-            loop!.systemTracking = systemTracking && inRate
-            let step = try loop!.step(capturedAt: record.time) { _ in
+            let systemTracking = driver!.loop.systemTracking
+            driver!.loop.systemTracking = systemTracking && inRate
+            let step = try driver!.step(recordedAt: record.time) { _, _ in
                 try pipeline.process(observations: record.observations, at: record.time)
             }
-            loop!.systemTracking = systemTracking
+            driver!.loop.systemTracking = systemTracking
             if systemTracking && !inRate {
                 // Each line still gets its command: a stop.
-                try? loop!.dock.perform(.setAngularVelocity(.zero), at: live ? MonotonicClock.now() - origin : record.time)
+                try? driver!.loop.dock.perform(.setAngularVelocity(.zero), at: live ? dockClock() : record.time)
             }
             let tracked = SubjectStatesRecord(frame: record.frame, time: record.time, subjects: step.subjects)
             server?.control.publish(tracked, motion: step.atCommand)
             try statesOutput?.write(tracked.jsonLine)
-            lastTime = record.time
             if stopping() { break }
         }
     }

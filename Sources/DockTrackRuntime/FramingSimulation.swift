@@ -65,17 +65,18 @@ package struct FramingSimulation {
                               present: @Sendable (Double) -> [UUID]?) throws -> [Sample] {
         var samples: [Sample] = []
         let camera = controller.params.camera
-        var loop = try FrameLoop(controller: controller, dock: dock, cameraOnDock: true, latency: clock == nil ? latency : 0, clock: clock)
-        defer { (controller, dock) = (loop.controller, loop.dock) }
         let start = clock?() ?? 0
-        var pacer = clock.map { RealTimePacer(clock: SleepingClock(now: $0, sleep: SleepingClock.monotonic.sleep), startingAt: start) }
+        let pacer = clock.map { RealTimePacer(clock: SleepingClock(now: $0, sleep: SleepingClock.monotonic.sleep), startingAt: start) }
+        var driver = RunDriver(loop: try FrameLoop(controller: controller, dock: dock, cameraOnDock: true, latency: clock == nil ? latency : 0,
+                                                   clock: clock), pacer: pacer)
+        // The simulation's dock and controller are handed back as they are, not stopped: a
+        // caller runs on from where it left them.
+        defer { (controller, dock) = (driver.loop.controller, driver.loop.dock) }
         let frames = Int(duration * frameRate)
         for k in 0...frames {
-            let scheduled = start + Double(k) / frameRate
-            let capture = pacer?.wait(for: scheduled) ?? scheduled
-            let inScene = present(capture - start)
             var seen: [UUID: (x: Double, y: Double)] = [:]
-            let step = try loop.step(capturedAt: capture) { poseAtCapture in
+            let step = try driver.step(recordedAt: start + Double(k) / frameRate) { capture, poseAtCapture in
+                let inScene = present(capture - start)
                 var subjects: [TrackedSubject] = []
                 for (rank, person) in people.enumerated() where inScene?.contains(person.id) ?? true {
                     let p = camera.point(at: person.direction(capture - start) - poseAtCapture)
@@ -88,7 +89,7 @@ package struct FramingSimulation {
                 }
                 return subjects
             }
-            samples.append(Sample(time: capture - start, pose: step.cameraPose, command: step.command?.velocity ?? step.atCommand.velocity,
+            samples.append(Sample(time: step.time - start, pose: step.cameraPose, command: step.command?.velocity ?? step.atCommand.velocity,
                                   state: step.state, seen: seen))
         }
         return samples

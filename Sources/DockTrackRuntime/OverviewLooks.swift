@@ -1,7 +1,19 @@
 import DockTrackCore
+import DockTrackFraming
 import DockTrackMedia
 import DockTrackTracking
 import Foundation
+
+extension OverviewGuide {
+    /// The subjects to frame: those the dock's camera `seen` from `pose` in `picture`, joined
+    /// with the overview's people in `overviewPicture` (each paired with the one who looks like
+    /// them, ``OverviewLooks``). The one way `track` and `simulate` guide the dock by an overview.
+    mutating func subjects(seen: [TrackedSubject], in picture: Image, from pose: DockOrientation, overview: [TrackedSubject],
+                           in overviewPicture: Image, at time: Double) -> (subjects: [TrackedSubject], use: Use) {
+        let looks = OverviewLooks(seen: seen, in: picture, overview: overview, in: overviewPicture)
+        return subjects(seen: seen, from: pose, overview: overview, at: time, unlike: looks.unlike)
+    }
+}
 
 /// How people look in the dock's picture and in the overview's: the clothing colours of each
 /// body (``Appearance``) in its own camera's picture, so that ``OverviewGuide`` pairs each of

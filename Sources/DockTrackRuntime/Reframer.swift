@@ -44,10 +44,11 @@ package struct Reframer {
         var reached: (crop: PixelRect, zoom: Double)
     }
 
-    package private(set) var loop: FrameLoop<FramingController, VirtualDock>
+    /// The run driver over the window's dock (a virtual dock on the frames' clock).
+    package private(set) var driver: RunDriver<FramingController, VirtualDock>
     package var zoomFraming: ZoomFraming?
     package let lookAhead: Int
-    package var window: CropWindow { loop.dock.window }
+    package var window: CropWindow { driver.loop.dock.window }
     /// Finds the film's cuts, for frames pushed without knowing whether a cut leads into them.
     package var shotBoundary = ShotBoundary()
     private var pending: [Waiting] = []
@@ -65,7 +66,7 @@ package struct Reframer {
         params.camera = dock.camera
         params.limits = dock.window.limits(at: dock.zoom, from: dock.speeds)
         params.home = .zero
-        loop = try FrameLoop(controller: FramingController(params: params), dock: dock, cameraOnDock: true, trace: trace)
+        driver = RunDriver(loop: try FrameLoop(controller: FramingController(params: params), dock: dock, cameraOnDock: true, trace: trace))
         zoomFraming = zoom
         self.lookAhead = max(0, lookAhead)
     }
@@ -81,32 +82,32 @@ package struct Reframer {
             cuts += 1
             openCut = pushed
         }
-        loop.dock.advance(to: time)
-        let zoom = loop.dock.zoom
+        driver.loop.dock.advance(to: time)
+        let zoom = driver.loop.dock.zoom
         let window = self.window
-        loop.controller.params.camera = window.camera(at: zoom)
-        loop.controller.params.limits = window.limits(at: zoom, from: loop.controller.params.limits)
-        _ = try loop.step(capturedAt: time) { pose in
+        driver.loop.controller.params.camera = window.camera(at: zoom)
+        driver.loop.controller.params.limits = window.limits(at: zoom, from: driver.loop.controller.params.limits)
+        _ = try driver.step(recordedAt: time) { _, pose in
             let crop = window.crop(at: pose, zoom: zoom)
             return subjects.map { Self.seen($0, through: crop, in: window) }
         }
         if var zoomFraming {
-            loop.dock.zoomTarget = zoomFraming.update(subjects: subjects, mode: loop.controller.params.mode, window: window,
+            driver.loop.dock.zoomTarget = zoomFraming.update(subjects: subjects, mode: driver.loop.controller.params.mode, window: window,
                                                       current: zoom, now: time)
             self.zoomFraming = zoomFraming
         }
-        pending.append(Waiting(frame: frame, subjects: subjects, isCut: isCut, sequence: pushed, reached: (loop.dock.crop, loop.dock.zoom)))
+        pending.append(Waiting(frame: frame, subjects: subjects, isCut: isCut, sequence: pushed, reached: (driver.loop.dock.crop, driver.loop.dock.zoom)))
         pushed += 1
         // The first subject seen in this shot: cut to it while the shot's first frame still waits.
         let seen = subjects.min { ($0.saliencyRank ?? .max) < ($1.saliencyRank ?? .max) }?.isObserved ?? false
-        if let cut = openCut, seen, loop.controller.state == .tracking, let aim = loop.controller.aim(at: subjects) {
+        if let cut = openCut, seen, driver.loop.controller.state == .tracking, let aim = driver.loop.controller.aim(at: subjects) {
             if let first = pending.first, first.sequence <= cut {
                 // Where the controller would bring the subject, in the window's own geometry.
-                let zoom = loop.dock.zoomTarget
-                loop.dock.place(at: window.pose(showing: aim.subject, at: aim.target, zoom: zoom), zoom: zoom, time: time)
+                let zoom = driver.loop.dock.zoomTarget
+                driver.loop.dock.place(at: window.pose(showing: aim.subject, at: aim.target, zoom: zoom), zoom: zoom, time: time)
                 // A new shot: the controller starts afresh (no speed or integral carried over).
-                loop.controller = FramingController(params: loop.controller.params)
-                let placed = (loop.dock.crop, loop.dock.zoom)
+                driver.loop.controller = FramingController(params: driver.loop.controller.params)
+                let placed = (driver.loop.dock.crop, driver.loop.dock.zoom)
                 for i in pending.indices where pending[i].sequence >= cut { pending[i].reached = placed }
             }
             openCut = nil

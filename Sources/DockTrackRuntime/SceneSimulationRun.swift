@@ -18,7 +18,7 @@ package struct SceneSimulationRun {
     package var frames: FrameSelection
     package var virtual: VirtualCamera
     package var pipeline: TrackingPipeline
-    package var loop: FrameLoop<FramingController, AnyDock>
+    package var driver: RunDriver<FramingController, AnyDock>
     /// Whether the dock is live: the scene then plays in real time, on `clock`.
     package var liveDock: Bool
     package var clock: @Sendable () -> Double
@@ -60,8 +60,12 @@ package struct SceneSimulationRun {
         self.video = video
         self.clock = clock
         liveDock = address.isLive
-        loop = try FrameLoop(controller: FramingController(params: params), dock: dock, cameraOnDock: true,
-                             latency: address.isLive ? 0 : latency, clock: address.isLive ? clock : nil, trace: trace)
+        // The scene in real time before a live dock: each frame shown when its time comes (a late
+        // one at once).
+        let loop = try FrameLoop(controller: FramingController(params: params), dock: dock, cameraOnDock: true,
+                                 latency: address.isLive ? 0 : latency, clock: address.isLive ? clock : nil, trace: trace)
+        driver = RunDriver(loop: loop, pacer: address.isLive ? RealTimePacer(clock: SleepingClock(now: clock, sleep: SleepingClock.monotonic.sleep), startingAt: 0) : nil,
+                           dockClock: address.isLive ? clock : nil)
     }
 
     /// Runs to the scene's end or `stopping` (asked between frames); the framing metrics.
@@ -71,13 +75,10 @@ package struct SceneSimulationRun {
                               calibrated: (OverviewMapping) -> Void = { _ in }) throws -> FramingMetrics {
         var metrics = FramingMetrics()
         let framesPerSecond = scene.info.framesPerSecond ?? 30
-        // The scene in real time: each frame shown when its time comes (a late one at once).
-        var pacer = RealTimePacer(clock: SleepingClock(now: clock, sleep: SleepingClock.monotonic.sleep), startingAt: 0)
-        var lastCaptured = 0.0
-        let (virtual, pipeline, video, liveDock, overview) = (virtual, pipeline, video, liveDock, overview)
-        let params = loop.controller.params
+        let (virtual, pipeline, video, overview) = (virtual, pipeline, video, overview)
+        let params = driver.loop.controller.params
         var guide: OverviewGuide?
-        defer { RunEnd.end(&loop.dock, at: liveDock ? clock() : lastCaptured) { video?.close() } }
+        defer { driver.end { video?.close() } }
         try frames.forEachFrame(of: &scene) { frame in
             var view: Frame?
             var overviewView: Frame?
@@ -94,14 +95,12 @@ package struct SceneSimulationRun {
                 overviewSubjects = try overview.pipeline.process(overviewView!)
             }
             var use: OverviewGuide.Use?
-            let captured = liveDock ? pacer.wait(for: frame.time) : frame.time
-            lastCaptured = captured
-            let step = try loop.step(capturedAt: captured) { pose in
+            let step = try driver.step(recordedAt: frame.time) { _, pose in
                 view = Frame(index: frame.index, time: frame.time, image: try virtual.view(of: frame.image, at: pose))
                 let seen = try pipeline.process(view!)
                 guard guide != nil else { return seen }
-                let looks = OverviewLooks(seen: seen, in: view!.image, overview: overviewSubjects, in: overviewView!.image)
-                let guided = guide!.subjects(seen: seen, from: pose, overview: overviewSubjects, at: frame.time, unlike: looks.unlike)
+                let guided = guide!.subjects(seen: seen, in: view!.image, from: pose, overview: overviewSubjects, in: overviewView!.image,
+                                             at: frame.time)
                 use = guided.use
                 return guided.subjects
             }
@@ -129,9 +128,7 @@ package struct SceneSimulationRun {
     static func overviewPicture(_ image: Image, subjects: [TrackedSubject], guide: OverviewGuide, pose: DockOrientation,
                                 chosen: UUID?) throws(OpenCVError) -> Image {
         let canvas = try Canvas(copying: image)
-        for subject in subjects {
-            canvas.box(subject.rect, color: subject.id == chosen ? .objectYellow : .bodyBlue, thickness: subject.id == chosen ? 3 : 1)
-        }
+        canvas.overviewPeople(subjects, chosen: chosen)
         // The dock's view: its corners' directions placed in the overview.
         let corners = [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)].map { guide.mapping.overviewPoint(at: pose + guide.camera.angles(toward: $0.0, $0.1)) }
         for index in corners.indices {

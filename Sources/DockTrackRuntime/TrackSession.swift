@@ -65,7 +65,10 @@ public final class TrackSession {
 
     public private(set) var source: any FrameSource
     public let pipeline: TrackingPipeline
-    public private(set) var loop: FrameLoop<FramingController, AnyDock>
+    /// The run driver: frames paced, stepped through the frame loop, the dock stopped at the end.
+    package private(set) var driver: RunDriver<FramingController, AnyDock>
+    /// The frame loop (its controller, its dock).
+    public var loop: FrameLoop<FramingController, AnyDock> { driver.loop }
     package let server: TrackControlServer?
     /// The run's control path: the `--serve` server's, or one for a control page alone.
     package let control: TrackControl?
@@ -102,11 +105,15 @@ public final class TrackSession {
                 audioRoutes: PipeWireRouteWatcher? = nil, overview: OverviewRun? = nil) {
         self.source = source
         self.pipeline = pipeline
-        self.loop = loop
         self.selection = selection
         self.liveRun = liveRun
         self.liveDock = liveDock
-        self.clock = SleepingClock(now: { MonotonicClock.now() - clockOrigin }, sleep: SleepingClock.monotonic.sleep)
+        let clock = SleepingClock(now: { MonotonicClock.now() - clockOrigin }, sleep: SleepingClock.monotonic.sleep)
+        self.clock = clock
+        // A file before a live dock plays in real time (a late frame goes at once); the last stop
+        // goes at the live dock's present time.
+        driver = RunDriver(loop: loop, pacer: liveDock && liveRun == nil ? RealTimePacer(clock: clock) : nil,
+                           dockClock: liveDock ? clock.now : nil)
         self.server = server
         self.control = server?.control ?? control
         self.outputs = outputs
@@ -116,7 +123,7 @@ public final class TrackSession {
         self.audioRoutes = audioRoutes
         self.overview = overview
         // A client may say hello before the first frame: the dock's capabilities are known now.
-        loop.dock.relayNews(to: self.control, notes: notes)
+        driver.loop.dock.relayNews(to: self.control, notes: notes)
     }
 
     deinit { close() }
@@ -141,16 +148,11 @@ public final class TrackSession {
         defer { close() }
         let started = MonotonicClock.now()
         summary = Summary(frames: 0, seconds: 0)
-        // A file before a live dock plays in real time (a late frame goes at once).
-        let paced = liveDock && liveRun == nil
-        var pacer = RealTimePacer(clock: clock)
-        // The time of the last command, on the dock's clock: the stop at the end follows it.
-        var lastCaptured = 0.0
         var objectsStarted = objects.isEmpty
         // The limits the zoom narrows (its ranges, their speeds): the run's, then a client's own
         // once it sets them (setLimits through --serve).
-        var framingLimits = loop.controller.params.limits
-        let zooming = loop.dock.zooming
+        var framingLimits = driver.loop.controller.params.limits
+        let zooming = driver.loop.dock.zooming
         // Each frame's result goes to the states file and the control clients, then (the
         // frame's latency taken) to the picture.
         var recordSinks: [any FrameSink] = []
@@ -162,24 +164,23 @@ public final class TrackSession {
                 for box in objects { _ = try pipeline.track(objectAt: box, in: frame) }
                 objectsStarted = true
             }
-            let captured = paced ? pacer.wait(for: frame.time) : frame.time
+            let captured = driver.captureTime(recordedAt: frame.time)
             let began = MonotonicClock.now()
-            lastCaptured = captured
-            loop.dock.relayNews(to: control, notes: notes)
+            driver.loop.dock.relayNews(to: control, notes: notes)
             if let control {
-                let changes = control.changes(for: &loop, pipeline: pipeline, customTracking: customTracking, at: captured)
-                loop.merge(changes, at: captured, overview: overview.map { _ in { [unowned self] in self.selectInOverview($0) } })
+                let changes = control.changes(for: &driver.loop, pipeline: pipeline, customTracking: customTracking, at: captured)
+                driver.loop.merge(changes, at: captured, overview: overview.map { _ in { [unowned self] in self.selectInOverview($0) } })
                 if let limits = changes.clientLimits { framingLimits = limits }
                 if changes.choseInDockPicture { overview?.guide.forgetChoice() }
             }
             if let zoom = cameraZoom, let zooming {
                 // The controller aims with the camera at the zoom in force, within the turns it allows.
-                loop.controller.params.camera = zoom.camera(at: zooming.magnification)
-                loop.controller.params.limits = zoom.limits(at: zooming.magnification, from: framingLimits)
+                driver.loop.controller.params.camera = zoom.camera(at: zooming.magnification)
+                driver.loop.controller.params.limits = zoom.limits(at: zooming.magnification, from: framingLimits)
             }
             overview?.watch.advance(to: frame.time)
             var guided: OverviewGuide.Use?
-            let step = try loop.step(capturedAt: captured) { pose in
+            let step = try driver.step(capturedAt: captured) { pose in
                 let seen = try perceive()
                 guard let overview = self.overview else { return seen }
                 let (subjects, use) = self.guideByOverview(overview, seen: seen, in: frame.image, from: pose, at: captured)
@@ -187,20 +188,20 @@ public final class TrackSession {
                 return subjects
             }
             if var zoom = cameraZoom, let zooming {
-                if let wanted = zoom.request(subjects: step.subjects, mode: loop.controller.params.mode,
+                if let wanted = zoom.request(subjects: step.subjects, mode: driver.loop.controller.params.mode,
                                              magnification: zooming.magnification, now: captured) {
                     try zooming.zoom(toMagnification: wanted)
                 }
                 cameraZoom = zoom
             }
             let record = SubjectStatesRecord(frame: frame.index, time: frame.time, subjects: step.subjects)
-            let params = loop.controller.params
+            let params = driver.loop.controller.params
             let result = FrameResult(
                 frame: frame, step: step, record: record,
                 annotation: FrameAnnotation(
                     subjects: step.subjects, regionOfInterest: params.regionOfInterest, target: step.aim?.target,
                     pose: step.atCommand.position - params.home,
-                    state: !loop.systemTracking ? (loop.customSubjects == nil ? "tracking off" : "custom tracking")
+                    state: !driver.loop.systemTracking ? (driver.loop.customSubjects == nil ? "tracking off" : "custom tracking")
                         : guided == .overview ? "sent by the overview" : step.state.rawValue))
             for index in recordSinks.indices { _ = try recordSinks[index].take(result) }
             let latency = liveRun?.finished(frame) ?? (MonotonicClock.now() - began)
@@ -214,10 +215,10 @@ public final class TrackSession {
             return true
         }
         func finish() {
-            RunEnd.end(&loop.dock, at: liveDock ? clock.now() : lastCaptured) { outputs.video?.close() }
+            driver.end { outputs.video?.close() }
             summary.seconds = MonotonicClock.now() - started
             summary.live = liveRun?.summary
-            summary.commandLatency = liveDock ? loop.dock.commandLatency : nil
+            summary.commandLatency = liveDock ? driver.loop.dock.commandLatency : nil
             summary.detectionThread = pipeline.worker.map { ($0.detectedFrames, $0.replacedFrames) }
             summary.overviewFrames = overview?.watch.frames
         }
@@ -271,8 +272,7 @@ extension TrackSession {
             notes?("overview: \(ended); the dock's camera goes on alone")
         }
         guard let sight = run.watch.latest else { return (seen, nil) }
-        let looks = OverviewLooks(seen: seen, in: picture, overview: sight.subjects, in: sight.image)
-        let guided = run.guide.subjects(seen: seen, from: pose, overview: sight.subjects, at: time, unlike: looks.unlike)
+        let guided = run.guide.subjects(seen: seen, in: picture, from: pose, overview: sight.subjects, in: sight.image, at: time)
         viewer?.offerOverview(sight.image, subjects: sight.subjects, chosen: run.guide.chosen)
         // Judged only while the overview runs: after its end its last sight is history, and a
         // warning then would come after the run's own note that it ended.

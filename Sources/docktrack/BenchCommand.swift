@@ -260,10 +260,10 @@ struct BenchCommand: ParsableCommand {
                                       reidentification: reidentification)
     }
 
-    /// The frame loop as `docktrack track` runs it on a recorded video, its commands made and
+    /// The run driver as `docktrack track` runs it on a recorded video, its commands made and
     /// dropped.
-    static func frameLoop() throws -> FrameLoop<FramingController, CommandStreamDock> {
-        try FrameLoop(controller: FramingController(), dock: CommandStreamDock(model: SimulatedDock()) { _ in }, cameraOnDock: false)
+    static func runDriver() throws -> RunDriver<FramingController, CommandStreamDock> {
+        RunDriver(loop: try FrameLoop(controller: FramingController(), dock: CommandStreamDock(model: SimulatedDock()) { _ in }, cameraOnDock: false))
     }
 
     /// The whole pipeline over the file, decoding included, as `docktrack track` runs it:
@@ -276,18 +276,18 @@ struct BenchCommand: ParsableCommand {
         let pipeline = try makePipeline(detectEvery: detectEvery, store: store)
         let detecting = ahead ? pipeline.detectingAhead(of: source, selection: FrameSelection(end: limit)) : nil
         defer { detecting?.stop() }
-        var loop = try Self.frameLoop()
+        var driver = try Self.runDriver()
         var latencies: [Double] = []
         let cpu = ProcessResources.cpuSeconds(), started = ContinuousClock.now
         while latencies.count < limit {
             if let detecting {
                 guard let (frame, observations, decoded) = try detecting.next() else { break }
-                _ = try loop.step(capturedAt: frame.time) { _ in try pipeline.process(frame, detected: observations) }
+                _ = try driver.step(recordedAt: frame.time) { _, _ in try pipeline.process(frame, detected: observations) }
                 latencies.append(MonotonicClock.now() - decoded)
             } else {
                 guard let frame = try source.nextFrame() else { break }
                 let decoded = MonotonicClock.now()
-                _ = try loop.step(capturedAt: frame.time) { _ in try pipeline.process(frame) }
+                _ = try driver.step(recordedAt: frame.time) { _, _ in try pipeline.process(frame) }
                 latencies.append(MonotonicClock.now() - decoded)
             }
         }
@@ -321,13 +321,13 @@ struct BenchCommand: ParsableCommand {
         let looped = LoopedFile(path: input, source: try MediaFile.open(input), framesPerSecond: 30)
         let detecting = pipeline.detectingAhead(of: looped, selection: FrameSelection(end: total))
         defer { detecting.stop() }
-        var loop = try Self.frameLoop()
+        var driver = try Self.runDriver()
         var index = 0
         var samples: [Double] = []
         var progress = ProgressLine(total: total)
         let started = ContinuousClock.now
         while let (frame, observations, _) = try detecting.next() {
-            _ = try loop.step(capturedAt: frame.time) { _ in try pipeline.process(frame, detected: observations) }
+            _ = try driver.step(recordedAt: frame.time) { _, _ in try pipeline.process(frame, detected: observations) }
             index += 1
             progress.update(done: index)
             if index % perMinute == 0 || index == total {
@@ -371,7 +371,7 @@ struct BenchCommand: ParsableCommand {
         var source = try MediaFile.open(input)
         while frames.count < min(limit, 600), let frame = try source.nextFrame() { frames.append(frame.image) }
         let pipeline = try makePipeline(detectEvery: 1, store: store, asyncDetection: true)
-        var loop = try Self.frameLoop()
+        var driver = try Self.runDriver()
         var latencies: [Double] = []
         var passedOver = 0
         let start = MonotonicClock.now()
@@ -383,7 +383,7 @@ struct BenchCommand: ParsableCommand {
             let newest = min(frames.count - 1, max(next, Int((MonotonicClock.now() - start) * framesPerSecond)))
             passedOver += newest - next
             let captured = start + Double(newest) / framesPerSecond
-            _ = try loop.step(capturedAt: captured - start) { _ in
+            _ = try driver.step(recordedAt: captured - start) { _, _ in
                 try pipeline.process(Frame(index: newest, time: captured - start, image: frames[newest]))
             }
             latencies.append(MonotonicClock.now() - captured)

@@ -71,6 +71,15 @@ package struct Canvas {
 }
 
 extension Canvas {
+    /// Draws the overview camera's people: the one followed in yellow, thicker, the others in
+    /// blue (the control page's overview picture, simulate's inset).
+    package func overviewPeople(_ subjects: [TrackedSubject], chosen: UUID?) {
+        for subject in subjects {
+            let isChosen = subject.id == chosen
+            box(subject.rect, color: isChosen ? .objectYellow : .bodyBlue, thickness: isChosen ? 4 : 2)
+        }
+    }
+
     /// Draws every subject: its box, the start of its identifier, its rank, and bars for the
     /// speaking (S) and looking-at-camera (L) confidences.
     package func subjects(_ subjects: [TrackedSubject]) {

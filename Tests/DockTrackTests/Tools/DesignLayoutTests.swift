@@ -124,6 +124,19 @@ import Testing
         #expect(readers.isEmpty, "library files that read the signals: \(readers)")
     }
 
+    /// The run driver is the one place in Sources where a frame loop is stepped (every mode
+    /// paces, steps and ends through it).
+    @Test func onlyTheRunDriverStepsTheFrameLoop() throws {
+        let folder = Fixtures.root.appendingPathComponent("Sources")
+        var steppers: [String] = []
+        for case let file as String in FileManager.default.enumerator(atPath: folder.path)! where file.hasSuffix(".swift") {
+            let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
+            let code = text.split(separator: "\n").filter { !$0.trimmingCharacters(in: .whitespaces).hasPrefix("//") }
+            if code.contains(where: { $0.contains(#/loop!?\.step\(/#) }) { steppers.append(file) }
+        }
+        #expect(steppers == ["DockTrackRuntime/RunDriver.swift"], "files that step a frame loop: \(steppers)")
+    }
+
     /// No source file is over 500 lines: a file says one thing (TrackControl.swift was 718 lines
     /// of three types, the shim's dockcv.cpp 1,594).
     @Test func noSourceFileIsOver500Lines() throws {

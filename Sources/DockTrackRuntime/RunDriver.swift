@@ -1,0 +1,82 @@
+import DockTrackCore
+import DockTrackDock
+import DockTrackFraming
+
+/// The run driver: the one place where a run's frames become dock commands. Every mode (track,
+/// custom tracking, simulate, the framing simulation, reframe, bench) hands it each frame's
+/// recorded time and its perception; the driver paces the frame (a file before a live dock
+/// plays in real time), steps the ``FrameLoop`` (the dock's pose at capture, the framing
+/// controller, the command), and at the end, however the run ends, stops the dock
+/// (``RunEnd``), closes the outputs and stops the parts the run started, in the reverse order
+/// of their start (as swift-service-lifecycle's ServiceGroup does).
+///
+/// A frame's way from capture to command, in order: ``step(recordedAt:perceive:)`` waits for
+/// the frame's time when paced, asks the dock where it pointed then, `perceive` sees the frame
+/// from that pose, the controller aims, the dock is sent the command. What a mode does with the
+/// step (states files, clients, pictures) is its own.
+///
+/// The driver never decides when to stop: the caller asks its own `stopping` between frames
+/// (an executable passes its signals'; the library reads none).
+public struct RunDriver<F: Framer, D: Dock> {
+    public var loop: FrameLoop<F, D>
+    /// Frames wait for their time on this pacer (a file before a live dock); `nil`: each frame is
+    /// captured at its recorded time, as fast as it comes.
+    private var pacer: RealTimePacer?
+    /// The live dock's clock: the last stop is sent at its present time; `nil`: at the last
+    /// frame's capture time (a simulated dock on the frames' clock).
+    private let dockClock: (@Sendable () -> Double)?
+    /// The capture time of the last frame stepped (0 before the first).
+    public private(set) var lastCaptured = 0.0
+    /// What the run started (a detection thread, a camera, a server), stopped at its end in the
+    /// reverse order.
+    private var parts: [(name: String, stop: () -> Void)] = []
+    /// Whether ``end(closing:)`` ran.
+    public private(set) var ended = false
+
+    /// `pacer`: frames played in real time on it; `dockClock`: the clock of a live dock.
+    public init(loop: FrameLoop<F, D>, pacer: RealTimePacer? = nil, dockClock: (@Sendable () -> Double)? = nil) {
+        self.loop = loop
+        self.pacer = pacer
+        self.dockClock = dockClock
+    }
+
+    /// One frame recorded at `time`: waited for when paced, then stepped. `perceive` gets the
+    /// time the frame was captured (its recorded time, or later when paced) and the pose the
+    /// camera looked from, and returns the subjects it sees, ranked.
+    public mutating func step(recordedAt time: Double,
+                              perceive: (_ captured: Double, _ pose: DockOrientation) throws -> [TrackedSubject]) throws -> FrameStep {
+        let captured = captureTime(recordedAt: time)
+        return try step(capturedAt: captured) { pose in try perceive(captured, pose) }
+    }
+
+    /// The time a frame recorded at `time` is captured at (paced: waits for it), without a step:
+    /// for a mode that needs the time before its perception (its clients' requests, first).
+    public mutating func captureTime(recordedAt time: Double) -> Double {
+        let captured = pacer?.wait(for: time) ?? time
+        lastCaptured = captured
+        return captured
+    }
+
+    /// Steps a frame already captured at `captured` (``captureTime(recordedAt:)``): the one call
+    /// of ``FrameLoop/step(capturedAt:perceive:)`` in the library.
+    public mutating func step(capturedAt captured: Double, perceive: (_ pose: DockOrientation) throws -> [TrackedSubject]) throws -> FrameStep {
+        lastCaptured = captured
+        return try loop.step(capturedAt: captured, perceive: perceive)
+    }
+
+    /// Records a part the run started, to be stopped at its end (after the dock, before the
+    /// parts started before it).
+    public mutating func own(_ name: String, stop: @escaping () -> Void) {
+        parts.append((name, stop))
+    }
+
+    /// Ends the run, whatever ends it: the dock told to stop at the run's last time on its clock
+    /// and given time to settle (``RunEnd``), then `closing` (the outputs), then the parts in
+    /// reverse order. Again is harmless.
+    public mutating func end(closing: () -> Void = {}) {
+        guard !ended else { return }
+        ended = true
+        RunEnd.end(&loop.dock, at: dockClock?() ?? lastCaptured, closing: closing)
+        while let part = parts.popLast() { part.stop() }
+    }
+}
