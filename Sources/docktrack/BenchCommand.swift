@@ -260,12 +260,6 @@ struct BenchCommand: ParsableCommand {
                                       reidentification: reidentification)
     }
 
-    /// The run driver as `docktrack track` runs it on a recorded video, its commands made and
-    /// dropped.
-    static func runDriver() throws -> RunDriver<FramingController, CommandStreamDock> {
-        RunDriver(loop: try FrameLoop(controller: FramingController(), dock: CommandStreamDock(model: SimulatedDock()) { _ in }, cameraOnDock: false))
-    }
-
     /// The whole pipeline over the file, decoding included, as `docktrack track` runs it:
     /// with `ahead`, decoding and detection on threads of their own ahead of the tracker
     /// (``DetectionAhead``), else one after the other; `detectEvery` 0 means adaptive detection.
@@ -276,21 +270,8 @@ struct BenchCommand: ParsableCommand {
         let pipeline = try makePipeline(detectEvery: detectEvery, store: store)
         let detecting = ahead ? pipeline.detectingAhead(of: source, selection: FrameSelection(end: limit)) : nil
         defer { detecting?.stop() }
-        var driver = try Self.runDriver()
-        var latencies: [Double] = []
         let cpu = ProcessResources.cpuSeconds(), started = ContinuousClock.now
-        while latencies.count < limit {
-            if let detecting {
-                guard let (frame, observations, decoded) = try detecting.next() else { break }
-                _ = try driver.step(recordedAt: frame.time) { _, _ in try pipeline.process(frame, detected: observations) }
-                latencies.append(MonotonicClock.now() - decoded)
-            } else {
-                guard let frame = try source.nextFrame() else { break }
-                let decoded = MonotonicClock.now()
-                _ = try driver.step(recordedAt: frame.time) { _, _ in try pipeline.process(frame) }
-                latencies.append(MonotonicClock.now() - decoded)
-            }
-        }
+        let latencies = try BenchLoops.overFile(&source, pipeline: pipeline, detecting: detecting, limit: limit)
         let wall = ProgressLine.seconds(ContinuousClock.now - started)
         detecting?.stop()
         let frames = Double(max(1, latencies.count))
@@ -321,14 +302,12 @@ struct BenchCommand: ParsableCommand {
         let looped = LoopedFile(path: input, source: try MediaFile.open(input), framesPerSecond: 30)
         let detecting = pipeline.detectingAhead(of: looped, selection: FrameSelection(end: total))
         defer { detecting.stop() }
-        var driver = try Self.runDriver()
         var index = 0
         var samples: [Double] = []
         var progress = ProgressLine(total: total)
         let started = ContinuousClock.now
-        while let (frame, observations, _) = try detecting.next() {
-            _ = try driver.step(recordedAt: frame.time) { _, _ in try pipeline.process(frame, detected: observations) }
-            index += 1
+        try BenchLoops.soak(pipeline: pipeline, detecting: detecting) { done in
+            index = done
             progress.update(done: index)
             if index % perMinute == 0 || index == total {
                 samples.append(ProcessResources.residentMegabytes("VmRSS"))
@@ -371,24 +350,8 @@ struct BenchCommand: ParsableCommand {
         var source = try MediaFile.open(input)
         while frames.count < min(limit, 600), let frame = try source.nextFrame() { frames.append(frame.image) }
         let pipeline = try makePipeline(detectEvery: 1, store: store, asyncDetection: true)
-        var driver = try Self.runDriver()
-        var latencies: [Double] = []
-        var passedOver = 0
         let start = MonotonicClock.now()
-        var pacer = RealTimePacer(startingAt: start)
-        var next = 0
-        while next < frames.count {
-            pacer.wait(for: Double(next) / framesPerSecond)
-            // The newest frame that has arrived by now.
-            let newest = min(frames.count - 1, max(next, Int((MonotonicClock.now() - start) * framesPerSecond)))
-            passedOver += newest - next
-            let captured = start + Double(newest) / framesPerSecond
-            _ = try driver.step(recordedAt: captured - start) { _, _ in
-                try pipeline.process(Frame(index: newest, time: captured - start, image: frames[newest]))
-            }
-            latencies.append(MonotonicClock.now() - captured)
-            next = newest + 1
-        }
+        let (latencies, passedOver) = try BenchLoops.live(frames, framesPerSecond: framesPerSecond, pipeline: pipeline)
         let detected = pipeline.worker?.detectedFrames ?? 0
         print(Self.padded(String(format: "live %g fps, detection thread", framesPerSecond))
               + String(format: "%9.1f fps   p50 %6.1f ms   p99 %6.1f ms   %d frames passed over, %.1f detections/s",
