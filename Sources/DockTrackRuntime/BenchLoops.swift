@@ -13,39 +13,21 @@ package enum BenchLoops {
         RunDriver(loop: try FrameLoop(controller: FramingController(), dock: CommandStreamDock(model: SimulatedDock()) { _ in }, cameraOnDock: false))
     }
 
-    /// Up to `limit` frames of `source` through `pipeline`: with `detecting`, decoding and
-    /// detection on threads of their own ahead of the tracker (``DetectionAhead``), else one
-    /// after the other. Each frame's latency, from decoded to commanded (ahead, that includes
-    /// its wait in the queue).
-    package static func overFile(_ source: inout any FrameSource, pipeline: TrackingPipeline, detecting: DetectionAhead?,
-                                 limit: Int) throws -> [Double] {
+    /// Up to `limit` of `frames` through `pipeline` (detected ahead, on threads of their own,
+    /// as `track` reads a file, or one after the other); `onFrame` is told the count so far after
+    /// each. Each frame's latency, from decoded to commanded (ahead, that includes its wait in
+    /// the queue).
+    package static func overFile(_ frames: inout RunFrames, pipeline: TrackingPipeline, limit: Int = .max,
+                                 onFrame: (Int) -> Void = { _ in }) throws -> [Double] {
         var driver = try driver()
         var latencies: [Double] = []
-        while latencies.count < limit {
-            if let detecting {
-                guard let (frame, observations, decoded) = try detecting.next() else { break }
-                _ = try driver.step(recordedAt: frame.time) { _, _ in try pipeline.process(frame, detected: observations) }
-                latencies.append(MonotonicClock.now() - decoded)
-            } else {
-                guard let frame = try source.nextFrame() else { break }
-                let decoded = MonotonicClock.now()
-                _ = try driver.step(recordedAt: frame.time) { _, _ in try pipeline.process(frame) }
-                latencies.append(MonotonicClock.now() - decoded)
-            }
+        try driver.forEachFrame(of: &frames, stopping: { latencies.count >= limit }) { driver, item in
+            _ = try driver.step(recordedAt: item.frame.time) { _, _ in try item.subjects(by: pipeline) }
+            latencies.append(MonotonicClock.now() - item.decoded)
+            onFrame(latencies.count)
+            return true
         }
         return latencies
-    }
-
-    /// Every frame `detecting` gives through `pipeline` (a soak: the input looped); `onFrame`
-    /// is told the count so far after each.
-    package static func soak(pipeline: TrackingPipeline, detecting: DetectionAhead, onFrame: (Int) -> Void) throws {
-        var driver = try driver()
-        var index = 0
-        while let (frame, observations, _) = try detecting.next() {
-            _ = try driver.step(recordedAt: frame.time) { _, _ in try pipeline.process(frame, detected: observations) }
-            index += 1
-            onFrame(index)
-        }
     }
 
     /// `frames` replayed in real time at `framesPerSecond` on `clock`, as a camera delivers them:

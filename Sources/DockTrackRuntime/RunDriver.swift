@@ -1,6 +1,9 @@
 import DockTrackCore
 import DockTrackDock
 import DockTrackFraming
+import DockTrackDetection
+import DockTrackMedia
+import DockTrackTracking
 
 /// The run driver: the one place where a run's frames become dock commands. Every mode (track,
 /// custom tracking, simulate, the framing simulation, reframe, bench) hands it each frame's
@@ -15,8 +18,10 @@ import DockTrackFraming
 /// from that pose, the controller aims, the dock is sent the command. What a mode does with the
 /// step (states files, clients, pictures) is its own.
 ///
-/// The driver never decides when to stop: the caller asks its own `stopping` between frames
-/// (an executable passes its signals'; the library reads none).
+/// ``forEachFrame(of:stopping:_:)`` hands out the frames themselves (``RunFrames``: a source's
+/// selected frames, or a file's decoded and detected ahead) until they end or the caller's
+/// `stopping` says so. The driver never decides when to stop: an executable passes its
+/// signals'; the library reads none.
 public struct RunDriver<F: Framer, D: Dock> {
     public var loop: FrameLoop<F, D>
     /// Frames wait for their time on this pacer (a file before a live dock); `nil`: each frame is
@@ -78,5 +83,56 @@ public struct RunDriver<F: Framer, D: Dock> {
         ended = true
         RunEnd.end(&loop.dock, at: dockClock?() ?? lastCaptured, closing: closing)
         while let part = parts.popLast() { part.stop() }
+    }
+}
+
+/// Where a run's frames come from.
+package enum RunFrames {
+    /// The selected frames of a source, read one after the other (a camera, a stream, a file
+    /// whose detection runs on the frame thread).
+    case source(any FrameSource, FrameSelection)
+    /// A file's frames decoded and detected ahead, on threads of their own (``DetectionAhead``).
+    case ahead(DetectionAhead)
+
+    /// One frame as the run takes it: with the detections made ahead for it when they were.
+    package struct Item {
+        package var frame: Frame
+        /// Whether the frame came from ``RunFrames/ahead(_:)``: `detected` is then what was
+        /// found on it (`nil`: no detector looked at it); from a source, the pipeline detects.
+        package var ahead: Bool
+        package var detected: [Observation]?
+        /// When the frame was decoded (monotonic seconds): its latency counts from then.
+        package var decoded: Double
+
+        /// The subjects `pipeline` sees in the frame (detecting itself for a frame read from a
+        /// source, taking the detections made ahead otherwise).
+        package func subjects(by pipeline: TrackingPipeline) throws(DetectorError) -> [TrackedSubject] {
+            ahead ? try pipeline.process(frame, detected: detected) : try pipeline.process(frame)
+        }
+    }
+
+    /// Stops the threads of frames detected ahead (a source is its owner's to stop).
+    package func stop() {
+        if case .ahead(let detecting) = self { detecting.stop() }
+    }
+}
+
+extension RunDriver {
+    /// Hands each frame of `frames` to `body`, with the driver to step it with, until the frames
+    /// end, `stopping` says so (asked before each frame) or `body` returns false.
+    package mutating func forEachFrame(of frames: inout RunFrames, stopping: () -> Bool,
+                                       _ body: (inout Self, RunFrames.Item) throws -> Bool) throws {
+        switch frames {
+        case .ahead(let detecting):
+            while !stopping(), let (frame, detected, decoded) = try detecting.next() {
+                guard try body(&self, RunFrames.Item(frame: frame, ahead: true, detected: detected, decoded: decoded)) else { return }
+            }
+        case .source(var source, let selection):
+            defer { frames = .source(source, selection) }
+            var going = true
+            try selection.forEachFrame(of: &source) { frame in
+                going = try body(&self, RunFrames.Item(frame: frame, ahead: false, detected: nil, decoded: MonotonicClock.now()))
+            } stopping: { !going || stopping() }
+        }
     }
 }

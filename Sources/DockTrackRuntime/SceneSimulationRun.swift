@@ -78,18 +78,25 @@ package struct SceneSimulationRun {
         let (virtual, pipeline, video, overview) = (virtual, pipeline, video, overview)
         let params = driver.loop.controller.params
         var guide: OverviewGuide?
-        defer { driver.end { video?.close() } }
-        try frames.forEachFrame(of: &scene) { frame in
+        var mapping: OverviewMapping?
+        var feed = RunFrames.source(scene, frames)
+        defer {
+            driver.end { video?.close() }
+            if case .source(let read, _) = feed { scene = read }
+            if let mapping { overviewMapping = mapping }
+        }
+        try driver.forEachFrame(of: &feed, stopping: stopping) { driver, item in
+            let frame = item.frame
             var view: Frame?
             var overviewView: Frame?
             var overviewSubjects: [TrackedSubject] = []
             if let overview {
                 if guide == nil {
                     var rig = SceneCalibrationRig(scene: frame.image, dockCamera: virtual, overview: overview)
-                    let mapping = try OverviewCalibration.calibrate(rig: &rig, camera: params.camera, limits: params.limits, looked: looked)
-                    overviewMapping = mapping
-                    calibrated(mapping)
-                    guide = OverviewGuide(mapping: mapping, camera: params.camera, limits: params.limits)
+                    let found = try OverviewCalibration.calibrate(rig: &rig, camera: params.camera, limits: params.limits, looked: looked)
+                    mapping = found
+                    calibrated(found)
+                    guide = OverviewGuide(mapping: found, camera: params.camera, limits: params.limits)
                 }
                 overviewView = Frame(index: frame.index, time: frame.time, image: try overview.view(of: frame.image))
                 overviewSubjects = try overview.pipeline.process(overviewView!)
@@ -120,7 +127,8 @@ package struct SceneSimulationRun {
                 try video.write(canvas.image)
             }
             onFrame(metrics.frames)
-        } stopping: { stopping() }
+            return true
+        }
         return metrics
     }
 

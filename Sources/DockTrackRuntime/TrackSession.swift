@@ -159,7 +159,10 @@ public final class TrackSession {
         if let control { recordSinks.append(ControlSink(control: control)) }
         if let states = outputs.states { recordSinks.append(StatesFileSink(file: states)) }
         var pictures = PictureSink(video: outputs.video, window: outputs.window, viewer: { [weak self] in self?.viewer })
-        func emit(_ frame: Frame, _ perceive: () throws -> [TrackedSubject]) throws -> Bool {
+        // One frame, stepped by `driver` (the run's, lent for the frame): from its capture to the
+        // dock's command, then to the sinks.
+        func emit(_ item: RunFrames.Item, _ driver: inout RunDriver<FramingController, AnyDock>) throws -> Bool {
+            let frame = item.frame
             if !objectsStarted {
                 for box in objects { _ = try pipeline.track(objectAt: box, in: frame) }
                 objectsStarted = true
@@ -181,7 +184,7 @@ public final class TrackSession {
             overview?.watch.advance(to: frame.time)
             var guided: OverviewGuide.Use?
             let step = try driver.step(capturedAt: captured) { pose in
-                let seen = try perceive()
+                let seen = try item.subjects(by: pipeline)
                 guard let overview = self.overview else { return seen }
                 let (subjects, use) = self.guideByOverview(overview, seen: seen, in: frame.image, from: pose, at: captured)
                 guided = use
@@ -223,18 +226,16 @@ public final class TrackSession {
             summary.overviewFrames = overview?.watch.frames
         }
         do {
-            if liveRun == nil && source.info.kind == .video && !pipeline.params.adaptiveDetection && !pipeline.params.asyncDetection {
-                // A file: decoding and detection run on threads of their own, ahead of the tracker.
-                let detecting = pipeline.detectingAhead(of: source, selection: selection)
-                defer { detecting.stop() }
-                while !stopping(), let (frame, observations, _) = try detecting.next() {
-                    guard try emit(frame, { try pipeline.process(frame, detected: observations) }) else { break }
-                }
-            } else {
-                var going = true
-                try selection.forEachFrame(of: &source) { frame in
-                    going = try emit(frame) { try pipeline.process(frame) }
-                } stopping: { !going || self.liveRun?.shouldStop == true || stopping() }
+            // A file: decoding and detection run on threads of their own, ahead of the tracker.
+            let ahead = liveRun == nil && source.info.kind == .video && !pipeline.params.adaptiveDetection && !pipeline.params.asyncDetection
+            var frames: RunFrames = ahead ? .ahead(pipeline.detectingAhead(of: source, selection: selection)) : .source(source, selection)
+            defer {
+                frames.stop()
+                if case .source(let read, _) = frames { source = read }
+            }
+            let liveRun = liveRun
+            try driver.forEachFrame(of: &frames, stopping: { liveRun?.shouldStop == true || stopping() }) { driver, item in
+                try emit(item, &driver)
             }
         } catch {
             finish()

@@ -266,14 +266,15 @@ struct BenchCommand: ParsableCommand {
     /// Latency: from a frame decoded to its command (ahead, that includes the wait in the queue).
     private func measurePipeline(input: String, detectEvery: Int, ahead: Bool, store: ModelStore, limit: Int) throws -> PipelineResult {
         ProcessResources.resetPeak()
-        var source = try MediaFile.open(input)
+        let source = try MediaFile.open(input)
         let pipeline = try makePipeline(detectEvery: detectEvery, store: store)
-        let detecting = ahead ? pipeline.detectingAhead(of: source, selection: FrameSelection(end: limit)) : nil
-        defer { detecting?.stop() }
+        var feed: RunFrames = ahead ? .ahead(pipeline.detectingAhead(of: source, selection: FrameSelection(end: limit)))
+                                     : .source(source, FrameSelection())
+        defer { feed.stop() }
         let cpu = ProcessResources.cpuSeconds(), started = ContinuousClock.now
-        let latencies = try BenchLoops.overFile(&source, pipeline: pipeline, detecting: detecting, limit: limit)
+        let latencies = try BenchLoops.overFile(&feed, pipeline: pipeline, limit: limit)
         let wall = ProgressLine.seconds(ContinuousClock.now - started)
-        detecting?.stop()
+        feed.stop()
         let frames = Double(max(1, latencies.count))
         var profile: [(stage: String, milliseconds: Double)] = []
         if let schedule = pipeline.schedule {
@@ -306,7 +307,8 @@ struct BenchCommand: ParsableCommand {
         var samples: [Double] = []
         var progress = ProgressLine(total: total)
         let started = ContinuousClock.now
-        try BenchLoops.soak(pipeline: pipeline, detecting: detecting) { done in
+        var frames = RunFrames.ahead(detecting)
+        _ = try BenchLoops.overFile(&frames, pipeline: pipeline) { done in
             index = done
             progress.update(done: index)
             if index % perMinute == 0 || index == total {
