@@ -153,16 +153,16 @@ final class RawHTTPClient {
 @Suite(.onTestThreads) struct ControlPageTests {
     /// The page's address from the run's log.
     static func address(_ track: TrackProcess) throws -> (host: String, port: Int, token: String?) {
-        let deadline = Date().addingTimeInterval(30)
-        while Date() < deadline {
-            if let line = track.stderr.split(separator: "\n").first(where: { $0.contains("control page: http://") }) {
-                let url = try #require(URL(string: String(line[line.range(of: "http://")!.lowerBound...])))
-                let token = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == "token" }?.value
-                return (try #require(url.host), try #require(url.port), token)
-            }
-            Thread.sleep(forTimeInterval: 0.1)
+        var found: (host: String, port: Int, token: String?)?
+        try waitWhile(atMost: .seconds(30), every: .milliseconds(100)) {
+            guard let line = track.stderr.split(separator: "\n").first(where: { $0.contains("control page: http://") }) else { return true }
+            let url = try #require(URL(string: String(line[line.range(of: "http://")!.lowerBound...])))
+            let token = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == "token" }?.value
+            found = (try #require(url.host), try #require(url.port), token)
+            return false
         }
-        throw DockError.notConnected
+        guard let found else { throw DockError.notConnected }
+        return found
     }
 
     @Test func thePageShowsThePictureFollowsATapReframesAndSteers() throws {
@@ -226,7 +226,7 @@ final class RawHTTPClient {
         #expect(abs(turning - 0.4) < 0.02, "the joystick turns the dock: \(turning) rad/s")
         ws.hangUp()  // the page closes without releasing the joystick
         let closed = Date()
-        while Date().timeIntervalSince(closed) < 20, !track.stderr.contains("page: session closed") { Thread.sleep(forTimeInterval: 0.1) }
+        waitWhile(until: closed.addingTimeInterval(20), every: .milliseconds(100)) { !track.stderr.contains("page: session closed") }
         #expect(track.stderr.contains("page: session closed; system tracking back on"), "\(track.stderr)")
     }
 
@@ -340,7 +340,7 @@ final class RawHTTPClient {
             }
         }
         #expect(abs(velocity) < 0.01, "the tab closed mid-joystick: the dock stops (\(velocity) rad/s)")
-        while Date().timeIntervalSince(closed) < 20, !track.stderr.contains("page: session closed") { Thread.sleep(forTimeInterval: 0.1) }
+        waitWhile(until: closed.addingTimeInterval(20), every: .milliseconds(100)) { !track.stderr.contains("page: session closed") }
         #expect(track.stderr.contains("page: session closed; system tracking back on"), "\(track.stderr)")
     }
 
@@ -459,10 +459,9 @@ final class RawHTTPClient {
         defer { withExtendedLifetime(run) {} }
         let (host, port) = (run.host, run.port)
         var overview = (status: 0, headers: [String: String](), body: [UInt8]())
-        for _ in 0..<50 {
+        try waitWhile(atMost: .seconds(5), every: .milliseconds(100)) {
             overview = try RawHTTPClient(host: host, port: port).request("/overview.jpg")
-            if overview.status == 200 { break }
-            Thread.sleep(forTimeInterval: 0.1)
+            return overview.status != 200
         }
         #expect(overview.status == 200 && overview.headers["content-type"] == "image/jpeg", "\(overview.status)")
         let picture = try Fixtures.temporaryFolder().appendingPathComponent("overview.jpg")

@@ -182,12 +182,13 @@ final class LineSocket {
     private var buffer = Data()
 
     init(connectingTo path: String, within seconds: Double = 30) throws {
-        let deadline = Date().addingTimeInterval(seconds)
-        while true {
-            if let fd = try? UnixSocket.connect(to: path) { self.fd = fd; return }
-            if Date() > deadline { throw CocoaError(.fileNoSuchFile) }
-            usleep(50_000)
+        var connected: Int32?
+        waitWhile(atMost: .milliseconds(Int64(seconds * 1000)), every: .milliseconds(50)) {
+            connected = try? UnixSocket.connect(to: path)
+            return connected == nil
         }
+        guard let connected else { throw CocoaError(.fileNoSuchFile) }
+        fd = connected
     }
 
     deinit { close(fd) }

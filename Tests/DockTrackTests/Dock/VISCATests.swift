@@ -57,8 +57,7 @@ import Glibc
         try dock.perform(.setOrientation(DockOrientation(x: 0, y: 1.5, z: 0), duration: 1, relative: false), at: 0)
         // What the camera received (its thread may still be at it when the reply is read).
         func received(_ count: Int) -> [[UInt8]] {
-            let deadline = MonotonicClock.now() + 5
-            while camera.packets.count < count && MonotonicClock.now() < deadline { usleep(2_000) }
+            waitWhile(atMost: .seconds(5), every: .milliseconds(2)) { camera.packets.count < count }
             return camera.packets
         }
         let limit = 0.3 * 180 / .pi * units.panPerDegree

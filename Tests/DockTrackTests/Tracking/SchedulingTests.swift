@@ -123,10 +123,9 @@ import Testing
         defer { worker.stop() }
         worker.offer(try Frame.blank(index: 0, time: 0))
         var results: [DetectionWorker.Result] = []
-        let deadline = Date().addingTimeInterval(10)
-        while results.isEmpty && Date() < deadline {
+        try waitWhile(atMost: .seconds(10), every: .milliseconds(10)) {
             results = try worker.takeResults()
-            if results.isEmpty { Thread.sleep(forTimeInterval: 0.01) }
+            return results.isEmpty
         }
         #expect(results.count == 1)
         #expect(results.first?.seconds == 0.25)

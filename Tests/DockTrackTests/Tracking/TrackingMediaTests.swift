@@ -425,8 +425,7 @@ import Testing
             detecting.stop()
         }
         // The reader and detection threads let go of it once they have seen the stop.
-        let deadline = MonotonicClock.now() + 5
-        while released != nil && MonotonicClock.now() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        waitWhile(atMost: .seconds(5), every: .milliseconds(50)) { released != nil }
         #expect(released == nil)
     }
 }
