@@ -458,9 +458,9 @@ struct DockTestLine {
         let served = Thread {
             // The listening socket does not block: wait for the dock's one client.
             var client: Int32 = -1
-            for _ in 0..<3000 where client < 0 {
+            waitWhile(atMost: .seconds(30), every: .milliseconds(10)) {
                 client = accept(listening.fd, nil, nil)
-                if client < 0 { usleep(10_000) }
+                return client < 0
             }
             guard client >= 0 else { return }
             _ = fcntl(client, F_SETFL, fcntl(client, F_GETFL) & ~O_NONBLOCK)
