@@ -75,11 +75,17 @@ import Glibc
         let docked = try pans(trace)
         #expect((docked.map(abs).max() ?? 0) > 0.05, "docksim's dock turned: \(docked.suffix(5))")
         #expect(docked.allSatisfy { abs($0) <= 22.5 * .pi / 180 + 1e-3 }, "the scene's limits reached the other dock")
-        // simulate's view is where docksim says its dock points: at the end, when the dock has
-        // stopped (the run stops it), the two agree.
+        // simulate's view is where docksim says its dock points: the view of the last frame is a
+        // pose docksim's dock passed through near the end (its trace has a line per request, a
+        // request a frame). Not docksim's last line: the dock goes on turning between the last
+        // frame's capture and the run's stop, further on a busy machine (0.023 rad in one CI run).
         let seen = try pans(view)
-        let (viewEnd, dockEnd) = (try #require(seen.last), try #require(docked.last))
-        #expect(abs(viewEnd - dockEnd) < 0.02, "simulate's view ends at pan \(viewEnd), docksim's dock at \(dockEnd)")
+        let viewEnd = try #require(seen.last)
+        let path = Array(docked.suffix(20))
+        let passed = zip(path, path.dropFirst()).contains { a, b in
+            viewEnd >= min(a, b) - 0.005 && viewEnd <= max(a, b) + 0.005
+        }
+        #expect(passed, "simulate's view ends at pan \(viewEnd); docksim's dock over its last requests: \(path)")
     }
 
     @Test func aBadDockAddressIsAUsageError() throws {
