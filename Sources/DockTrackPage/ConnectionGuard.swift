@@ -118,6 +118,12 @@ final class ConnectionRegistry: Sendable {
     func remove(_ channel: any Channel) {
         _ = entries.withLock { $0.removeValue(forKey: ObjectIdentifier(channel)) }
     }
+
+    /// Closes every connection (the server stops): one that never sent a request is otherwise
+    /// waited for until its head times out, as the server's graceful end waits for it.
+    func closeAll() {
+        for channel in entries.withLock({ $0.values.map(\.channel) }) { channel.close(promise: nil) }
+    }
 }
 
 /// The first handler of every page connection, on the raw bytes: admits it (or not), bounds

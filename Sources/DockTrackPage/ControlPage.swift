@@ -48,6 +48,12 @@ package final class ControlPage: FrameViewer {
     }
     private let overviewSight = Monitor<OverviewSight?>(nil)
     private let task: Mutex<Task<Void, any Error>?> = Mutex(nil)
+    /// Whether the server's task has ended (its connections closed, its port let go).
+    private let ended = Monitor(false)
+    /// Whether ``stop()`` was called: the pages' connections close.
+    private let stopping = Monitor(false)
+    /// How long ``stop()`` waits for the server to end.
+    package static let stopPatience = 5.0
     private let encoder = PictureEncoder()
     /// The address the page is served on, as bound (`host:port`).
     package let address: String
@@ -67,6 +73,7 @@ package final class ControlPage: FrameViewer {
         let router = Router(context: BasicWebSocketRequestContext.self)
         let frames = frames
         let encoder = encoder
+        let stopping = stopping
         let token = token
         // On loopback, only a loopback name: a page of any site whose name was made to point
         // at 127.0.0.1 (DNS rebinding) sends its own name as the Host.
@@ -132,38 +139,43 @@ package final class ControlPage: FrameViewer {
             return .upgrade([:])
         } onUpgrade: { inbound, outbound, _ in
             let session = PageSession(TrackControlSession(control: control, identity: identity))
-            // However the page goes (a close, a reset, a write that fails), its session ends once:
-            // a joystick it held stops and tracking comes back.
-            let ended = { @Sendable in if let words = session.end() { log("page: \(words)") } }
-            let writing = Task {
-                defer { ended() }
-                var nextMotion = 0.0, nextSpeed = 0.0
-                while !Task.isCancelled {
-                    // Of the tracking states since the last turn only the newest: a page shows one at a
-                    // time, and a file tracked at full speed makes hundreds a second.
-                    var lines = Self.newestTrackingStateOnly(session.pending())
-                    let now = MonotonicClock.now()
-                    if now >= nextMotion {
-                        lines.append(control.motionStateLine)
-                        nextMotion = now + 0.1
+            // However the page goes (a close, a reset, a write that fails, the server stopping),
+            // its session ends once: a joystick it held stops and tracking comes back.
+            defer { if let words = session.end() { log("page: \(words)") } }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                // Out: the news, the motion state ten times a second, the run's speed once a
+                // second, until the page's server stops (its connections are then closed).
+                group.addTask {
+                    var nextMotion = 0.0, nextSpeed = 0.0
+                    while !Task.isCancelled, !stopping.withLock({ $0 }) {
+                        // Of the tracking states since the last turn only the newest: a page shows one at a
+                        // time, and a file tracked at full speed makes hundreds a second.
+                        var lines = Self.newestTrackingStateOnly(session.pending())
+                        let now = MonotonicClock.now()
+                        if now >= nextMotion {
+                            lines.append(control.motionStateLine)
+                            nextMotion = now + 0.1
+                        }
+                        if now >= nextSpeed {
+                            lines.append(control.runSpeedLine)
+                            nextSpeed = now + 1
+                        }
+                        for line in lines { try await outbound.write(.text(line)) }
+                        try await Task.sleep(for: .milliseconds(30))
                     }
-                    if now >= nextSpeed {
-                        lines.append(control.runSpeedLine)
-                        nextSpeed = now + 1
+                }
+                // In: the page's requests, answered in order, until it closes.
+                group.addTask {
+                    for try await message in inbound.messages(maxSize: 1 << 16) {
+                        guard case .text(let text) = message, !session.isEnded else { continue }
+                        for line in text.split(separator: "\n") {
+                            for answer in session.handle(String(line)) { try await outbound.write(.text(answer)) }
+                        }
                     }
-                    for line in lines { try await outbound.write(.text(line)) }
-                    try await Task.sleep(for: .milliseconds(30))
                 }
-            }
-            defer {
-                writing.cancel()
-                ended()
-            }
-            for try await message in inbound.messages(maxSize: 1 << 16) {
-                guard case .text(let text) = message, !session.isEnded else { continue }
-                for line in text.split(separator: "\n") {
-                    for answer in session.handle(String(line)) { try await outbound.write(.text(answer)) }
-                }
+                // Whichever ends first (the page gone, a write failed, the server stopping) ends both.
+                defer { group.cancelAll() }
+                try await group.next()
             }
         }
         var logger = Logger(label: "docktrack-page")
@@ -187,7 +199,9 @@ package final class ControlPage: FrameViewer {
                                   let port = channel.localAddress?.port ?? port
                                   bound.withLock { $0 = .success("\(host):\(port)") }
                               }, logger: logger)
+        let ended = ended
         let running = Task {
+            defer { ended.withLock { $0 = true } }
             do {
                 try await app.runService(gracefulShutdownSignals: [])
             } catch {
@@ -235,10 +249,15 @@ package final class ControlPage: FrameViewer {
         overviewSight.withLock { $0 = OverviewSight(image: image, subjects: subjects, chosen: chosen) }
     }
 
-    /// Ends the server (its pages are closed).
+    /// Ends the server and waits for it (at most ``stopPatience`` seconds): when this returns,
+    /// its pages are closed and its port is free. Not to be called from a task of Swift's
+    /// concurrency pool (it waits on a lock): the run calls it from its own thread.
     package func stop() {
+        stopping.withLock { $0 = true }
         task.withLock { $0?.cancel() }
+        registry.closeAll()
         encoder.stop()
+        ended.wait(for: { $0 }, until: Date(timeIntervalSinceNow: Self.stopPatience))
     }
 
     deinit { stop() }

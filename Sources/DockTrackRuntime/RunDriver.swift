@@ -82,6 +82,12 @@ public struct RunDriver<F: Framer, D: Dock> {
         guard !ended else { return }
         ended = true
         RunEnd.end(&loop.dock, at: dockClock?() ?? lastCaptured, closing: closing)
+        stopParts()
+    }
+
+    /// Stops the parts the run started, the last started first, without touching the dock (a
+    /// run that never stepped: its owner closed before it ran). Again is harmless.
+    public mutating func stopParts() {
         while let part = parts.popLast() { part.stop() }
     }
 }

@@ -73,7 +73,8 @@ public final class TrackSession {
     /// The run's control path: the `--serve` server's, or one for a control page alone.
     package let control: TrackControl?
     /// A page watching the run (``FrameViewer``): while it watches, each frame is drawn for it.
-    public var viewer: (any FrameViewer)?
+    /// Given with ``show(on:)``: the run owns it from then on.
+    public private(set) var viewer: (any FrameViewer)?
     public let outputs: Outputs
     /// What the run did so far (complete once ``run(stopping:onFrame:)`` returns or throws).
     public private(set) var summary = Summary(frames: 0, seconds: 0)
@@ -122,22 +123,34 @@ public final class TrackSession {
         self.notes = notes
         self.audioRoutes = audioRoutes
         self.overview = overview
+        // What the session was given running, in the order it started (each is stopped in the
+        // reverse order when the run ends): the control server, the audio route watch, the live
+        // source, the overview camera's watch, the detection thread.
+        if let server { driver.own("control server", stop: server.stop) }
+        if let audioRoutes { driver.own("audio route watch", stop: audioRoutes.stop) }
+        if let live = source as? any LiveFrameSource { driver.own("live source", stop: live.stop) }
+        if let watch = overview?.watch { driver.own("overview watch", stop: watch.stop) }
+        driver.own("detection thread") { [pipeline] in pipeline.worker?.stop() }
         // A client may say hello before the first frame: the dock's capabilities are known now.
         driver.loop.dock.relayNews(to: self.control, notes: notes)
     }
 
     deinit { close() }
 
-    /// Stops what the session owns, in order: the detection thread, the live source, the
-    /// control server. Again is harmless.
+    /// Stops what the session owns, in the reverse order of their start (``RunDriver``'s
+    /// parts): a page watching, the detection thread, the overview's watch, the live source,
+    /// the audio route watch, the control server. Again is harmless.
     public func close() {
         guard !closed else { return }
         closed = true
-        pipeline.worker?.stop()
-        overview?.watch.stop()
-        (source as? any LiveFrameSource)?.stop()
-        audioRoutes?.stop()
-        server?.stop()
+        driver.stopParts()
+    }
+
+    /// Shows the run on `viewer` (a control page), which the run owns from now on: stopped
+    /// (and waited for) when the run ends, before the control path it serves.
+    public func show(on viewer: any FrameViewer) {
+        self.viewer = viewer
+        driver.own("page") { viewer.stop() }
     }
 
     /// Runs to the end of the input, a live run's end, `stopping` (asked between frames) or the
@@ -315,6 +328,8 @@ public protocol FrameViewer: AnyObject, Sendable {
     /// The overview camera's newest picture (`track --overview`), its people and the one the
     /// dock follows.
     func offerOverview(_ image: Image, subjects: [TrackedSubject], chosen: UUID?)
+    /// Stops showing (a page's server ended and waited for); called once, when the run ends.
+    func stop()
 }
 
 extension FrameViewer {

@@ -110,8 +110,7 @@ struct TrackCommand: ParsableCommand {
     private func track(_ configuration: TrackConfiguration, notes: @escaping @Sendable (String) -> Void,
                        commands: @escaping @Sendable (String) throws -> Void) throws {
         let session = try TrackSession(opening: configuration, notes: notes, commands: commands, stopping: { RunInterruption.requested })
-        let page = try openControlPage(for: session, notes: notes)
-        defer { page?.stop() }
+        try openControlPage(for: session, notes: notes)
         var progress = ProgressLine(total: session.source.info.frameCount.map { frames.selection.count(of: $0) })
         // A source failing midway (a camera unplugged, a truncated file) still gets its summary.
         defer {
@@ -124,8 +123,8 @@ struct TrackCommand: ParsableCommand {
 
     /// --http: the control page on the session's control path; its address (with the token
     /// beyond loopback) told in the notes.
-    private func openControlPage(for session: TrackSession, notes: @escaping @Sendable (String) -> Void) throws -> ControlPage? {
-        guard let (host, port) = output.httpAddress, let control = session.control else { return nil }
+    private func openControlPage(for session: TrackSession, notes: @escaping @Sendable (String) -> Void) throws {
+        guard let (host, port) = output.httpAddress, let control = session.control else { return }
         var token: String?
         if let file = output.httpTokenFile {
             token = try ControlPage.readToken(file)
@@ -133,12 +132,11 @@ struct TrackCommand: ParsableCommand {
             token = (0..<4).map { _ in String(UInt64.random(in: 0...UInt64.max), radix: 16) }.joined()
         }
         let page = try ControlPage(host: host, port: port, control: control, identity: .tracker, token: token, log: notes)
-        session.viewer = page
+        session.show(on: page)
         // A token of the run's own is printed (it is the only way to it); one from a file is not
         // (a service's log would keep it).
         let query = output.httpTokenFile == nil ? token.map { "?token=\($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? $0)" } ?? "" : ""
         let hint = output.httpTokenFile.map { " (the token: the first line of \($0))" } ?? ""
         notes("control page: http://\(ControlPage.addressToOpen(page.address))/\(query)\(hint)")
-        return page
     }
 }

@@ -1,4 +1,5 @@
 import DockTrack
+import DockTrackPage
 import Foundation
 import Testing
 #if canImport(Glibc)
@@ -163,6 +164,51 @@ final class RawHTTPClient {
         }
         guard let found else { throw DockError.notConnected }
         return found
+    }
+
+    /// The page is a part the run owns: when the run ends, its server has ended too, a page
+    /// connected over WebSocket (that never reads) closed and the port let go, before `run`
+    /// returns. Before the run owned it, the page's server task was only cancelled (by the
+    /// command, after the run), and went on serving for as long as it took.
+    /// Whether a socket can listen on 127.0.0.1:`port` now (no one else listens there).
+    static func canListen(onPort port: Int) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var on: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        return bound == 0 && listen(fd, 1) == 0
+    }
+
+    @Test func thePagesServerEndsWithTheRunAndItsPortIsFree() throws {
+        var configuration = TrackConfiguration(input: .file(Fixtures.sample("vtest.avi")))
+        configuration.perception.models = Fixtures.models
+        configuration.frames = FrameSelection(start: 0, end: 20)
+        configuration.outputs.controlPath = true
+        let session = try TrackSession(opening: configuration, notes: { _ in })
+        let control = try #require(session.control)
+        let page = try ControlPage(host: "127.0.0.1", port: 0, control: control, identity: .tracker, token: nil, log: { _ in })
+        session.show(on: page)
+        let port = try #require(Int(page.address.split(separator: ":").last ?? ""))
+        let watcher = try RawHTTPClient(host: "127.0.0.1", port: port)
+        #expect(try watcher.upgrade("/ws", host: "127.0.0.1:\(port)") == 101)
+        let idle = try RawHTTPClient(host: "127.0.0.1", port: port)
+        _ = idle
+        let started = MonotonicClock.now()
+        _ = try session.run(stopping: { false })
+        let took = MonotonicClock.now() - started
+        // Free: this test can listen on it. (Not "a connection is refused": a client socket on
+        // loopback may be given that very port as its own and connect to itself, once in a few
+        // hundred runs beside the other suites.)
+        #expect(Self.canListen(onPort: port), "the page's port still taken after the run (\(took) s, \(page.connections) open)")
+        #expect(page.connections == 0, "\(page.connections) connections still open after the run")
     }
 
     @Test func thePageShowsThePictureFollowsATapReframesAndSteers() throws {
