@@ -154,13 +154,14 @@ package struct ReframeRun {
             onFrame(count, total)
         }
         do {
-            let detecting = pipeline.detectingAhead(of: source, selection: settings.frames, cuts: reframer.shotBoundary)
-            defer { detecting.stop() }
-            while !stopping(), let (frame, observations, _, startsShot) = try detecting.nextWithCut() {
-                firstTime = firstTime ?? frame.time
-                lastTime = frame.time
-                let subjects = try pipeline.process(frame, detected: observations, startsShot: startsShot)
-                if let shot = try reframer.push(frame, subjects: subjects, startsShot: startsShot) { try show(shot) }
+            var frames = RunFrames.ahead(pipeline.detectingAhead(of: source, selection: settings.frames, cuts: reframer.shotBoundary))
+            reframer.own("detection ahead", stop: frames.stop)
+            defer { reframer.end() }
+            try frames.forEach(stopping: stopping) { item in
+                firstTime = firstTime ?? item.frame.time
+                lastTime = item.frame.time
+                if let shot = try reframer.push(item.frame, subjects: try item.subjects(by: pipeline), startsShot: item.startsShot) { try show(shot) }
+                return true
             }
             for shot in reframer.finish() { try show(shot) }
         }

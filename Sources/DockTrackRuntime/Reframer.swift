@@ -116,6 +116,17 @@ package struct Reframer {
         return shot(ofFirstOf: pending.count)
     }
 
+    /// Records a part the run started (a source, a detection thread, an output), stopped at
+    /// ``end()``, the last started first (the driver's parts).
+    package mutating func own(_ name: String, stop: @escaping () -> Void) {
+        driver.own(name, stop: stop)
+    }
+
+    /// Ends the run: the window told to stop, then the parts stopped. Again is harmless.
+    package mutating func end() {
+        driver.end()
+    }
+
     /// The frames still waiting, each through the last window reached before the next cut.
     package mutating func finish() -> [Shot] {
         var shots: [Shot] = []

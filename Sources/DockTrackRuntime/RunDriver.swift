@@ -109,11 +109,14 @@ package enum RunFrames {
         package var detected: [Observation]?
         /// When the frame was decoded (monotonic seconds): its latency counts from then.
         package var decoded: Double
+        /// Whether a cut in the film leads into the frame (found by the detection ahead when it
+        /// was given a ``ShotBoundary``; always false from a source).
+        package var startsShot = false
 
         /// The subjects `pipeline` sees in the frame (detecting itself for a frame read from a
         /// source, taking the detections made ahead otherwise).
         package func subjects(by pipeline: TrackingPipeline) throws(DetectorError) -> [TrackedSubject] {
-            ahead ? try pipeline.process(frame, detected: detected) : try pipeline.process(frame)
+            ahead ? try pipeline.process(frame, detected: detected, startsShot: startsShot) : try pipeline.process(frame)
         }
     }
 
@@ -123,22 +126,31 @@ package enum RunFrames {
     }
 }
 
+extension RunFrames {
+    /// Hands each frame to `body` until the frames end, `stopping` says so (asked before each
+    /// frame) or `body` returns false: the one loop over a run's frames (``RunDriver`` and the
+    /// runs whose dock is a crop window, ``Reframer``'s, go through it).
+    package mutating func forEach(stopping: () -> Bool, _ body: (Item) throws -> Bool) throws {
+        switch self {
+        case .ahead(let detecting):
+            while !stopping(), let (frame, detected, decoded, startsShot) = try detecting.nextWithCut() {
+                guard try body(Item(frame: frame, ahead: true, detected: detected, decoded: decoded, startsShot: startsShot)) else { return }
+            }
+        case .source(var source, let selection):
+            defer { self = .source(source, selection) }
+            var going = true
+            try selection.forEachFrame(of: &source) { frame in
+                going = try body(Item(frame: frame, ahead: false, detected: nil, decoded: MonotonicClock.now()))
+            } stopping: { !going || stopping() }
+        }
+    }
+}
+
 extension RunDriver {
     /// Hands each frame of `frames` to `body`, with the driver to step it with, until the frames
     /// end, `stopping` says so (asked before each frame) or `body` returns false.
     package mutating func forEachFrame(of frames: inout RunFrames, stopping: () -> Bool,
                                        _ body: (inout Self, RunFrames.Item) throws -> Bool) throws {
-        switch frames {
-        case .ahead(let detecting):
-            while !stopping(), let (frame, detected, decoded) = try detecting.next() {
-                guard try body(&self, RunFrames.Item(frame: frame, ahead: true, detected: detected, decoded: decoded)) else { return }
-            }
-        case .source(var source, let selection):
-            defer { frames = .source(source, selection) }
-            var going = true
-            try selection.forEachFrame(of: &source) { frame in
-                going = try body(&self, RunFrames.Item(frame: frame, ahead: false, detected: nil, decoded: MonotonicClock.now()))
-            } stopping: { !going || stopping() }
-        }
+        try frames.forEach(stopping: stopping) { item in try body(&self, item) }
     }
 }

@@ -41,35 +41,47 @@ package enum VirtualCameraRun {
     package static func run(_ configuration: TrackConfiguration, name: String, size: ImageSize,
                            notes: @escaping @Sendable (String) -> Void,
                            stopping: @escaping @Sendable () -> Bool) throws -> Summary {
-        var source = try configuration.input.open(configuration.live, notes: notes, stopping: stopping)
-        defer { (source as? any LiveFrameSource)?.stop() }
+        let source = try configuration.input.open(configuration.live, notes: notes, stopping: stopping)
+        let live = source as? any LiveFrameSource
+        let framesPerSecond = source.info.framesPerSecond ?? 30
+        var window = CropWindow(sourceSize: source.info.size, aspect: Double(size.width) / Double(size.height),
+                                fieldOfView: configuration.fieldOfView)
+        window.maximumZoom = max(1, 2 * window.widest.height / Double(size.height))
+        var params = configuration.framingParams(for: source.info.size)
+        params.limits = .window(degreesPerSecond: 30)
+        // The run's driver (the crop window's) owns what the run starts from here on: the
+        // source, the detection thread, the output, stopped in the reverse order at its end.
+        var reframer: Reframer
+        do {
+            reframer = try Reframer(dock: VirtualDock(window: window, speeds: params.limits), framing: params, lookAhead: 0,
+                                    trace: try configuration.outputs.trace.map { path throws in try LineOutput(path: path) })
+        } catch {
+            live?.stop()
+            throw error
+        }
+        defer { reframer.end() }
+        if let live { reframer.own("live source", stop: live.stop) }
         let liveRun = LiveRun(source, duration: configuration.live.duration)
         let pipeline = try configuration.perception.pipeline(for: source, input: configuration.input, notes: notes, stopping: stopping)
-        defer { pipeline.worker?.stop() }
-        let framesPerSecond = source.info.framesPerSecond ?? 30
+        reframer.own("detection thread") { pipeline.worker?.stop() }
         let output: VirtualCameraOutput
         do {
             output = try VirtualCameraOutput(name: name, size: size, framesPerSecond: Int(framesPerSecond.rounded()))
         } catch {
             throw TrackSetupError(error.description)
         }
-        defer { output.close() }
-        var window = CropWindow(sourceSize: source.info.size, aspect: Double(size.width) / Double(size.height),
-                                fieldOfView: configuration.fieldOfView)
-        window.maximumZoom = max(1, 2 * window.widest.height / Double(size.height))
-        var params = configuration.framingParams(for: source.info.size)
-        params.limits = .window(degreesPerSecond: 30)
-        var reframer = try Reframer(dock: VirtualDock(window: window, speeds: params.limits), framing: params, lookAhead: 0,
-                                    trace: try configuration.outputs.trace.map { path throws in try LineOutput(path: path) })
+        reframer.own("virtual camera", stop: output.close)
         let statesOutput = try configuration.outputs.states.map { try LineOutput(path: $0) }
         notes("virtual camera \(name): \(size) at \(Int(framesPerSecond.rounded())) fps")
-        let origin = (source as? any LiveFrameSource)?.clockOrigin ?? MonotonicClock.now()
+        let origin = live?.clockOrigin ?? MonotonicClock.now()
         // A file plays in real time (a late frame goes at once).
         var pacer = RealTimePacer(startingAt: MonotonicClock.now())
-        try configuration.frames.forEachFrame(of: &source) { frame in
+        var frames = RunFrames.source(source, configuration.frames)
+        try frames.forEach(stopping: { liveRun?.shouldStop == true || stopping() }) { item in
+            let frame = item.frame
             let capture = liveRun == nil ? pacer.wait(for: frame.time) : origin + frame.time
-            let subjects = try pipeline.process(frame)
-            guard let shot = try reframer.push(frame, subjects: subjects) else { return }
+            let subjects = try item.subjects(by: pipeline)
+            guard let shot = try reframer.push(frame, subjects: subjects) else { return true }
             let picture = try shot.frame.image.cropped(to: shot.crop, size: size)
             do {
                 try output.publish(picture, capturedAt: capture)
@@ -77,8 +89,9 @@ package enum VirtualCameraRun {
                 throw TrackSetupError("\(error)")
             }
             try statesOutput?.write(SubjectStatesRecord(frame: frame.index, time: frame.time, subjects: subjects).jsonLine)
-        } stopping: { liveRun?.shouldStop == true || stopping() }
-        output.close()
+            return true
+        }
+        reframer.end()
         let latencies = output.latencies
         return Summary(name: name, published: output.written, passedOver: output.replaced,
                        latencyP50: Statistics.percentile(latencies, 0.5), latencyP99: Statistics.percentile(latencies, 0.99))
