@@ -140,14 +140,14 @@ import Glibc
         shutdown(first.fd, Int32(SHUT_RDWR))
         // The next client, as soon as the session is free.
         var limits: DockLimits?, tracking: String?
-        let deadline = Date().addingTimeInterval(20)
-        while limits == nil, Date() < deadline {
+        try waitWhile(atMost: .seconds(20), every: .milliseconds(50)) {
             let next = try LineSocket(connectingTo: socketPath)
             next.send(#"{"type":"hello","protocols":["org.docktrack.dock/1"]}"#)
-            guard let said = try next.next(matching: "\"type\""), said.contains(#""type":"hello""#) else { usleep(50_000); continue }
+            guard let said = try next.next(matching: "\"type\""), said.contains(#""type":"hello""#) else { return true }
             limits = DockTestLine(said)?.limits("limits")
             next.send(#"{"command":"getSystemTracking"}"#)
             tracking = try next.next(matching: #""systemTracking""#)
+            return false
         }
         #expect(limits == own, "the dock's own limits: \(String(describing: limits)) against \(own)")
         #expect(tracking?.contains(#""enabled":true"#) == true, "\(tracking ?? "no answer")")
@@ -156,11 +156,12 @@ import Glibc
 
 /// A client of the docksim serving `socketPath`, once it listens (docksim may still be starting).
 func connectedManager(_ socketPath: String) async throws -> DockAccessoryManager? {
-    for _ in 0..<3000 {
-        if let manager = try? DockAccessoryManager(socketPath: socketPath) { return manager }
-        try await Task.sleep(for: .milliseconds(50))
+    var manager: DockAccessoryManager?
+    await awaitWhile(atMost: .seconds(150), every: .milliseconds(50)) {
+        manager = try? DockAccessoryManager(socketPath: socketPath)
+        return manager == nil
     }
-    return nil
+    return manager
 }
 
 /// Starts docksim serving a fresh socket with these scripted events; returns the process and the path.
@@ -466,9 +467,7 @@ actor Collected<Element: Sendable> {
         let movedBefore = await motion.items.contains { $0.velocity.y > 0.3 }
         if !movedBefore {
             dock.send(.setAngularVelocity(AngularVelocity(x: 0, y: 0.4, z: 0)))
-            for _ in 0..<400 where await !motion.items.contains(where: { $0.velocity.y > 0.3 }) {
-                try await Task.sleep(for: .milliseconds(25))
-            }
+            await awaitWhile(atMost: .seconds(10)) { await !motion.items.contains(where: { $0.velocity.y > 0.3 }) }
         }
         let moving = await motion.items.filter { $0.velocity.y > 0.3 }
         #expect(!moving.isEmpty, "motion states show the pan moving")

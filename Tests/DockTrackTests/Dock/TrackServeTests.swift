@@ -449,16 +449,13 @@ final class LineClient {
     private var framer = LineFramer()
 
     init(path: String, within seconds: Double = 20) throws {
-        let deadline = Date().addingTimeInterval(seconds)
         var connected: Int32?
-        while connected == nil {
+        waitWhile(atMost: .milliseconds(Int64(seconds * 1000)), every: .milliseconds(50)) {
             connected = try? UnixSocket.connect(to: path)
-            if connected == nil {
-                if Date() > deadline { throw DockError.notConnected }
-                usleep(50_000)
-            }
+            return connected == nil
         }
-        fd = connected!
+        guard let connected else { throw DockError.notConnected }
+        fd = connected
     }
 
     deinit { close(fd) }
@@ -546,7 +543,11 @@ final class LineClient {
         #expect(client.first(within: 10) { $0.hasPrefix(#"{"id":3,"#) } == #"{"id":3,"type":"done","command":"setFramingMode"}"#)
         let changed = Date()
         var turned = centered
-        while Date().timeIntervalSince(changed) < 10, let now = pan(), now - centered < 0.08 { turned = now; usleep(50_000) }
+        waitWhile(atMost: .seconds(10), every: .milliseconds(50)) {
+            guard let now = pan() else { return false }
+            turned = now
+            return now - centered < 0.08
+        }
         turned = pan() ?? turned
         let took = Date().timeIntervalSince(changed)
         print("track --serve: framing mode center -> left turned the dock from \(centered) to \(turned) rad in \(took) s")
@@ -557,13 +558,12 @@ final class LineClient {
         let done = client.first(within: 10) { $0.hasPrefix(#"{"id":5,"#) }
         #expect(done == #"{"id":5,"type":"done","command":"setAngularVelocity"}"#, "\(done ?? "no answer")")
         var velocity: Double?
-        for _ in 0..<60 {
+        try waitWhile(atMost: .seconds(6), every: .milliseconds(100)) {
             try client.send(#"{"id":"v","command":"getMotionState"}"#)
             velocity = client.first(within: 10) { $0.hasPrefix(#"{"id":"v","#) }.flatMap { line in
                 if case .motionState(let motion)? = DockMessage(line: line) { motion.velocity.y } else { nil }
             }
-            if let velocity, abs(velocity + 0.25) < 0.02 { break }
-            usleep(100_000)
+            return velocity.map { abs($0 + 0.25) >= 0.02 } ?? true
         }
         #expect(velocity.map { abs($0 + 0.25) < 0.02 } == true, "docksim turns as the client said: \(String(describing: velocity))")
         // Custom tracking: the client's own observations of an object on the right, 20 a second.
