@@ -62,6 +62,16 @@ public protocol RegionLimitedDetector: SizeLimitedDetector {
     func detect(in image: Image, minimumConfidence: Double, smallestHeight: Double, regions: [UnitRect]?) throws(DetectorError) -> [Observation]
 }
 
+/// A face detector with a cheaper look at the whole picture for the faces large enough for it
+/// (MTCNN's: BlazeFace on the inference engine, each face checked by O-Net): a schedule takes
+/// it for most of its whole-picture searches, and the detector's own full look (every size,
+/// the small faces too) now and then.
+public protocol QuickWholeFaceLook: Detector {
+    /// The faces the quick look finds in the whole of `image`; `nil` when the detector has no
+    /// quick look (its models or the engine missing): the full look runs instead.
+    func quickWholeLook(in image: Image, minimumConfidence: Double) throws(DetectorError) -> [Observation]?
+}
+
 /// A face detector with a smallest face it finds. A standing person is 7 to 9 faces tall, so a
 /// person found as a body shorter than ``bodiesWithFacesItFinds`` of those shows no face it
 /// finds: where such a person moved, it need not look (``IdlePartSchedule``).

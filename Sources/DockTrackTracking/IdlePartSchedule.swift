@@ -66,6 +66,11 @@ package final class IdlePartSchedule: Detector {
     /// whole-picture searches (``run(_:part:in:minimumConfidence:people:)``). On vtest.avi at
     /// 1280x720, one core: the face part 0.62 -> 0.2 ms a frame (bench).
     package static let guidedFullSearchFactor = 4
+    /// Of a guided face part's whole-picture searches, how many in a row are its quick look
+    /// (``QuickWholeFaceLook``) before one is its full look: the full look (MTCNN over the
+    /// whole picture: about 80 ms at 1280x720 on one core) is for a small face whose person the
+    /// people part missed; the quick one (about 3 ms) finds the faces large enough for it.
+    package static let quickLooksPerFullLook = 3
     /// Per part: rounds to wait between runs now, and rounds since its last run.
     private var intervals: [Int]
     private var waited: [Int]
@@ -73,6 +78,10 @@ package final class IdlePartSchedule: Detector {
     /// when it found nothing; its runs since its last full search.
     private var smallestFound: [Double?]
     private var sinceFullSearch: [Int]
+    /// Per part: quick whole-picture looks since its last full look.
+    private var quickSinceFullLook: [Int]
+    /// Quick whole-picture looks of each part so far (counted in `fullSearches` too).
+    package private(set) var quickSearches: [Int]
     /// Full searches of each part so far (the rest of `runs` looked for tall things only).
     package private(set) var fullSearches: [Int]
     /// Runs of each part that looked only where the picture moved and around what it found.
@@ -123,6 +132,8 @@ package final class IdlePartSchedule: Detector {
         partNames = (detector as? CombinedDetector)?.parts.map(\.name) ?? [detector.name]
         smallestFound = Array(repeating: nil, count: count)
         sinceFullSearch = Array(repeating: 0, count: count)
+        quickSinceFullLook = Array(repeating: 0, count: count)
+        quickSearches = Array(repeating: 0, count: count)
         fullSearches = Array(repeating: 0, count: count)
         regionSearches = Array(repeating: 0, count: count)
         self.motion = motion
@@ -292,8 +303,16 @@ package final class IdlePartSchedule: Detector {
         } else if !fullSearchDue, let limited = detector as? SizeLimitedDetector, smallestFound[part] != nil {
             found = try limited.detect(in: image, minimumConfidence: minimumConfidence, smallestHeight: smallestHeight)
             sinceFullSearch[part] += 1
+        } else if guided, quickSinceFullLook[part] < Self.quickLooksPerFullLook, let quick = detector as? any QuickWholeFaceLook,
+                  let looked = try quick.quickWholeLook(in: image, minimumConfidence: minimumConfidence) {
+            found = looked
+            quickSinceFullLook[part] += 1
+            quickSearches[part] += 1
+            sinceFullSearch[part] = 0
+            fullSearches[part] += 1
         } else {
             found = try detector.detect(in: image, minimumConfidence: minimumConfidence)
+            quickSinceFullLook[part] = 0
             sinceFullSearch[part] = 0
             fullSearches[part] += 1
         }
