@@ -70,6 +70,9 @@ public protocol QuickWholeFaceLook: Detector {
     /// The faces the quick look finds in the whole of `image`; `nil` when the detector has no
     /// quick look (its models or the engine missing): the full look runs instead.
     func quickWholeLook(in image: Image, minimumConfidence: Double) throws(DetectorError) -> [Observation]?
+    /// The height of the smallest face the quick look finds surely in an image of `size`, as a
+    /// fraction of its height.
+    func smallestQuickFace(in size: ImageSize) -> Double
 }
 
 /// A face detector with a smallest face it finds. A standing person is 7 to 9 faces tall, so a

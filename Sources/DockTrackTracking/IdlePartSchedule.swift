@@ -71,6 +71,25 @@ package final class IdlePartSchedule: Detector {
     /// whole picture: about 80 ms at 1280x720 on one core) is for a small face whose person the
     /// people part missed; the quick one (about 3 ms) finds the faces large enough for it.
     package static let quickLooksPerFullLook = 3
+    /// The share of the picture the areas a guided face part would search must cover (grown as
+    /// the detector grows them, about twice each way) for its quick whole look to take their place.
+    package static let quickLookShare = 0.25
+
+    /// The share of the picture `regions` cover once grown by half their size each way (as the
+    /// face part grows them), overlaps counted once on a 32x32 grid.
+    static func coveredShare(of regions: [UnitRect]) -> Double {
+        let cells = 32
+        var covered = Set<Int>()
+        for r in regions {
+            let grown = UnitRect(x: r.x - r.width / 2, y: r.y - r.height / 2, width: r.width * 2, height: r.height * 2).clippedToUnit()
+            guard grown.width > 0, grown.height > 0 else { continue }
+            let x0 = Int(grown.x * Double(cells)), x1 = min(cells - 1, Int((grown.x + grown.width) * Double(cells)))
+            let y0 = Int(grown.y * Double(cells)), y1 = min(cells - 1, Int((grown.y + grown.height) * Double(cells)))
+            guard x0 <= x1, y0 <= y1 else { continue }
+            for y in y0...y1 { for x in x0...x1 { covered.insert(y * cells + x) } }
+        }
+        return Double(covered.count) / Double(cells * cells)
+    }
     /// Per part: rounds to wait between runs now, and rounds since its last run.
     private var intervals: [Int]
     private var waited: [Int]
@@ -295,7 +314,19 @@ package final class IdlePartSchedule: Detector {
         let guided = people != nil && detector is any SmallestFaceDetector
         let fullSearchDue = sinceFullSearch[part] + 1 >= fullSearchInterval * (guided ? Self.guidedFullSearchFactor : 1)
         let smallestHeight = (smallestFound[part] ?? 0) * Self.sizeMargin
-        if !fullSearchDue, let regional = detector as? RegionLimitedDetector, let moving {
+        // Where people are close to the camera the areas around them are large, and the cascade
+        // over them costs more than the quick look at the whole picture (Megamind at 1280x720:
+        // region searches were nearly all of the face part's time), which sees every face this
+        // part kept: the quick look then.
+        let regions = moving.map { $0 + keptAtLastRun[part].map(\.rect) }
+        if !fullSearchDue, guided, let quick = detector as? any QuickWholeFaceLook, let regions,
+           !keptAtLastRun[part].isEmpty, keptAtLastRun[part].allSatisfy({ $0.rect.height >= quick.smallestQuickFace(in: image.size) }),
+           Self.coveredShare(of: regions) >= Self.quickLookShare,
+           let looked = try quick.quickWholeLook(in: image, minimumConfidence: minimumConfidence) {
+            found = looked
+            quickSearches[part] += 1
+            sinceFullSearch[part] += 1
+        } else if !fullSearchDue, let regional = detector as? RegionLimitedDetector, let moving {
             found = try regional.detect(in: image, minimumConfidence: minimumConfidence, smallestHeight: smallestHeight,
                                         regions: moving + keptAtLastRun[part].map(\.rect))
             regionSearches[part] += 1
