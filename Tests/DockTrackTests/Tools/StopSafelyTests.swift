@@ -241,25 +241,27 @@ import Glibc
     @Test func aVISCACameraLeftTurningIsStoppedWhenTheLoopFallsSilent() throws {
         let camera = try FakeVISCACamera()
         defer { camera.stop() }
-        let start = MonotonicClock.now()
+        // The frames' clock is the test's: the idle watch decides on it, whatever the machine's load.
+        let clock = ManualClock()
         let dock = DeviceDock(hardware: VISCADock(transport: try VISCAOverUDP(host: "127.0.0.1", port: camera.port)),
-                              clock: { MonotonicClock.now() - start }, stopWhenIdle: 0.3)
+                              clock: clock.reading, stopWhenIdle: 0.3)
         let turn = AngularVelocity(x: 0, y: 0.3, z: 0)
         try dock.perform(.setAngularVelocity(turn), at: 0)
         // Frames keep coming for 0.6 s with the same velocity held: no stop.
         for _ in 0..<12 {
-            usleep(50_000)
-            _ = try dock.motion(at: MonotonicClock.now() - start)
+            clock.advance(by: 0.05)
+            _ = try dock.motion(at: clock.now())
         }
         #expect(dock.idleStopsSent == 0)
         #expect(Self.moves(camera).last == VISCA.drive(turn, units: VISCA.Units()))
-        // The outage: nothing for 0.8 s.
-        usleep(800_000)
+        // The outage: nothing for 0.8 s of the frames' clock; the watch notices within its wait.
+        clock.advance(by: 0.8)
+        waitWhile(atMost: .seconds(10)) { dock.idleStopsSent == 0 || Self.moves(camera).last != Self.viscaStop }
         #expect(dock.idleStopsSent == 1)
         #expect(Self.moves(camera).last == Self.viscaStop)
         // Frames again: the next command goes out (a pan right; its speed code may differ by
         // the dithering carried over).
-        try dock.perform(.setAngularVelocity(turn), at: MonotonicClock.now() - start)
+        try dock.perform(.setAngularVelocity(turn), at: clock.now())
         let deadline = Date().addingTimeInterval(2)  // the fake records a packet on its own thread
         waitWhile(until: deadline, every: .milliseconds(10)) { Self.moves(camera).count < 3 }
         let resumed = try #require(Self.moves(camera).last)
@@ -276,16 +278,18 @@ import Glibc
             var snapshot: [String] { lock.withLock { all } }
         }
         let lines = Lines()
-        let start = MonotonicClock.now()
-        let clock: @Sendable () -> Double = { MonotonicClock.now() - start }
+        // The camera's clock is the test's: the idle watch decides on it, whatever the machine's load.
+        let manual = ManualClock()
+        let clock = manual.reading
         var dock = CommandStreamDock(model: SimulatedDock(), stopWhenIdle: 0.3, clock: clock) { lines.add($0) }
         try dock.perform(.setAngularVelocity(AngularVelocity(x: 0, y: 0.4, z: 0)), at: clock())
         for _ in 0..<10 {
-            usleep(50_000)
+            manual.advance(by: 0.05)
             _ = dock.motion(at: clock())
         }
         #expect(lines.snapshot.count == 1, "a velocity held over frames is not stopped: \(lines.snapshot)")
-        usleep(700_000)
+        manual.advance(by: 0.7)
+        waitWhile(atMost: .seconds(10)) { lines.snapshot.count < 2 }
         let stopped = lines.snapshot
         #expect(stopped.count == 2 && stopped[1].contains(#""velocity":{"x":0.0,"y":0.0,"z":0.0}"#), "\(stopped)")
         let time = try #require(try JSONSerialization.jsonObject(with: Data(stopped[1].utf8)) as? [String: Any])["time"] as? Double
