@@ -40,13 +40,11 @@ final class HeadlessBrowser {
                                 environment: ["HOME": profile.path], stdout: nullFD, stderr: errFD).get()
         var port: Int?
         let deadline = Date().addingTimeInterval(60)
-        while port == nil, Date() < deadline {
-            let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
-            if let range = text.range(of: "DevTools listening on ws://127.0.0.1:") {
-                port = Int(text[range.upperBound...].prefix { $0.isNumber })
-            } else {
-                usleep(100_000)
-            }
+        let logPath = log
+        waitWhile(until: deadline, every: .milliseconds(100)) {
+            let text = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
+            if let range = text.range(of: "DevTools listening on ws://127.0.0.1:") { port = Int(text[range.upperBound...].prefix { $0.isNumber }) }
+            return port == nil
         }
         guard let port else {
             kill(pid, SIGKILL)
@@ -56,15 +54,13 @@ final class HeadlessBrowser {
         devToolsPort = port
         // The tab's own WebSocket, from the list of targets.
         var socketPath: String?
-        while socketPath == nil, Date() < deadline {
+        try waitWhile(until: deadline, every: .milliseconds(100)) {
             let list = try RawHTTPClient(host: "127.0.0.1", port: port).request("/json/list", headers: ["Host": "127.0.0.1:\(port)"])
             let targets = (try? JSONSerialization.jsonObject(with: Data(list.body))) as? [[String: Any]] ?? []
-            if let url = targets.first(where: { $0["type"] as? String == "page" })?["webSocketDebuggerUrl"] as? String,
-               let path = URLComponents(string: url)?.path {
-                socketPath = path
-            } else {
-                usleep(100_000)
+            if let url = targets.first(where: { $0["type"] as? String == "page" })?["webSocketDebuggerUrl"] as? String {
+                socketPath = URLComponents(string: url)?.path
             }
+            return socketPath == nil
         }
         guard let socketPath else { throw Failure(description: "chromium listed no page") }
         page = try RawHTTPClient(host: "127.0.0.1", port: port)
@@ -114,12 +110,9 @@ final class HeadlessBrowser {
 
     /// Polls `expression` until it is true (up to `seconds`); whether it became so.
     func waitUntil(_ expression: String, within seconds: Double) -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if (try? evaluate(expression)) as? Bool == true { return true }
-            usleep(100_000)
+        waitWhile(atMost: .milliseconds(Int64(max(0, seconds) * 1000)), every: .milliseconds(100)) {
+            (try? evaluate(expression)) as? Bool != true
         }
-        return false
     }
 
     /// Where an element's centre is, in the window's CSS pixels.
