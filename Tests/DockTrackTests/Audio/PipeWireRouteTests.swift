@@ -52,12 +52,12 @@ import Testing
 
         /// The first change after the first `count`, within `seconds`.
         func next(after count: Int, within seconds: Double = 8) -> AudioSessionRouteChange? {
-            let deadline = Date().addingTimeInterval(seconds)
-            while Date() < deadline {
-                if let change = seen.withLock({ $0.count > count ? $0[count] : nil }) { return change }
-                Thread.sleep(forTimeInterval: 0.05)
+            var change: AudioSessionRouteChange?
+            waitWhile(atMost: .milliseconds(Int64(seconds * 1000)), every: .milliseconds(50)) {
+                change = seen.withLock { $0.count > count ? $0[count] : nil }
+                return change == nil
             }
-            return nil
+            return change
         }
     }
 
@@ -138,9 +138,7 @@ extension PipeWireRouteTests {
         #expect(client.first(within: 20) { $0.hasPrefix(#"{"type":"hello""#) } != nil)
         // The route is followed once the run has told it (the socket is served a moment before).
         let asked = Date()
-        while Date().timeIntervalSince(asked) < 30, !track.stderr.contains("audio route (PipeWire)") {
-            Thread.sleep(forTimeInterval: 0.05)
-        }
+        waitWhile(atMost: .seconds(30), every: .milliseconds(50)) { !track.stderr.contains("audio route (PipeWire)") }
         print("track: the audio route followed \(String(format: "%.2f", Date().timeIntervalSince(asked))) s after the hello")
         // Under the full suite on two cores the route is told and relayed seconds later than alone (a full run here saw none within 10 s,
         // another none within 30 s): the limits are deadlines, passed at once when the change comes.

@@ -83,9 +83,9 @@ import Glibc
     /// A client connected to docksim (another process) on its socket.
     static func connect(_ docksim: DocksimProcess) async throws -> DockAccessoryManager {
         var manager: DockAccessoryManager?
-        for _ in 0..<200 where manager == nil {
+        await awaitWhile(atMost: .seconds(10), every: .milliseconds(50)) {
             manager = try? DockAccessoryManager(socketPath: docksim.socket)
-            if manager == nil { try await Task.sleep(for: .milliseconds(50)) }
+            return manager == nil
         }
         return try #require(manager)
     }
@@ -238,9 +238,7 @@ import Glibc
         #expect(FileManager.default.createFile(atPath: "\(folder)/notes.txt", contents: Data("x".utf8)))
         let stale = try ListeningSocket(path: "\(folder)/stale.sock")
         close(stale.fd)
-        for _ in 0..<400 where !["a.sock", "b.sock"].allSatisfy({ FileManager.default.fileExists(atPath: "\(folder)/\($0)") }) {
-            try await Task.sleep(for: .milliseconds(25))
-        }
+        await awaitWhile(atMost: .seconds(10)) { !["a.sock", "b.sock"].allSatisfy({ FileManager.default.fileExists(atPath: "\(folder)/\($0)") }) }
         // b's session is held by another client.
         let holder = try LineClient(path: "\(folder)/b.sock")
         try holder.send(#"{"type":"hello","protocols":["org.docktrack.dock/1"]}"#)

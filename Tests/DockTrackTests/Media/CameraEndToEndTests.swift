@@ -88,17 +88,17 @@ import Glibc
 
     /// The PipeWire node serial of the video source called `name` in `session`, once it is there.
     static func nodeSerial(named name: String, session: String, within seconds: Double) throws -> String? {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
+        var serial: String?
+        try waitWhile(atMost: .milliseconds(Int64(seconds * 1000)), every: .milliseconds(300)) {
             let nodes = try camera(["run", session, "pw-cli", "ls", "Node"])
             for block in nodes.stdout.components(separatedBy: "\tid ") where block.contains("node.name = \"\(name)\"") {
                 if let range = block.range(of: #"object.serial = "(\d+)""#, options: .regularExpression) {
-                    return String(block[range].filter(\.isNumber))
+                    serial = String(block[range].filter(\.isNumber))
                 }
             }
-            Thread.sleep(forTimeInterval: 0.3)
+            return serial == nil
         }
-        return nil
+        return serial
     }
 
     /// `track /dev/video0 --virtual-camera`: the reframed picture is a camera of its own, which a
