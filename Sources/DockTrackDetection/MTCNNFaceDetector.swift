@@ -79,8 +79,10 @@ package final class MTCNNFaceDetector: RegionLimitedDetector, SmallestFaceDetect
         }
         self.networks = networks
         self.params = params
-        quick = params.quickLook && !networks.isEmpty && ModelStore.fileExists(models.model(BlazeFaceDetector.Network.full.file))
-            ? try VerifiedFaceDetector(BlazeFaceDetector(models: models), models: models) : nil
+        // The quick look is only a cheaper way to the same faces: when its model is missing or
+        // the engine cannot read it, the cascade makes every look (slower, the same faces).
+        quick = params.quickLook && !networks.isEmpty
+            ? try? VerifiedFaceDetector(BlazeFaceDetector(models: models), models: models) : nil
     }
 
     package func quickWholeLook(in image: Image, minimumConfidence: Double) throws(DetectorError) -> [Observation]? {

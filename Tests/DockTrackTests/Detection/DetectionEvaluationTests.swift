@@ -150,4 +150,25 @@ import Testing
         #expect(plainOnMotion > 0 && checkedOnMotion == 0, "false faces on motion.mov: \(plainOnMotion) alone, \(checkedOnMotion) checked")
         #expect(near.found < plain.found / 2, "short range: \(near.jsonLine)")
     }
+
+    /// MTCNN's quick look is only a cheaper way to the same faces: with BlazeFace's model
+    /// unreadable (an engine without the IR reader: a fresh CI machine's was such, and the
+    /// default detector failed to open) the cascade is made all the same, has no quick look,
+    /// and finds the face.
+    @Test func withoutBlazeFacesModelMTCNNHasNoQuickLookAndStillFindsTheFace() throws {
+        let folder = try Fixtures.temporaryFolder().appendingPathComponent("models")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        for file in try FileManager.default.contentsOfDirectory(atPath: Fixtures.models.modelsDirectory) where !file.hasPrefix("blazeface") {
+            try FileManager.default.copyItem(atPath: Fixtures.models.modelsDirectory + "/" + file, toPath: folder.appendingPathComponent(file).path)
+        }
+        // One the engine cannot read, as an engine without the IR reader finds it.
+        try Data("not a model".utf8).write(to: folder.appendingPathComponent("blazeface_full_range_planar.xml"))
+        let store = ModelStore(modelsDirectory: folder.path, cascadesDirectory: Fixtures.models.cascadesDirectory)
+        let messi = try Image(contentsOf: Fixtures.sample("messi5.jpg"))
+        let without = try MTCNNFaceDetector(models: store)
+        #expect(try without.quickWholeLook(in: messi, minimumConfidence: 0.5) == nil)
+        #expect(try without.detect(in: messi, minimumConfidence: 0.5).count == 1)
+        let with = try MTCNNFaceDetector(models: Fixtures.models)
+        #expect(try with.quickWholeLook(in: messi, minimumConfidence: 0.5)?.count == 1)
+    }
 }
