@@ -152,6 +152,9 @@ final class RawHTTPClient {
 /// `track --http`: the control page, driven as a browser drives it (HTTP and its WebSocket),
 /// in front of docksim in another process.
 @Suite(.onTestThreads) struct ControlPageTests {
+    /// The page's states list a person who is not ranked first (someone to click or tap).
+    static let someoneNotFirst = "dockState.list.some((s) => s.kind === 'person' && s.rank !== 1)"
+
     /// The page's address from the run's log.
     static func address(_ track: TrackProcess) throws -> (host: String, port: Int, token: String?) {
         var found: (host: String, port: Int, token: String?)?
@@ -304,7 +307,7 @@ final class RawHTTPClient {
                          return [s.id, r.left + (s.rect.x + s.rect.width / 2) * r.width, r.top + (1 - s.rect.y - s.rect.height / 2) * r.height]; })()
                 """) as? [Any]
             guard let picked, let id = picked[0] as? String, let x = picked[1] as? Double, let y = picked[2] as? Double else {
-                usleep(200_000)
+                _ = browser.waitUntil(Self.someoneNotFirst, within: 5)
                 continue
             }
             try browser.click(x: x, y: y)
@@ -460,7 +463,7 @@ final class RawHTTPClient {
                          const r = document.getElementById('picture').getBoundingClientRect();
                          return [r.left + (s.rect.x + s.rect.width / 2) * r.width, r.top + (1 - s.rect.y - s.rect.height / 2) * r.height]; })()
                 """) as? [Double] else {
-                usleep(200_000)
+                _ = browser.waitUntil(Self.someoneNotFirst, within: 5)
                 continue
             }
             try browser.touch("touchStart", x: picked[0], y: picked[1])
