@@ -525,6 +525,7 @@ final class RawHTTPClient {
         // overview is tracked on its own thread: on a loaded machine its newest picture can be a
         // few frames from the dock camera's, the person a step away; a few taps are allowed.
         var selected = ""
+        var tappedPerson: TrackedSubject?
         for attempt in 0..<5 where !selected.contains(#""type":"selected""#) {
             var person: TrackedSubject?
             for _ in 0..<100 where person == nil {
@@ -533,11 +534,16 @@ final class RawHTTPClient {
                 }
             }
             let tapped = try #require(person, "a person in view")
+            tappedPerson = tapped
             let id = 10 + attempt
             try ws.sendText(#"{"id":\#(id),"command":"selectSubject","point":{"x":\#(tapped.rect.midX),"y":\#(1 - tapped.rect.midY)},"view":"overview"}"#)
             selected = ws.firstText(within: 10) { $0.hasPrefix(#"{"id":\#(id),"#) } ?? ""
         }
         #expect(selected.contains(#""type":"selected""#), "\(selected)")
+        // The person chosen is the one tapped: the reply names the dock's own subject there
+        // (measured: the same identifier as the tapped person's in the dock's states).
+        let tappedID = try #require(tappedPerson?.id.uuidString)
+        #expect(selected.contains(#""identifier":"\#(tappedID)""#), "tapped \(tappedID), chosen: \(selected)")
         try ws.sendText(#"{"id":2,"command":"selectSubject","point":{"x":0.01,"y":0.01},"view":"overview"}"#)
         let nobody = ws.firstText(within: 10) { $0.hasPrefix(#"{"id":2,"#) } ?? ""
         #expect(nobody.contains(#""code":"noSubjectFound""#), "\(nobody)")
