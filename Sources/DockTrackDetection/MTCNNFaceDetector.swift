@@ -86,7 +86,10 @@ package final class MTCNNFaceDetector: RegionLimitedDetector, SmallestFaceDetect
     }
 
     package func quickWholeLook(in image: Image, minimumConfidence: Double) throws(DetectorError) -> [Observation]? {
-        try quick?.detect(in: image, minimumConfidence: minimumConfidence)
+        // A picture too small for BlazeFace (under 16 px a side) the cascade may still look at.
+        let least = BlazeFaceDetector.smallestPicture
+        guard image.width >= least.width, image.height >= least.height else { return nil }
+        return try quick?.detect(in: image, minimumConfidence: minimumConfidence)
     }
 
     /// BlazeFace sees the whole picture at 192x192: a face a sixteenth of the longer side is

@@ -170,5 +170,7 @@ import Testing
         #expect(try without.detect(in: messi, minimumConfidence: 0.5).count == 1)
         let with = try MTCNNFaceDetector(models: Fixtures.models)
         #expect(try with.quickWholeLook(in: messi, minimumConfidence: 0.5)?.count == 1)
+        // A picture too small for BlazeFace (15 px) is the cascade's to look at: no quick look, no error.
+        #expect(try with.quickWholeLook(in: try messi.resized(to: ImageSize(width: 15, height: 15)), minimumConfidence: 0.5) == nil)
     }
 }
