@@ -326,9 +326,9 @@ package final class IdlePartSchedule: Detector {
             found = looked
             quickSearches[part] += 1
             sinceFullSearch[part] += 1
-        } else if !fullSearchDue, let regional = detector as? RegionLimitedDetector, let moving {
+        } else if !fullSearchDue, let regional = detector as? RegionLimitedDetector, let regions {
             found = try regional.detect(in: image, minimumConfidence: minimumConfidence, smallestHeight: smallestHeight,
-                                        regions: moving + keptAtLastRun[part].map(\.rect))
+                                        regions: regions)
             regionSearches[part] += 1
             sinceFullSearch[part] += 1
         } else if !fullSearchDue, let limited = detector as? SizeLimitedDetector, smallestFound[part] != nil {
