@@ -27,6 +27,7 @@ package final class DetectionWorker: Sendable {
             var results: [Result] = []
             var failure: DetectorError?
             var detected = 0
+            var handled = 0
         }
         let state = Mutex(State())
     }
@@ -41,6 +42,10 @@ package final class DetectionWorker: Sendable {
     package var replacedFrames: Int { inbox.replacedCount }
     /// Frames the detector has finished.
     package var detectedFrames: Int { outcome.state.withLock { $0.detected } }
+    /// Frames the thread has taken and is done with: detected, passed over (too soon after the
+    /// last detection, or nothing to look at) or too small. A caller that offers a frame and
+    /// waits for this to grow knows the thread has finished with it (tests wait on it).
+    package var handledFrames: Int { outcome.state.withLock { $0.handled } }
     /// Whether a frame offered is still waiting for the detector.
     package var hasFrameWaiting: Bool { inbox.hasValue }
 
@@ -98,6 +103,7 @@ package final class DetectionWorker: Sendable {
         var lastDetectedIndex: Int?
         var tooSmallInARow = 0
         while let frame = inbox.take() {
+            defer { outcome.state.withLock { $0.handled += 1 } }
             if let last = lastDetectedIndex, frame.index >= last, frame.index - last < every { continue }
             lastDetectedIndex = frame.index
             let started = clock()
