@@ -49,6 +49,13 @@ public struct PixelRect: Hashable, Sendable {
     public func scaled(by factor: Double) -> PixelRect {
         PixelRect(x: x * factor, y: y * factor, width: width * factor, height: height * factor)
     }
+
+    /// The intersection over union with `other` (``UnitRect``'s arithmetic: which way the axes
+    /// run changes no overlap).
+    public func intersectionOverUnion(_ other: PixelRect) -> Double {
+        UnitRect(x: x, y: y, width: width, height: height)
+            .intersectionOverUnion(UnitRect(x: other.x, y: other.y, width: other.width, height: other.height))
+    }
 }
 
 /// A rectangle in unit coordinates (0...1 of the image's width and height), origin at the

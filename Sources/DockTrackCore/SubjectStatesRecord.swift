@@ -10,16 +10,21 @@ public struct SubjectStatesRecord: Sendable, Equatable, CustomStringConvertible 
     /// The wall time the state was made (DockKit's `TrackingState.time`), when the tracker says
     /// it (`track --serve`): `time` is on the run's own clock (the frame's capture time).
     public var date: Date?
+    /// The gestures recognized on this frame (written only when there are some).
+    public var gestures: [GestureEvent]
 
-    public init(frame: Int, time: Double, subjects: [TrackedSubject], date: Date? = nil) {
+    public init(frame: Int, time: Double, subjects: [TrackedSubject], date: Date? = nil, gestures: [GestureEvent] = []) {
         self.frame = frame
         self.time = time
         self.subjects = subjects
         self.date = date
+        self.gestures = gestures
     }
 
     /// `{"frame":12,"time":0.4,"subjects":[{"identifier":"…","kind":"person","rect":{…},"saliencyRank":1,"timeInView":2.5,
-    /// "speakingConfidence":0.8,"lookingAtCameraConfidence":0.9,"faceRect":{…}}]}`
+    /// "speakingConfidence":0.8,"lookingAtCameraConfidence":0.9,"faceRect":{…}}]}`, with
+    /// `"gestures":[{"gesture":"followMe","subject":"…","time":12.4,"hand":{…}}]` after the
+    /// subjects on a frame a gesture was recognized on.
     public var jsonLine: String { line(type: nil).text }
 
     /// The line itself (DockKit's tracking state has a description too).
@@ -48,12 +53,19 @@ public struct SubjectStatesRecord: Sendable, Equatable, CustomStringConvertible 
             }
             return item
         })
+        if !gestures.isEmpty {
+            line.add("gestures", array: gestures.map { gesture in
+                var item = JSONLine()
+                gesture.add(to: &item)
+                return item
+            })
+        }
         return line
     }
 }
 
 extension SubjectStatesRecord: Decodable {
-    private enum Keys: String, CodingKey { case frame, time, date, subjects }
+    private enum Keys: String, CodingKey { case frame, time, date, subjects, gestures }
     private struct Subject: Decodable {
         var identifier: UUID
         var kind: TrackedSubject.Kind
@@ -63,6 +75,13 @@ extension SubjectStatesRecord: Decodable {
         var lookingAtCameraConfidence: Double?
         var faceRect: UnitRect?
         var timeInView: Double?
+    }
+
+    private struct Gesture: Decodable {
+        var gesture: GestureEvent.Kind
+        var subject: UUID
+        var time: Double
+        var hand: UnitRect
     }
 
     /// Reads a line of either form back (the observed flag is not on the line: observed; a time
@@ -77,5 +96,8 @@ extension SubjectStatesRecord: Decodable {
                            speakingConfidence: $0.speakingConfidence, lookingAtCameraConfidence: $0.lookingAtCameraConfidence,
                            timeInView: $0.timeInView.flatMap { $0.isFinite ? max(0, $0) : nil } ?? 0)
         }
+        gestures = try c.decodeIfPresent([Gesture].self, forKey: .gestures)?.map {
+            GestureEvent(kind: $0.gesture, subject: $0.subject, time: $0.time, hand: $0.hand)
+        } ?? []
     }
 }

@@ -6,7 +6,7 @@ import Foundation
 /// Faces with MediaPipe's BlazeFace on the inference engine: the whole picture in one look,
 /// scaled into the network's square input (its longer side across, the rest padded black, as
 /// MediaPipe letterboxes it). Two networks (Apache-2.0, from PyPI `mediapipe` 0.10.21, their
-/// input made planar BGR 0-255 by `tools/blazeface-planar.py`):
+/// input made planar BGR 0-255 by `tools/mediapipe-planar.py`):
 ///
 /// - **full range** (`models/blazeface_full_range_planar.xml`, 192x192 input, 2,304 anchors on
 ///   a 48x48 grid): faces from about 1/25 of the picture's longer side to close-ups;
@@ -80,10 +80,8 @@ package final class BlazeFaceDetector: Detector {
         geometry = params.range == .full ? .full : .short
         anchors = geometry.anchors
         name = params.range == .full ? "blazeface-face" : "blazeface-short-face"
-        let path = models.model(geometry.file)
-        guard ModelStore.fileExists(path) else { throw .modelMissing(path: path, hint: models.modelsHint) }
-        network = try InferenceEngine.shared().network(model: path, inputShape: [1, 3, geometry.side, geometry.side],
-                                                       threads: params.threads, precision: params.precision, hint: models.modelsHint)
+        network = try EngineNetwork.square(geometry.file, side: geometry.side, models: models, threads: params.threads,
+                                           precision: params.precision)
     }
 
     package func detect(in image: Image, minimumConfidence: Double) throws(DetectorError) -> [Observation] {
@@ -96,12 +94,8 @@ package final class BlazeFaceDetector: Detector {
         let scale = side / Double(max(size.width, size.height))
         let content = ImageSize(width: max(1, min(geometry.side, Int((Double(size.width) * scale).rounded()))),
                                 height: max(1, min(geometry.side, Int((Double(size.height) * scale).rounded()))))
-        var status = dcv_status()
-        let filled = dcv_image_planar_input(image.handle, 0, 0, Float(size.width), Float(size.height),
-                                            Int32(content.width), Int32(content.height), Int32(geometry.side), Int32(geometry.side),
-                                            0, network.input.baseAddress, &status)
-        if filled != 0 { throw .failed(detector: name, reason: OpenCVError(status).message) }
-        try network.run(detector: name)
+        try network.run(on: image, region: PixelRect(x: 0, y: 0, width: Double(size.width), height: Double(size.height)),
+                        content: content, side: geometry.side, detector: name)
         looks += 1
         // The two outputs told apart by their last dimension: boxes (16 values) and scores (1).
         var boxes: UnsafeBufferPointer<Float>?, scores: UnsafeBufferPointer<Float>?

@@ -61,6 +61,8 @@ public struct TrackConfiguration: Sendable {
         public var reidentification = true
         /// Speaking and looking-at-camera cues read from faces.
         public var faceCues = true
+        /// Raised palms watched: a held-up open hand chooses its person (``GestureWatch``).
+        public var gestures = true
         /// The sound speaking confidence is fused with.
         public var audio = AudioChoice.auto
         /// Sequential identifiers (reproducible output) instead of random UUIDs.

@@ -152,3 +152,13 @@ extension TrackControl {
         }
     }
 }
+
+extension TrackControl {
+    /// A gesture recognized on a frame: every client hears of it (an accessory event); a
+    /// "follow me" turns system tracking back on when it was off (the person asked to be
+    /// followed), from the next frame.
+    package func announce(_ gesture: GestureEvent) {
+        state.withLock { $0.broadcast(gesture.accessoryEventLine) }
+        if gesture.kind == .followMe && !systemTracking { enqueue(.systemTracking(true), id: nil, line: 0) }
+    }
+}

@@ -210,7 +210,12 @@ public final class TrackSession {
                 }
                 cameraZoom = zoom
             }
-            let record = SubjectStatesRecord(frame: frame.index, time: frame.time, subjects: step.subjects)
+            let gestures = pipeline.takeGestures()
+            for gesture in gestures {
+                control?.announce(gesture)
+                notes?(String(format: "gesture at %.2f s: %@ by %@", gesture.time, gesture.kind.rawValue, gesture.subject.uuidString))
+            }
+            let record = SubjectStatesRecord(frame: frame.index, time: frame.time, subjects: step.subjects, gestures: gestures)
             let params = driver.loop.controller.params
             let result = FrameResult(
                 frame: frame, step: step, record: record,

@@ -237,6 +237,7 @@ extension TrackConfiguration.Perception {
         if cues != nil { pipeline.listener = try audio.listener(for: source, input: input, notes: notes, stopping: stopping) }
         if redetection { try pipeline.redetect(models: models) }
         if reidentification { try pipeline.reidentify(models: models) }
+        if gestures { try pipeline.watchGestures(models: models) }
         return pipeline
     }
 }

@@ -90,6 +90,9 @@ public final class TrackingPipeline {
     /// cues take them rather than reading the face again (O-Net once per face and frame, not
     /// twice: Megamind at 1280x720, bench 4.89x -> 5.50x).
     private var landmarksRead: [UUID: FaceLandmarks] = [:]
+    /// Raised palms watched (``watchGestures(models:)``), and the gestures not yet taken.
+    var gestureWatch: GestureWatch?
+    var gesturesRecognized: [GestureEvent] = []
     /// The whole picture's motion frame to frame, which the tracker's boxes follow.
     private var cameraShift = CameraShiftEstimator()
     /// How each tracked body looked on the last frame it was detected in.
@@ -111,7 +114,7 @@ public final class TrackingPipeline {
     /// CPU seconds spent so far in each stage the pipeline runs itself (the tracking thread's;
     /// detection is timed by its ``schedule``, on whichever thread runs it): for the bench's
     /// profile. OpenCV's own worker threads, when it has more than one, are not counted.
-    public private(set) var stageSeconds = StageSeconds()
+    public internal(set) var stageSeconds = StageSeconds()
 
     /// Where a pipeline's own time went.
     public struct StageSeconds: Sendable, Equatable {
@@ -127,6 +130,8 @@ public final class TrackingPipeline {
         public var redetection = 0.0
         /// Objects, face cues (landmarks, looking, speaking) and ranking.
         public var cuesAndRanking = 0.0
+        /// Watching raised hands for gestures.
+        public var gestures = 0.0
     }
 
     /// The pipeline with DockTrack's own tracker and ranker. Behind a detector that checks what
@@ -399,6 +404,7 @@ public final class TrackingPipeline {
         ranker.rank(&subjects)
         subjects.sort { ($0.saliencyRank ?? .max) < ($1.saliencyRank ?? .max) }
         self.subjects = subjects
+        if let image { try watchHands(in: image, at: time) }
         return subjects
     }
 }

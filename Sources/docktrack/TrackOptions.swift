@@ -20,6 +20,9 @@ struct PerceptionOptions: ParsableArguments {
     @Flag(inversion: .prefixedNo, help: "Tell people apart by their look to a re-identification network (OpenVINO's person-reidentification-retail-0248, 2.1 ms a read): two people who cross keep their identifiers, and a person lost behind something or gone from the picture for up to 20 s is known again. Read only for people who met someone, newcomers, and every 3 s.")
     var reidentification = true
 
+    @Option(help: ArgumentHelp("Hands-free choice: on, a tracked person who holds up an open palm, fingers spread, beside or above their head for about half a second is followed (as a tap or selectSubjects chooses them; tracking turns on if it was off); the same person doing it again is let go. Reported in --states (\"gestures\"), to --serve's clients (an accessory event) and on the control page. Hands are looked for only above tracked people's shoulders, three times a second (about 1 ms a frame with one person on one core). off: never.", valueName: "on|off"))
+    var gestures: Switch = .on
+
     @Flag(help: "Do not read speaking and looking-at-camera cues from faces (faster).")
     var noFaceCues = false
 
@@ -50,6 +53,7 @@ struct PerceptionOptions: ParsableArguments {
         perception.redetection = redetection
         perception.reidentification = reidentification
         perception.faceCues = !noFaceCues
+        perception.gestures = gestures == .on
         perception.audio = TrackConfiguration.AudioChoice(audio)
         perception.sequentialIdentifiers = sequentialIdentifiers
         return perception
@@ -151,4 +155,9 @@ extension TrackConfiguration.Input {
     static func named(_ source: String) -> Self {
         NetworkStream.isURL(source) ? .stream(source) : CameraDiscovery.isDevicePath(source) ? .camera(source, CameraSettings()) : .file(source)
     }
+}
+
+/// An option that is on or off (`--gestures off`).
+enum Switch: String, ExpressibleByArgument, CaseIterable {
+    case on, off
 }
