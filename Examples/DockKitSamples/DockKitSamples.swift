@@ -289,6 +289,7 @@ struct DockKitSamples {
                 case .cameraFlip: print("event: flip")
                 case .cameraZoom(let factor): print("event: zoom \(factor)")
                 case .button(let id, let pressed): print("event: button \(id) \(pressed ? "pressed" : "released")")
+                case .gesture(let kind, let subject, _): print("event: gesture \(kind) by \(subject?.uuidString ?? "someone")")
                 case .unknown(let name): print("event: \(name) (unknown to this client)")
                 }
                 heard += 1

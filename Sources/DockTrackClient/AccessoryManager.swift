@@ -29,11 +29,12 @@ public final class DockAccessoryManager: Sendable {
             return motionBroadcast.stream()
         }
     }
-    /// Buttons and camera controls, from the moment of reading on; `notCapable` from a dock
-    /// without buttons.
+    /// Buttons, camera controls and (from `track --serve`) gestures, from the moment of reading
+    /// on; `notCapable` from a dock without buttons that recognizes no gestures.
     public var accessoryEvents: AsyncStream<AccessoryEvent> {
         get throws(DockError) {
-            try checkStreamCanFlow(needs: .buttons, what: "accessory events (it has no buttons)")
+            if !has(.gestures) { try checkStreamCanFlow(needs: .buttons, what: "accessory events (it has no buttons, nor gestures)") }
+            try checkStreamCanFlow(needs: nil, what: "accessory events")
             return eventBroadcast.stream()
         }
     }
@@ -60,6 +61,11 @@ public final class DockAccessoryManager: Sendable {
 
     /// Throws `notConnected` when the connection has ended, `notCapable` when the dock's hello
     /// lacks `capability`.
+    /// Whether the dock said it has `capability` in its hello.
+    private func has(_ capability: DockCapability) -> Bool {
+        session.withLock { $0.accessory?.capabilities.contains(capability.rawValue) ?? false }
+    }
+
     private func checkStreamCanFlow(needs capability: DockCapability?, what: String) throws(DockError) {
         let (connected, capabilities) = session.withLock { ($0.connected && !$0.hungUp, $0.accessory?.capabilities) }
         guard connected else { throw .notConnected }

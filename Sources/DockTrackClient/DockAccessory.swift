@@ -96,6 +96,10 @@ public enum AccessoryEvent: Sendable, Equatable {
     case cameraShutter
     case cameraFlip
     case cameraZoom(factor: Double)
+    /// A gesture the tracker recognized (`track --serve`; no DockKit counterpart): its kind
+    /// (`followMe`: an open palm held up, which chose the person or let them go), the
+    /// person's identifier, the tracker's time.
+    case gesture(kind: String, subject: UUID?, time: Double)
     /// An event this client does not know (a newer dock's), by its name: passed on, as
     /// DockKit's `@unknown default`, not dropped.
     case unknown(String)

@@ -42,7 +42,7 @@ extension DockMessage: Decodable {
         case date
         case type, accessory, capabilities, trackingButtonEnabled, event, enabled, time, position, velocity, error
         case name, level, chargeState, lowBattery, id, pressed, factor, limits, code, message, command, target
-        case identifier, reason, previous, current, mode, rect, origin, dockLimits
+        case identifier, reason, previous, current, mode, rect, origin, dockLimits, gesture, subject
     }
 
     /// One line of the dock protocol as a typed message, by its `"type"`: the one place the
@@ -82,6 +82,8 @@ extension DockMessage: Decodable {
             case "cameraShutter": self = .accessoryEvent(.cameraShutter)
             case "cameraFlip": self = .accessoryEvent(.cameraFlip)
             case "cameraZoom": self = .accessoryEvent(.cameraZoom(factor: try optional(Double.self, .factor) ?? 1))
+            case "gesture": self = .accessoryEvent(.gesture(kind: try optional(String.self, .gesture) ?? "", subject: try optional(UUID.self, .subject),
+                                                            time: try optional(Double.self, .time) ?? 0))
             case let name: self = .accessoryEvent(.unknown(name))
             }
         case "limits":

@@ -77,4 +77,6 @@ public enum DockCapability: String, Sendable, CaseIterable, Codable {
     case framing
     /// Tracking states are published per frame (`track --serve`).
     case trackingStates
+    /// Gestures are recognized and sent as accessory events (`track --serve --gestures on`).
+    case gestures
 }

@@ -14,7 +14,7 @@ public struct GestureEvent: Sendable, Equatable {
     public var subject: UUID
     /// When the gesture was recognized (the frame's time, seconds).
     public var time: Double
-    /// Where the hand was (unit coordinates, lower-left origin; the square it was read in).
+    /// Where the hand was (unit coordinates, lower-left origin; the box around its points).
     public var hand: UnitRect
 
     public init(kind: Kind, subject: UUID, time: Double, hand: UnitRect) {

@@ -119,15 +119,20 @@ package struct HandReading: Sendable, Equatable {
     /// The square it was read in.
     package var square: PixelRect
 
+    /// The box around the hand's points (the square read in, without points).
+    package var extent: PixelRect {
+        let xs = landmarks.map(\.x), ys = landmarks.map(\.y)
+        guard let left = xs.min(), let right = xs.max(), let top = ys.min(), let bottom = ys.max() else { return square }
+        return PixelRect(x: left, y: top, width: right - left, height: bottom - top)
+    }
+
     /// The square to read the same hand in next (MediaPipe's rule from landmarks: twice the
     /// points' extent, moved a tenth of it toward the fingers), upright.
     package var nextSquare: PixelRect {
-        let xs = landmarks.map(\.x), ys = landmarks.map(\.y)
-        guard let left = xs.min(), let right = xs.max(), let top = ys.min(), let bottom = ys.max() else { return square }
-        let extent = max(right - left, bottom - top)
-        let side = 2 * extent
-        let centreY = (top + bottom) / 2 - 0.1 * (bottom - top)
-        return PixelRect(x: (left + right) / 2 - side / 2, y: centreY - side / 2, width: side, height: side)
+        let hand = extent
+        let side = 2 * max(hand.width, hand.height)
+        let centreY = hand.midY - 0.1 * hand.height
+        return PixelRect(x: hand.midX - side / 2, y: centreY - side / 2, width: side, height: side)
     }
 }
 

@@ -154,6 +154,12 @@ extension TrackControl {
 }
 
 extension TrackControl {
+    /// Whether the run watches for gestures: the hello says so (``DockCapability/gestures``).
+    package var watchesGestures: Bool {
+        get { state.withLock { $0.gestures } }
+        set { state.withLock { $0.gestures = newValue } }
+    }
+
     /// A gesture recognized on a frame: every client hears of it (an accessory event); a
     /// "follow me" turns system tracking back on when it was off (the person asked to be
     /// followed), from the next frame.

@@ -75,6 +75,8 @@ package final class TrackControl: Sendable {
         var claims = Claims()
         /// The audio route now, as a `getAudioRoute` answer (a run that follows PipeWire's).
         var audioRouteLine: String?
+        /// Whether the run watches for gestures (then its hello says `gestures`).
+        var gestures = false
 
         /// `line` for every client.
         mutating func broadcast(_ line: String) {

@@ -146,7 +146,9 @@ package struct TrackControlSession: DockEndpoint, Sendable {
     /// button as the dock last said.
     private var hello: String {
         let dock = control.relayedDock
-        return DockSession.helloLine(identity, capabilities: Self.axes(of: control.dockLimits) + Self.capabilities + dock.capabilities, docked: dock.docked,
+        let gestures: [DockCapability] = control.watchesGestures ? [.gestures] : []
+        return DockSession.helloLine(identity, capabilities: Self.axes(of: control.dockLimits) + Self.capabilities + gestures + dock.capabilities,
+                                     docked: dock.docked,
                                      trackingButtonEnabled: dock.trackingButtonEnabled, limits: control.limits,
                                      dockLimits: control.dockLimits)
     }

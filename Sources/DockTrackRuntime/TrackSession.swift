@@ -131,11 +131,16 @@ public final class TrackSession {
         if let live = source as? any LiveFrameSource { driver.own("live source", stop: live.stop) }
         if let watch = overview?.watch { driver.own("overview watch", stop: watch.stop) }
         driver.own("detection thread") { [pipeline] in pipeline.worker?.stop() }
-        // A client may say hello before the first frame: the dock's capabilities are known now.
+        // A client may say hello before the first frame: the dock's capabilities are known now,
+        // and whether gestures are watched.
+        self.control?.watchesGestures = pipeline.watchesGestures
         driver.loop.dock.relayNews(to: self.control, notes: notes)
     }
 
     deinit { close() }
+
+    /// Seconds a gesture stays drawn on the annotated picture.
+    static let gestureShownFor = 1.5
 
     /// Stops what the session owns, in the reverse order of their start (``RunDriver``'s
     /// parts): a page watching, the detection thread, the overview's watch, the live source,
@@ -171,6 +176,8 @@ public final class TrackSession {
         var recordSinks: [any FrameSink] = []
         if let control { recordSinks.append(ControlSink(control: control)) }
         if let states = outputs.states { recordSinks.append(StatesFileSink(file: states)) }
+        // Gestures stay on the picture for a moment after they are recognized.
+        var shownGestures: [GestureEvent] = []
         var pictures = PictureSink(video: outputs.video, window: outputs.window, viewer: { [weak self] in self?.viewer })
         // One frame, stepped by `driver` (the run's, lent for the frame): from its capture to the
         // dock's command, then to the sinks.
@@ -211,6 +218,7 @@ public final class TrackSession {
                 cameraZoom = zoom
             }
             let gestures = pipeline.takeGestures()
+            shownGestures = shownGestures.filter { frame.time - $0.time >= 0 && frame.time - $0.time <= Self.gestureShownFor } + gestures
             for gesture in gestures {
                 control?.announce(gesture)
                 notes?(String(format: "gesture at %.2f s: %@ by %@", gesture.time, gesture.kind.rawValue, gesture.subject.uuidString))
@@ -223,7 +231,8 @@ public final class TrackSession {
                     subjects: step.subjects, regionOfInterest: params.regionOfInterest, target: step.aim?.target,
                     pose: step.atCommand.position - params.home,
                     state: !driver.loop.systemTracking ? (driver.loop.customSubjects == nil ? "tracking off" : "custom tracking")
-                        : guided == .overview ? "sent by the overview" : step.state.rawValue))
+                        : guided == .overview ? "sent by the overview" : step.state.rawValue,
+                    gestures: shownGestures))
             for index in recordSinks.indices { _ = try recordSinks[index].take(result) }
             let latency = liveRun?.finished(frame) ?? (MonotonicClock.now() - began)
             control?.recordFrame(latency: latency)
@@ -350,10 +359,13 @@ public struct FrameAnnotation: Sendable {
     public var target: (x: Double, y: Double)?
     public var pose: DockOrientation
     public var state: String
+    /// Gestures recognized lately (shown for a moment after each).
+    public var gestures: [GestureEvent]
 
     public init(subjects: [TrackedSubject], regionOfInterest: UnitRect, target: (x: Double, y: Double)?,
-                pose: DockOrientation, state: String) {
+                pose: DockOrientation, state: String, gestures: [GestureEvent] = []) {
         self.subjects = subjects
+        self.gestures = gestures
         self.regionOfInterest = regionOfInterest
         self.target = target
         self.pose = pose
@@ -363,6 +375,7 @@ public struct FrameAnnotation: Sendable {
     /// Draws it all on `canvas`.
     package func draw(on canvas: Canvas) {
         canvas.subjects(subjects)
+        for gesture in gestures { canvas.gesture(hand: gesture.hand, label: gesture.kind == .followMe ? "follow me" : gesture.kind.rawValue) }
         canvas.framing(regionOfInterest: regionOfInterest, target: target, pose: pose, state: state)
     }
 }

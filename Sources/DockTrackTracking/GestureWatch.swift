@@ -61,6 +61,8 @@ package final class GestureWatch {
         var heldFor = 0.0
         var readAt: Double
         var square: PixelRect
+        /// The hand's points' box, at the last reading that saw it.
+        var hand: PixelRect
         var centre: PixelPoint
         var palmWidth: Double
         var misses = 0
@@ -105,6 +107,7 @@ package final class GestureWatch {
                Self.distance(shape.centre, hold.centre) <= params.stillness * hold.palmWidth {
                 // The hand is there, raised and still: followed, whatever its shape this time.
                 held.square = reading.nextSquare
+                held.hand = reading.extent
                 held.centre = shape.centre
                 held.palmWidth = shape.palmWidth
                 held.misses = shape.isSpreadPalm ? 0 : shape.isClosed ? params.mostMisses + 1 : hold.misses + 1
@@ -121,7 +124,7 @@ package final class GestureWatch {
                     watched[person.id]?.armed = false
                     watched[person.id]?.lastGesture = time
                     watched[person.id]?.lowering = (held.square, time)
-                    events.append(GestureEvent(kind: .followMe, subject: person.id, time: time, hand: UnitRect(held.square, in: size)))
+                    events.append(GestureEvent(kind: .followMe, subject: person.id, time: time, hand: UnitRect(held.hand, in: size)))
                 }
             } else {
                 watched[person.id]?.hold = held
@@ -195,7 +198,7 @@ package final class GestureWatch {
             guard shape.isSpreadPalm else { continue }
             spread = true
             guard isRaised(shape, of: person, in: size), watched[person.id]?.armed == true else { continue }
-            watched[person.id]?.hold = Hold(readAt: time, square: reading.nextSquare, centre: shape.centre,
+            watched[person.id]?.hold = Hold(readAt: time, square: reading.nextSquare, hand: reading.extent, centre: shape.centre,
                                             palmWidth: shape.palmWidth)
             return
         }

@@ -16,6 +16,7 @@ package struct BGR: Sendable, Equatable {
     package static let bodyBlue = BGR(blue: 255, green: 140, red: 40)
     package static let objectYellow = BGR(blue: 0, green: 220, red: 255)
     package static let white = BGR(blue: 255, green: 255, red: 255)
+    package static let gestureMagenta = BGR(blue: 255, green: 60, red: 230)
     package static let black = BGR(blue: 0, green: 0, red: 0)
 }
 
@@ -96,6 +97,11 @@ extension Canvas {
                 y += 9
             }
         }
+    }
+
+    /// A recognized gesture: the hand's square (magenta) and what it said, over the hand.
+    package func gesture(hand: UnitRect, label: String) {
+        box(hand, color: .gestureMagenta, label: label, thickness: 3)
     }
 
     /// A line between two points given in unit coordinates (lower-left origin).

@@ -70,6 +70,29 @@ import Testing
         #expect(selections.count == 2 && selections.last == [], "chosen, then let go: \(selections)")
     }
 
+    /// `track --serve` in front of docksim, the phone clip looping in real time: the hello says
+    /// `gestures`; with tracking switched off by the client, the held palm comes to it as an
+    /// accessory event naming the person and the time, and tracking is switched back on.
+    @Test func aServedClientHearsTheGestureAndTrackingComesBackOn() throws {
+        let docksim = try DocksimProcess()
+        let track = try TrackProcess([Fixtures.sample("gestures/palm_close_portrait.mp4"), "--loop", "--dock", "unix:\(docksim.socket)"])
+        defer { withExtendedLifetime((docksim, track)) {} }
+        let client = try LineClient(path: track.socket)
+        try client.send(#"{"type":"hello","protocols":["org.docktrack.dock/1"]}"#)
+        let hello = try #require(client.first(within: 60) { $0.hasPrefix(#"{"type":"hello""#) }, "\(track.stderr)")
+        #expect(hello.contains(#""gestures""#), "\(hello)")
+        try client.send(#"{"id":1,"command":"setSystemTracking","enabled":false}"#)
+        #expect(client.first(within: 30) { $0.hasPrefix(#"{"id":1,"#) }?.contains(#""type":"done""#) == true)
+        let event = try #require(client.first(within: 60) { $0.contains(#""type":"accessoryEvent""#) }, "\(track.stderr)")
+        guard case .accessoryEvent(.gesture(let kind, let subject, let time))? = DockMessage(line: event) else {
+            Issue.record("not a gesture: \(event)")
+            return
+        }
+        #expect(kind == "followMe" && subject != nil && time >= 0, "\(event)")
+        let on = client.first(within: 30) { $0.hasPrefix(#"{"type":"systemTracking""#) }
+        #expect(on?.contains(#""enabled":true"#) == true, "tracking on again: \(on ?? "nothing")")
+    }
+
     /// A phone held at the ear (carphone) and animated close-ups (Megamind, hands moving as they
     /// talk): no gesture.
     @Test(arguments: ["carphone_pristine.mp4", "Megamind.avi"])
