@@ -66,7 +66,7 @@ const picture = $("picture"), statusBox = $("status"), logBox = $("log"), errorB
 let ws, nextId = 1, lastFrame = -1, tracking = true, mode = null, held = false, drawing = false;
 // What the page knows, for the status box and for a test to read (window.dockState).
 const state = window.dockState = { connected: false, docked: true, pose: null, subjects: 0, first: null, list: [],
-  battery: null, limits: null, run: null, pictureFPS: 0, pictures: 0, region: null, errors: 0 };
+  battery: null, limits: null, run: null, pictureFPS: 0, pictures: 0, region: null, errors: 0, gestures: 0, lastGesture: null };
 const pending = {}, quietIds = new Set();
 
 function log(text) { logBox.textContent = (new Date().toLocaleTimeString() + " " + text + "\n" + logBox.textContent).slice(0, 6000); }
@@ -102,6 +102,7 @@ function show() {
     pose,
     `subjects ${state.subjects}${state.first ? ", first " + state.first.slice(0, 8) : ""}`,
     state.battery ? `battery ${Math.round(state.battery.level * 100)}% ${state.battery.chargeState}${state.battery.lowBattery ? " LOW" : ""}` : "",
+    state.lastGesture ? `gestures ${state.gestures}, last: ${state.lastGesture.gesture} by ${(state.lastGesture.subject || "?").slice(0, 8)}` : "",
     limits, run, `picture ${state.pictureFPS.toFixed(1)} frames/s`].filter(Boolean).join("\n");
 }
 function connect() {
@@ -135,7 +136,13 @@ function connect() {
       case "regionOfInterest": state.region = m.rect; break;
       case "runSpeed": state.run = m; break;
       case "error": if (!quietIds.has(m.id)) showError(m.code + ": " + m.message); break;
-      case "accessoryEvent": log("dock: " + (m.event || JSON.stringify(m))); break;
+      case "accessoryEvent":
+        // A gesture the tracker recognized (its hand is drawn on the picture for a moment).
+        if (m.event === "gesture") {
+          state.gestures++; state.lastGesture = m;
+          log(`gesture: ${m.gesture === "followMe" ? "follow me" : m.gesture} by ${(m.subject || "?").slice(0, 8)}`); scheduleShow();
+        } else log("dock: " + (m.event || JSON.stringify(m)));
+        break;
       case "audioRouteChange": log("audio route: " + m.reason); break;
     }
     scheduleShow();

@@ -172,11 +172,14 @@ package final class GestureWatch {
         watched = watched.filter { time - $0.value.seenAt <= 2 }
     }
 
-    /// The person to search next: people still enough, with hands big enough to read, not
-    /// holding a palm already, in turn after the one searched last.
+    /// The person to search next: people facing the dock (a face tracked) or close to it (a
+    /// body over 60% of the picture's height: a hand near the lens hides the face), still
+    /// enough, with hands big enough to read, not holding a palm already, in turn after the one
+    /// searched last. (A walker seen from behind or from the side does not ask the dock anything.)
     private func nextToSearch(_ people: [TrackedSubject], in size: ImageSize) -> TrackedSubject? {
         let candidates = people.filter { person in
-            guard let known = watched[person.id], known.hold == nil, known.lowering == nil, known.speed <= params.mostSpeed else { return false }
+            guard let known = watched[person.id], known.hold == nil, known.lowering == nil, known.speed <= params.mostSpeed,
+                  person.faceRect != nil || (person.bodyRect ?? person.rect).height >= Self.closeBody else { return false }
             return handSize(of: person, in: size) >= params.smallestHand
         }
         guard !candidates.isEmpty else { return nil }
@@ -242,4 +245,6 @@ package final class GestureWatch {
     static let slack = 1e-3
     /// Seconds a hand kept up after its gesture is read for, at most (then the next search decides).
     static let longestLowering = 5.0
+    /// A body this tall (share of the picture) is close enough to the dock to ask it without a face.
+    static let closeBody = 0.6
 }

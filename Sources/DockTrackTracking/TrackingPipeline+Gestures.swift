@@ -24,8 +24,12 @@ extension TrackingPipeline {
     /// The hands of this frame's subjects looked at; a "follow me" chooses or lets go its person.
     func watchHands(in image: Image, at time: Double) throws(DetectorError) {
         guard let gestureWatch else { return }
+        // Called from within the cues-and-ranking stage's timing: its time moves to its own stage.
         let before = gestureWatch.seconds
-        defer { stageSeconds.gestures += gestureWatch.seconds - before }
+        defer {
+            stageSeconds.gestures += gestureWatch.seconds - before
+            stageSeconds.cuesAndRanking -= gestureWatch.seconds - before
+        }
         for event in try gestureWatch.look(in: image, at: time, subjects: subjects) {
             gesturesRecognized.append(event)
             guard event.kind == .followMe, var ranker = ranker as? SaliencyRanker else { continue }

@@ -476,7 +476,7 @@ extension TrackingPipeline {
     public static func overFile(detector: any Detector, models: ModelStore, detectEvery: Int, minimumConfidence: Double,
                                 redetection: Bool = true, asyncDetection: Bool = false, followsCameraMotion: Bool = true,
                                 longestNeedlessRest: Int = Params.carriedNeedlessRest, reidentification: Bool = true,
-                                identifiers: IdentifierSource = .random) throws(DetectorError) -> TrackingPipeline {
+                                gestures: Bool = true, identifiers: IdentifierSource = .random) throws(DetectorError) -> TrackingPipeline {
         var params = Params()
         params.longestNeedlessRest = redetection ? max(0, longestNeedlessRest) : 0
         params.followsCameraMotion = followsCameraMotion
@@ -489,6 +489,7 @@ extension TrackingPipeline {
                                         params: params, identifiers: identifiers)
         if redetection { try pipeline.redetect(models: models) }
         if reidentification { try pipeline.reidentify(models: models) }
+        if gestures { try pipeline.watchGestures(models: models) }
         return pipeline
     }
 }

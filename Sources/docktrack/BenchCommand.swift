@@ -69,6 +69,9 @@ struct BenchCommand: ParsableCommand {
     @Flag(inversion: .prefixedNo, help: "Tell people apart by re-identification signatures (see track --reidentification).")
     var reidentification = true
 
+    @Option(help: ArgumentHelp("Watch raised hands for the \"follow me\" palm (see track --gestures).", valueName: "on|off"))
+    var gestures: Switch = .on
+
     @Option(help: ArgumentHelp("Also replay the input as a live camera at this many frames per second (real time) through the pipeline with detection on its own thread (track --detect-async), and measure capture-to-command latency.", valueName: "fps"))
     var live: Double?
 
@@ -257,7 +260,7 @@ struct BenchCommand: ParsableCommand {
         try TrackingPipeline.overFile(detector: try DetectorCatalog.make(pipelineDetector, models: store), models: store, detectEvery: detectEvery,
                                       minimumConfidence: threshold, redetection: redetection, asyncDetection: asyncDetection,
                                       longestNeedlessRest: lookRest ?? TrackingPipeline.Params.carriedNeedlessRest,
-                                      reidentification: reidentification)
+                                      reidentification: reidentification, gestures: gestures == .on)
     }
 
     /// The whole pipeline over the file, decoding included, as `docktrack track` runs it:
@@ -283,7 +286,7 @@ struct BenchCommand: ParsableCommand {
         }
         let stages = pipeline.stageSeconds
         profile += [("camera shift", stages.cameraShift), ("tracking", stages.tracking), ("identity", stages.identity), ("re-detection", stages.redetection),
-                    ("cues and ranking", stages.cuesAndRanking)].map { ($0.0, $0.1 * 1000 / frames) }
+                    ("cues and ranking", stages.cuesAndRanking), ("gestures", stages.gestures)].map { ($0.0, $0.1 * 1000 / frames) }
         let label = detectEvery == 0 ? String(format: "pipeline, adaptive (%.0f%% detected)", 100 * Double(pipeline.detections) / Double(max(1, latencies.count)))
                                      : "pipeline, detect every \(detectEvery)\(ahead ? "" : ", serial")"
                                        + (pipeline.schedule.map { $0.passedOver > 0 ? String(format: " (%.0f%% passed over)", 100 * Double($0.passedOver) / Double(max(1, $0.passedOver + $0.rounds))) : "" } ?? "")

@@ -35,6 +35,14 @@ struct EvalCommand: ParsableCommand {
             picture and over twice the person it is on (or is on nobody); identityKept: of the \
             frames each labelled person was found in, the share found as their most frequent \
             subject (1: one identifier each).
+
+            GESTURES: --gesture-clip FILE (repeatable), each tracked as `track` does with its hands \
+            watched, its "follow me" gestures scored against --gesture-labels (tab-separated clip, first \
+            frame, last frame, kind; samples/gestures/gestures.tsv): a labelled palm-spread held 0.4 s \
+            or more is recognized when a gesture comes within 1 s of its first frame; a gesture on no \
+            labelled spread palm is false (a clip the labels do not name: every gesture).
+            stdout per clip: {"clip":"palm_close_portrait.mp4","frames":180,"heldPalms":2,\
+            "recognized":2,"gestures":2,"falseGestures":0,"times":[0.4,1.93]}
             """
     )
 
@@ -61,6 +69,12 @@ struct EvalCommand: ParsableCommand {
     @Flag(inversion: .prefixedNo, help: "Tell people apart by re-identification signatures (see track --reidentification).")
     var reidentification = true
 
+    @Option(help: ArgumentHelp("A clip to count the \"follow me\" gestures in, as track recognizes them; scored against --gesture-labels (a clip they do not name: every gesture is false). Repeatable.", valueName: "file"))
+    var gestureClip: [String] = []
+
+    @Option(help: ArgumentHelp("What the hands do in the --gesture-clip files, labelled by hand (samples/gestures/gestures.tsv's format).", valueName: "tsv"))
+    var gestureLabels: String?
+
     @Option(help: ArgumentHelp("A picture or clip with no face in it (every frame counts). Repeatable.", valueName: "file"))
     var negative: [String] = []
 
@@ -68,7 +82,11 @@ struct EvalCommand: ParsableCommand {
     var canvas: Int?
 
     func validate() throws {
-        guard !labels.isEmpty || !clip.isEmpty else { throw ValidationError("give at least one label file, or a --clip with its --mot labels") }
+        guard !labels.isEmpty || !clip.isEmpty || !gestureClip.isEmpty else {
+            throw ValidationError("give at least one label file, a --clip with its --mot labels, or a --gesture-clip")
+        }
+        guard gestureClip.isEmpty || (labels.isEmpty && clip.isEmpty) else { throw ValidationError("score gestures in a run of their own") }
+        guard gestureLabels == nil || !gestureClip.isEmpty else { throw ValidationError("--gesture-labels is for --gesture-clip runs") }
         guard clip.count == mot.count else { throw ValidationError("give each --clip its --mot labels (\(clip.count) clips, \(mot.count) label files)") }
         guard labels.isEmpty || clip.isEmpty else { throw ValidationError("score face label files or clips, not both in one run") }
         if let end, end < 1 { throw ValidationError("--end must be a frame number from 1") }
@@ -79,6 +97,7 @@ struct EvalCommand: ParsableCommand {
     }
 
     func run() throws {
+        if !gestureClip.isEmpty { return try runGestureClips() }
         if !clip.isEmpty { return try runClips() }
         try reportingErrors {
             let detector = try detection.makeDetector()
@@ -150,6 +169,34 @@ struct EvalCommand: ParsableCommand {
                 let ms = ProgressLine.seconds(ContinuousClock.now - started) * 1000 / Double(max(index, 1))
                 let name = (path as NSString).lastPathComponent.replacingOccurrences(of: "\"", with: "'")
                 try printLine("{\"clip\":\"\(name)\"," + score.jsonLine.dropFirst().dropLast() + String(format: ",\"msPerFrame\":%.2f}", ms))
+            }
+        }
+    }
+
+    /// Each clip tracked as `track` does, hands watched; its gestures scored against its labels.
+    func runGestureClips() throws {
+        try reportingErrors {
+            let labels = try gestureLabels.map { path in
+                do { return try GestureLabels(tsv: try String(contentsOfFile: path, encoding: .utf8)) }
+                catch let error as GestureLabels.Malformed { throw ToolError("\(path): \(error)") }
+            } ?? GestureLabels(tsv: "")
+            for path in gestureClip {
+                var source = try MediaFile.open(path)
+                let pipeline = try TrackingPipeline.overFile(detector: try detection.makeDetector(), models: detection.model.store,
+                                                             detectEvery: detectEvery ?? TrackConfiguration.detectEvery(framesPerSecond: source.info.framesPerSecond),
+                                                             minimumConfidence: detection.threshold,
+                                                             longestNeedlessRest: lookRest ?? TrackingPipeline.Params.carriedNeedlessRest,
+                                                             reidentification: reidentification)
+                var gestures: [GestureEvent] = [], frames = 0
+                while let frame = try source.nextFrame() {
+                    _ = try pipeline.process(frame)
+                    gestures += pipeline.takeGestures()
+                    frames += 1
+                }
+                let name = (path as NSString).lastPathComponent
+                let score = GestureScore(gestures: gestures, frames: frames, framesPerSecond: source.info.framesPerSecond ?? 30,
+                                         intervals: labels.clips[name] ?? [])
+                try printLine("{\"clip\":\"\(name.replacingOccurrences(of: "\"", with: "'"))\"," + score.jsonLine.dropFirst())
             }
         }
     }

@@ -124,6 +124,23 @@ import Testing
         #expect(shapes[75]?.isSpreadPalm == false && shapes[75]?.isClosed == false, "a flat palm: \(String(describing: shapes[75]))")
     }
 
+    /// eval's scoring: a held palm recognized within a second counts once, a gesture on no
+    /// labelled spread palm is false, short palms are not asked for; a malformed line names itself.
+    @Test func gesturesAreScoredAgainstTheirLabels() throws {
+        let labels = try GestureLabels(tsv: "# clip\tfirst\tlast\tkind\nc.mp4\t0\t29\tpalm-spread\nc.mp4\t30\t59\tfist\nc.mp4\t60\t65\tpalm-spread\nc.mp4\t90\t149\tpalm-spread\n")
+        let intervals = try #require(labels.clips["c.mp4"])
+        func gesture(_ time: Double) -> GestureEvent { GestureEvent(kind: .followMe, subject: UUID(), time: time, hand: UnitRect(x: 0, y: 0, width: 0.1, height: 0.1)) }
+        let score = GestureScore(gestures: [0.5, 1.5, 4.0, 7.0].map(gesture), frames: 300, framesPerSecond: 30, intervals: intervals)
+        // Palms 0-29 (1 s) and 90-149 (2 s) are held; 60-65 (0.2 s) is a flash. 0.5 s: the first,
+        // recognized; 1.5 s: within a second after it ended, not false; 4.0 s: the second, 1 s
+        // after its start at 3.0 s; 7.0 s: on no palm.
+        #expect(score.heldPalms == 2 && score.recognized == 2 && score.falseGestures == 1, "\(score)")
+        #expect(GestureScore(gestures: [gesture(4.5)], frames: 300, framesPerSecond: 30, intervals: intervals).recognized == 0,
+                "1.5 s after the palm went up is late")
+        #expect(throws: GestureLabels.Malformed.self) { try GestureLabels(tsv: "c.mp4\t9\t3\tfist\n") }
+        #expect(throws: GestureLabels.Malformed.self) { try GestureLabels(tsv: "c.mp4 0 3 fist\n") }
+    }
+
     /// Pictures of 1 px to 4000 px, regions and times that are not finite: no crash, no gesture.
     @Test func oddPicturesAndNumbersMakeNoGesture() throws {
         let watch = try GestureWatch(models: Fixtures.models)
