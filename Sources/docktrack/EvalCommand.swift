@@ -147,11 +147,7 @@ struct EvalCommand: ParsableCommand {
             for (path, labelPath) in zip(clip, mot) {
                 let labelled = try LabelledVideo.read(mot: labelPath)
                 var source = try MediaFile.open(path)
-                let pipeline = try TrackingPipeline.overFile(detector: try detection.makeDetector(), models: detection.model.store,
-                                                             detectEvery: detectEvery ?? TrackConfiguration.detectEvery(framesPerSecond: source.info.framesPerSecond),
-                                                             minimumConfidence: detection.threshold,
-                                                             longestNeedlessRest: lookRest ?? TrackingPipeline.Params.carriedNeedlessRest,
-                                                             reidentification: reidentification)
+                let pipeline = try trackingPipeline(for: source)
                 var score = PeopleScore()
                 var index = 0
                 let started = ContinuousClock.now
@@ -182,11 +178,7 @@ struct EvalCommand: ParsableCommand {
             } ?? GestureLabels(tsv: "")
             for path in gestureClip {
                 var source = try MediaFile.open(path)
-                let pipeline = try TrackingPipeline.overFile(detector: try detection.makeDetector(), models: detection.model.store,
-                                                             detectEvery: detectEvery ?? TrackConfiguration.detectEvery(framesPerSecond: source.info.framesPerSecond),
-                                                             minimumConfidence: detection.threshold,
-                                                             longestNeedlessRest: lookRest ?? TrackingPipeline.Params.carriedNeedlessRest,
-                                                             reidentification: reidentification)
+                let pipeline = try trackingPipeline(for: source)
                 var gestures: [GestureEvent] = [], frames = 0
                 while let frame = try source.nextFrame() {
                     _ = try pipeline.process(frame)
@@ -199,5 +191,14 @@ struct EvalCommand: ParsableCommand {
                 try printLine("{\"clip\":\"\(name.replacingOccurrences(of: "\"", with: "'"))\"," + score.jsonLine.dropFirst())
             }
         }
+    }
+
+    /// The pipeline `track` runs over `source`'s frames.
+    func trackingPipeline(for source: any FrameSource) throws -> TrackingPipeline {
+        try TrackingPipeline.overFile(detector: try detection.makeDetector(), models: detection.model.store,
+                                      detectEvery: detectEvery ?? TrackConfiguration.detectEvery(framesPerSecond: source.info.framesPerSecond),
+                                      minimumConfidence: detection.threshold,
+                                      longestNeedlessRest: lookRest ?? TrackingPipeline.Params.carriedNeedlessRest,
+                                      reidentification: reidentification)
     }
 }
