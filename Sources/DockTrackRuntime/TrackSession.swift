@@ -130,7 +130,7 @@ public final class TrackSession {
         if let audioRoutes { driver.own("audio route watch", stop: audioRoutes.stop) }
         if let live = source as? any LiveFrameSource { driver.own("live source", stop: live.stop) }
         if let watch = overview?.watch { driver.own("overview watch", stop: watch.stop) }
-        driver.own("detection thread") { [pipeline] in pipeline.worker?.stop() }
+        driver.own("detection and hands threads") { [pipeline] in pipeline.stopThreads() }
         // A client may say hello before the first frame: the dock's capabilities are known now,
         // and whether gestures are watched.
         self.control?.watchesGestures = pipeline.watchesGestures

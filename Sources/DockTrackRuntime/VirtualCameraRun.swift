@@ -63,7 +63,7 @@ package enum VirtualCameraRun {
         if let live { reframer.own("live source", stop: live.stop) }
         let liveRun = LiveRun(source, duration: configuration.live.duration)
         let pipeline = try configuration.perception.pipeline(for: source, input: configuration.input, notes: notes, stopping: stopping)
-        reframer.own("detection thread") { pipeline.worker?.stop() }
+        reframer.own("detection and hands threads") { pipeline.stopThreads() }
         let output: VirtualCameraOutput
         do {
             output = try VirtualCameraOutput(name: name, size: size, framesPerSecond: Int(framesPerSecond.rounded()))

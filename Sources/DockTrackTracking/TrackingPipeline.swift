@@ -90,8 +90,8 @@ public final class TrackingPipeline {
     /// cues take them rather than reading the face again (O-Net once per face and frame, not
     /// twice: Megamind at 1280x720, bench 4.89x -> 5.50x).
     private var landmarksRead: [UUID: FaceLandmarks] = [:]
-    /// Raised palms watched (``watchGestures(models:)``), and the gestures not yet taken.
-    var gestureWatch: GestureWatch?
+    /// Raised palms watched (``watchGestures(models:params:)``), and the gestures not yet taken.
+    var hands: HandsWatching?
     var gesturesRecognized: [GestureEvent] = []
     /// The whole picture's motion frame to frame, which the tracker's boxes follow.
     private var cameraShift = CameraShiftEstimator()

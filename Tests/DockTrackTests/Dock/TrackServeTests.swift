@@ -638,7 +638,7 @@ extension TrackServeProcessTests {
         let client = try LineClient(path: socket)
         try client.send(#"{"type":"hello","protocols":["org.docktrack.dock/1"]}"#)
         let hello = try #require(client.first(within: 20) { $0.hasPrefix(#"{"type":"hello""#) })
-        #expect(hello.contains(#""capabilities":["pan","tilt","systemTracking","framing","trackingStates","battery","buttons","animations"]"#)
+        #expect(hello.contains(#""capabilities":["pan","tilt","systemTracking","framing","trackingStates","gestures","battery","buttons","animations"]"#)
                 && hello.contains(#""docked":true"#), "\(hello)")
         // The dock's news, in the order docksim sent it.
         var news: [String] = []

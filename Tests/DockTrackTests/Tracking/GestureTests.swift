@@ -70,6 +70,38 @@ import Testing
         #expect(selections.count == 2 && selections.last == [], "chosen, then let go: \(selections)")
     }
 
+    /// Live (detection and hands each on a thread of their own): the two gestures, the first
+    /// choosing the person. Each frame is handed on once both threads are done with the
+    /// one before (a machine that keeps up), decided by their counts, not by time.
+    @Test func onItsOwnThreadTheWatchFindsTheSameGestures() throws {
+        var params = TrackingPipeline.Params()
+        params.asyncDetection = true
+        params.detectEvery = 4
+        let pipeline = TrackingPipeline(detector: try DetectorCatalog.make("default", models: Fixtures.models), cues: nil,
+                                        params: params, identifiers: .sequential)
+        try pipeline.watchGestures(models: Fixtures.models)
+        defer { pipeline.stopThreads() }
+        let worker = try #require(pipeline.worker), hands = try #require(pipeline.handsThread)
+        var source = try MediaFile.open(Fixtures.sample("gestures/palm_close_portrait.mp4"))
+        var gestures: [GestureEvent] = [], selections: [[UUID]] = [], offered = 0
+        while let frame = try source.nextFrame() {
+            _ = try pipeline.process(frame)
+            offered += 1
+            #expect(waitWhile(every: .milliseconds(2)) { worker.handledFrames < offered || hands.handledFrames < offered })
+            for gesture in pipeline.takeGestures() {
+                gestures.append(gesture)
+                selections.append((pipeline.ranker as? SaliencyRanker)?.selection ?? [])
+            }
+        }
+        _ = try pipeline.process(Frame(index: offered, time: Double(offered) / 30, image: try Frame.blank(index: 0, time: 0).image))
+        gestures += pipeline.takeGestures()
+        // Detections come a frame late here, so the person (and the searches' phase) too: the
+        // times differ from the file run's, each still within a second of its palm going up.
+        let onsets = [0.0, 49.0 / 30]
+        #expect(gestures.count == 2 && zip(gestures, onsets).allSatisfy { $0.time >= $1 && $0.time <= $1 + 1 }, "\(gestures.map(\.time))")
+        #expect(selections.first == gestures.first.map { [$0.subject] }, "chosen: \(selections)")
+    }
+
     /// `track --serve` in front of docksim, the phone clip looping in real time: the hello says
     /// `gestures`; with tracking switched off by the client, the held palm comes to it as an
     /// accessory event naming the person and the time, and tracking is switched back on.
@@ -91,6 +123,22 @@ import Testing
         #expect(kind == "followMe" && subject != nil && time >= 0, "\(event)")
         let on = client.first(within: 30) { $0.hasPrefix(#"{"type":"systemTracking""#) }
         #expect(on?.contains(#""enabled":true"#) == true, "tracking on again: \(on ?? "nothing")")
+    }
+
+    /// In a real browser: the control page of a run over the phone clip logs the gesture and
+    /// says it in its status.
+    @Test func theControlPageShowsTheGesture() throws {
+        let docksim = try DocksimProcess()
+        let track = try TrackProcess([Fixtures.sample("gestures/palm_close_portrait.mp4"), "--loop", "--dock", "unix:\(docksim.socket)",
+                                      "--http", "127.0.0.1:0"])
+        defer { withExtendedLifetime((docksim, track)) {} }
+        let (host, port, _) = try ControlPageTests.address(track)
+        let browser = try HeadlessBrowser(width: 1000, height: 800)
+        try browser.load("http://\(host):\(port)/")
+        #expect(browser.waitUntil("dockState.gestures >= 1 && dockState.lastGesture.gesture === 'followMe' && dockState.lastGesture.subject.length === 36",
+                                  within: 60), "\(track.stderr.suffix(400))")
+        #expect(browser.waitUntil("document.getElementById('log').textContent.includes('gesture: follow me by')", within: 10))
+        #expect(browser.waitUntil("document.getElementById('status').textContent.includes('last: followMe')", within: 10))
     }
 
     /// A phone held at the ear (carphone) and animated close-ups (Megamind, hands moving as they
