@@ -180,7 +180,10 @@ struct DockTestLine {
         // A reader that comes 2 s late starts from the dock's motion now, not from the 2 s of
         // history after the last state read (a loaded machine may delay the reader, never the dock).
         let before = try #require(await Self.first(of: try dock.motionStates, within: 120))
-        try await Task.sleep(for: .seconds(2))
+        // 2 s on the dock's clock (a loaded machine may delay the reader, never the dock).
+        await awaitWhile(atMost: .seconds(60), every: .milliseconds(50)) {
+            (try? await dock.motionState()).map { $0.time < before.time + 2 } ?? true
+        }
         let late = try #require(await Self.first(of: try dock.motionStates, within: 120))
         #expect(late.time - before.time > 1.5, "the late reader starts \(late.time - before.time) s after the last state read")
         // Two readers of the same property each get every state, in order.
@@ -282,7 +285,11 @@ struct DockTestLine {
         defer { withExtendedLifetime((docksim, track)) {} }
         defer { dock.disconnect() }
         let before = try #require(await Self.first(of: try dock.trackingStates, within: 120))
-        try await Task.sleep(for: .seconds(2))
+        let started = try await dock.motionState().time
+        // 2 s on the tracker's clock (its motion states' time), however slow the machine.
+        await awaitWhile(atMost: .seconds(60), every: .milliseconds(50)) {
+            (try? await dock.motionState()).map { $0.time < started + 2 } ?? true
+        }
         // Two seconds later a new reader's first state is a current frame (the clip plays at 10
         // frames a second in real time), not the frame after the last one read.
         let late = try #require(await Self.first(of: try dock.trackingStates, within: 120))

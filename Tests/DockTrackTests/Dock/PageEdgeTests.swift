@@ -152,11 +152,15 @@ import Glibc
         #expect(limited.terminationStatus == 0)
         var held: [RawHTTPClient] = []
         for _ in 0..<300 { if let c = try? RawHTTPClient(host: run.host, port: run.port) { held.append(c) } }
-        Thread.sleep(forTimeInterval: 3)
-        #expect(kill(run.track.pid, 0) == 0, "the tracker is alive: \(run.track.stderr.suffix(400))")
-        Thread.sleep(forTimeInterval: PageLimits().headSeconds)
-        let page = try RawHTTPClient(host: run.host, port: run.port).request("/", headers: ["Host": "\(run.host):\(run.port)"], within: 10)
-        #expect(page.status == 200, "served past 300 idle connections: \(page.status)")
+        // A visitor asks again and again until served (at the latest once the silent ones have
+        // waited out their time), the tracker alive all along.
+        var page = (status: 0, headers: [String: String](), body: [UInt8]())
+        let served = waitWhile(atMost: .seconds(Int64(PageLimits().headSeconds) + 60), every: .milliseconds(250)) {
+            #expect(kill(run.track.pid, 0) == 0, "the tracker is alive: \(run.track.stderr.suffix(400))")
+            page = (try? RawHTTPClient(host: run.host, port: run.port).request("/", headers: ["Host": "\(run.host):\(run.port)"], within: 5)) ?? page
+            return page.status != 200 && kill(run.track.pid, 0) == 0
+        }
+        #expect(served && page.status == 200, "served past 300 idle connections: \(page.status)")
         #expect(kill(run.track.pid, 0) == 0 && !run.track.stderr.contains("Fatal error"), "\(run.track.stderr.suffix(400))")
         withExtendedLifetime(held) {}
     }

@@ -714,7 +714,11 @@ extension TrackServeProcessTests {
             // The tracker turns the dock toward the people, then the client takes the motors and
             // moves at once, while the dock is still slowing down from the tracker's last command.
             try await dock.setSystemTracking(true)
-            try await Task.sleep(for: .milliseconds(1200))
+            // Until the tracker has the dock turning (vtest's people are off the middle), on the
+            // dock's own reports rather than a wait.
+            await awaitWhile(atMost: .seconds(10), every: .milliseconds(50)) {
+                (try? await dock.motionState()).map { abs($0.velocity.y) < 0.05 } ?? true
+            }
             try await dock.setSystemTracking(false)
             let way = k % 2 == 0 ? 0.25 : -0.25
             let started = Date()
@@ -729,12 +733,19 @@ extension TrackServeProcessTests {
         let before = try await dock.motionState().position.y
         // A slow move (20 s), so that a loaded machine's late wake-up still cancels it part-way.
         let long = try await dock.setOrientation(DockOrientation(x: 0, y: 0.6, z: 0), duration: 20, relative: true)
-        try await Task.sleep(for: .milliseconds(1500))
+        // Cancelled once it is under way (a few hundredths of a radian), as the dock reports it.
+        await awaitWhile(atMost: .seconds(30), every: .milliseconds(50)) {
+            (try? await dock.motionState()).map { $0.position.y < before + 0.02 } ?? true
+        }
         try await long.cancel()
         let stopped = try await long.completion()
         #expect(long.isCancelled && stopped.position.y > before + 0.005 && stopped.position.y < before + 0.58, "\(before) -> \(stopped)")
-        try await Task.sleep(for: .milliseconds(600))
-        let later = try await dock.motionState()
+        // 0.6 s later on the dock's own clock (its motion states' time), however slow the machine.
+        var later = try await dock.motionState()
+        await awaitWhile(atMost: .seconds(30), every: .milliseconds(50)) {
+            later = (try? await dock.motionState()) ?? later
+            return later.time < stopped.time + 0.6
+        }
         #expect(abs(later.position.y - stopped.position.y) < 5e-3 && abs(later.velocity.y) < 2e-3, "stays: \(stopped) then \(later)")
     }
 }

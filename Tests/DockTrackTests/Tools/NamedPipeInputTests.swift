@@ -25,9 +25,7 @@ import Testing
 
     /// Waits up to 60 s (a busy machine) for `condition`.
     static func waitFor(_ condition: () -> Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(60)
-        while !condition() { if Date() > deadline { return false }; usleep(20_000) }
-        return true
+        waitWhile(atMost: .seconds(60), every: .milliseconds(20)) { !condition() }
     }
 
     @Test(arguments: [(["track"], SIGINT), (["detect"], SIGTERM), (["vad"], SIGINT), (["reframe", "OUT"], SIGTERM)])
