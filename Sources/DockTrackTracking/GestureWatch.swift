@@ -10,10 +10,11 @@ import Foundation
 /// about 7.5 ms on one core) a third of a second apart, one person a search in turn; a palm it
 /// finds raised and upright is read (the hand landmark model, about 4 ms) and, when it is an
 /// open palm with spread fingers (``HandShape``), followed by readings a tenth of a second
-/// apart. Held still for half a second, it is the gesture. Never by accident: a person moving
+/// apart. Seen held (or waved about its place) for 0.4 s of readings, it is the gesture. Never by accident: a person moving
 /// faster than half a body width a second is not watched (a passer-by's swinging arm), the hand
 /// must be above the chin (or the top of the body) and of a size the person's face allows (a
-/// hand on a poster behind them), still between readings (a wave), its fingers straight and
+/// hand on a poster behind them), within half a palm width of where it was between readings (a
+/// hand swung past), its fingers straight and
 /// apart (a hand at the ear, a scratch of the head, a fist, counting); after a gesture the same
 /// person's next one counts only once the hand has come down. Time is the frames' own.
 package final class GestureWatch {
@@ -111,7 +112,9 @@ package final class GestureWatch {
                 held.centre = shape.centre
                 held.palmWidth = shape.palmWidth
                 held.misses = shape.isSpreadPalm ? 0 : shape.isClosed ? params.mostMisses + 1 : hold.misses + 1
-                if shape.isSpreadPalm && hold.misses == 0 { held.heldFor += time - hold.readAt }
+                // Time since the last reading counts when this one sees the spread palm (a hand
+                // waved about its place passes some readings and misses others: it adds up).
+                if shape.isSpreadPalm { held.heldFor += min(time - hold.readAt, 1.5 * params.holdInterval) }
             } else {
                 held.misses += 1
             }
