@@ -215,7 +215,9 @@ final class HostileHTTPServer: @unchecked Sendable {
             print(String(format: "MJPEG picture bomb: exit %d after %.1f s, peak RSS %.0f MB, %d frames tracked", run.status, run.seconds, run.megabytes, frames))
             #expect(run.status == 0, "\(run.stderr)")
             #expect(run.megabytes < 1000, "peak \(run.megabytes) MB")
-            #expect(frames >= 12, "the good pictures among the bombs are tracked: \(frames)")
+            // Past the ten good pictures before the first bomb: good pictures between bombs were
+            // tracked (how many in 6 s depends on the machine's load: 11 on a busy one, 12 and up quiet).
+            #expect(frames > 10, "the good pictures among the bombs are tracked: \(frames)")
         }
     }
 

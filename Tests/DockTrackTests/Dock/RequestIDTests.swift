@@ -167,9 +167,10 @@ import Glibc
         let end = try await progress.completion()
         let began = try #require(progress.began)
         print(String(format: "animation yes (%.2f s): played from %.3f to %.3f s of docksim's clock", DockAnimation.yes.duration, began, end.time))
-        // Never over before its length; the state that tells its end may come late on a busy
-        // machine (see the 4 s move): within 1 s after.
-        #expect(end.time - began >= DockAnimation.yes.duration - 0.05 && end.time - began < DockAnimation.yes.duration + 1, "\(began) -> \(end)")
+        // Never over before its length. How late the state that tells its end comes depends on
+        // the machine (see the 4 s move): with both cores kept busy it came 7 s late once (docksim
+        // starved), so no upper bound; the end is docksim's own (the dock back where it began).
+        #expect(end.time - began >= DockAnimation.yes.duration - 0.05, "\(began) -> \(end)")
         #expect(abs(end.position.x) < 2e-3 && abs(end.position.y) < 2e-3, "back where it began: \(end)")
         #expect(progress.fractionCompleted == 1)
     }
