@@ -139,14 +139,9 @@ struct DockTestLine {
         return (track, try await DockAccessoryManager.connect(to: track.socket, helloTimeout: 120))
     }
 
+    /// The first element of `stream` within `seconds`.
     static func first<Element: Sendable>(of stream: AsyncStream<Element>, within seconds: Double) async -> Element? {
-        await withTaskGroup(of: Element?.self) { group in
-            group.addTask { for await element in stream { return element }; return nil }
-            group.addTask { try? await Task.sleep(for: .seconds(seconds)); return nil }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first
-        }
+        await prefix(1, of: stream, within: seconds).first
     }
 
     /// The first `count` elements of `stream` within `seconds`.

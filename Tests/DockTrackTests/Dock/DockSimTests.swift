@@ -403,8 +403,8 @@ actor Collected<Element: Sendable> {
         let late = Collected.from(watcher.changes)
         await awaitWhile(atMost: .seconds(10)) { await late.items.isEmpty }
         #expect(await late.items == [.appeared(dock)])
-        // Stopped as a service manager stops it (SIGTERM, once its signals are taken).
-        try await Task.sleep(for: .milliseconds(300))
+        // Stopped as a service manager stops it (SIGTERM). Its signals are taken: docksim takes
+        // them before it opens its socket, and the dock was seen on that socket.
         process.terminate()
         process.waitUntilExit()
         await awaitWhile(atMost: .seconds(10)) { await changes.items.count < 2 }
