@@ -126,7 +126,7 @@ function connect() {
         // Their rects as the protocol gives them: origin at the lower-left.
         state.list = m.subjects.map((s) => ({ id: s.identifier, rank: s.saliencyRank, kind: s.kind, rect: s.rect }));
         break;
-      case "motionState": state.pose = m.position; state.velocity = m.velocity; break;
+      case "motionState": state.pose = m.position; state.velocity = m.velocity; state.time = m.time; break;
       case "hello": state.docked = m.docked; if (m.limits) state.limits = m.limits; break;
       case "limits": state.limits = m.limits; break;
       case "event": if (m.event === "docked" || m.event === "undocked") { state.docked = m.event === "docked"; log(m.event); } break;

@@ -31,6 +31,22 @@ import Glibc
             try client.send(RequestID.number(id).tagging(request))
             return client.first(within: 20) { $0.hasPrefix(#"{"id":\#(id),"#) } ?? "no answer to \(id)"
         }
+
+        /// The tracker's time now (its motion state's), asked with `id`.
+        func trackerTime(_ id: Int) throws -> Double? {
+            if case .motionState(let motion)? = DockMessage(line: try ask(id, #"{"command":"getMotionState"}"#)) { motion.time } else { nil }
+        }
+
+        /// Waits until `seconds` have passed on the tracker's clock (asking with ids from `id`):
+        /// a loaded machine delays the test, not the tracker's time.
+        func waitOnTrackersClock(_ seconds: Double, askingFrom id: Int) throws {
+            guard let start = try trackerTime(id) else { return }
+            var next = id + 1
+            waitWhile(atMost: .seconds(60), every: .milliseconds(50)) {
+                defer { next += 1 }
+                return ((try? trackerTime(next)) ?? nil).map { $0 < start + seconds } ?? true
+            }
+        }
     }
 
     @Test(.onTestThreads) func eachAnswerGoesToItsOwnRequestThroughATrackInFrontOfADockInAnotherProcess() throws {
@@ -40,7 +56,7 @@ import Glibc
         // request's answer, not the next one's.
         let refused = try run.ask(2, #"{"command":"setOrientation","orientation":{"x":0,"y":0.2,"z":0},"duration":-5}"#)
         #expect(refused.contains(#""type":"error""#) && refused.contains(#""code":"invalidRequest""#), "\(refused)")
-        usleep(600_000)  // orientations: at most about two a second
+        try run.waitOnTrackersClock(0.6, askingFrom: 100)  // orientations: at most about two a second
         let moved = try run.ask(3, #"{"command":"setOrientation","orientation":{"x":0,"y":0.2,"z":0},"duration":0.5}"#)
         #expect(moved.contains(#""type":"done","command":"setOrientation""#), "\(moved)")
         // docksim has no roll: the roll velocity is refused at its own id, the stop after it done.
@@ -49,7 +65,7 @@ import Glibc
         let stop = try run.ask(5, #"{"command":"setAngularVelocity","velocity":{"x":0,"y":0,"z":0}}"#)
         #expect(stop == #"{"id":5,"type":"done","command":"setAngularVelocity"}"#, "\(stop)")
         // An orientation with a roll the dock cannot make is refused too, not done without it.
-        usleep(600_000)
+        try run.waitOnTrackersClock(0.6, askingFrom: 10_000)
         let rolled = try run.ask(6, #"{"command":"setOrientation","orientation":{"x":0,"y":0.1,"z":0.2},"duration":0.5}"#)
         #expect(rolled.contains(#""code":"notCapable""#), "\(rolled)")
         // Several in flight at once: each answered at its own id, the refused one refused.

@@ -354,7 +354,9 @@ final class RawHTTPClient {
         try browser.mouse("mousePressed", x: pad.x + 60, y: pad.y)
         #expect(browser.waitUntil("dockState.velocity && Math.abs(dockState.velocity.y - 0.667) < 0.05", within: 30),
                 "the joystick turns the dock: \(String(describing: try? browser.evaluate("JSON.stringify(dockState.velocity)")))")
-        Thread.sleep(forTimeInterval: 2)
+        // 2 s later on the dock's clock (its motion states' time), past its 1 s renewal.
+        let turning = try #require(browser.number("dockState.time"))
+        #expect(browser.waitUntil("dockState.time > \(turning) + 2", within: 60))
         #expect(browser.waitUntil("Math.abs(dockState.velocity.y - 0.667) < 0.05", within: 1), "still turning 2 s later, the joystick still held")
         try browser.mouse("mouseReleased", x: pad.x + 60, y: pad.y)
         #expect(browser.waitUntil("Math.abs(dockState.velocity.y) < 0.01", within: 30), "released, the dock stops")
@@ -413,8 +415,8 @@ final class RawHTTPClient {
         try browser.mouse("mousePressed", x: pad.x + 60, y: pad.y)
         #expect(browser.waitUntil("Math.abs(dockState.pose.y - (\(presetPan))) > 0.3", within: 30), "steered away from the preset")
         try browser.mouse("mouseReleased", x: pad.x + 60, y: pad.y)
-        #expect(browser.waitUntil("Math.abs(dockState.velocity.y) < 0.01", within: 30))
-        Thread.sleep(forTimeInterval: 1)
+        // Left still: until the dock reports itself stopped (not merely slow), then its pan.
+        #expect(browser.waitUntil("Math.abs(dockState.velocity.y) < 1e-4 && Math.abs(dockState.velocity.x) < 1e-4", within: 30))
         let awayPan = try #require(browser.number("dockState.pose.y"))
 
         // A double click on the preset: gone from the page and from the browser's storage, and

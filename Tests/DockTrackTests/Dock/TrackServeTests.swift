@@ -669,10 +669,21 @@ extension TrackServeProcessTests {
         let refused = client.first(within: 10) { $0.hasPrefix(#"{"id":1,"#) } ?? ""
         #expect(refused.contains(#""code":"invalidated""#), "\(refused)")
         try client.send(#"{"command":"setSystemTracking","enabled":true}"#)
-        usleep(500_000)
-        try client.send(#"{"id":"m","command":"getMotionState"}"#)
-        let motion = client.first(within: 10) { $0.hasPrefix(#"{"id":"m","#) }.flatMap { line -> MotionState? in
-            if case .motionState(let m)? = DockMessage(line: line) { m } else { nil }
+        // Half a second of the tracker's clock with tracking on (asked, not slept: a loaded
+        // machine delays the test, not the tracker's time), then the dock's motion.
+        var asked = 0
+        func motionNow() -> MotionState? {
+            asked += 1
+            try? client.send(#"{"id":"m\#(asked)","command":"getMotionState"}"#)
+            return client.first(within: 10) { $0.hasPrefix(#"{"id":"m\#(asked)","#) }.flatMap { line -> MotionState? in
+                if case .motionState(let m)? = DockMessage(line: line) { m } else { nil }
+            }
+        }
+        let trackingBack = motionNow()?.time ?? 0
+        var motion = motionNow()
+        waitWhile(atMost: .seconds(60), every: .milliseconds(50)) {
+            motion = motionNow() ?? motion
+            return (motion?.time ?? 0) < trackingBack + 0.5
         }
         #expect(motion.map { abs($0.velocity.y) < 1e-6 && abs($0.velocity.x) < 1e-6 } == true, "still while undocked: \(String(describing: motion))")
         // Docked again: said, and the hello says so.
