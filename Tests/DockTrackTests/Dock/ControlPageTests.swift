@@ -173,21 +173,24 @@ final class RawHTTPClient {
     /// connected over WebSocket (that never reads) closed and the port let go, before `run`
     /// returns. Before the run owned it, the page's server task was only cancelled (by the
     /// command, after the run), and went on serving for as long as it took.
-    /// Whether a socket can listen on 127.0.0.1:`port` now (no one else listens there).
-    static func canListen(onPort port: Int) -> Bool {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var on: Int32 = 1
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    /// Whether this process has a socket listening on TCP `port` (Linux: /proc/net/tcp's listening
+    /// entries on that port whose socket is one of this process's descriptors). Unlike binding
+    /// the port, which fails while another test's client socket was given that port as its own.
+    static func listensInThisProcess(onPort port: Int) -> Bool {
+        let table = (try? String(contentsOfFile: "/proc/net/tcp", encoding: .utf8)) ?? ""
+        let listening = Set(table.split(separator: "\n").dropFirst().compactMap { line -> String? in
+            let fields = line.split(separator: " ")
+            guard fields.count > 9, fields[3] == "0A", let local = fields[1].split(separator: ":").last,
+                  Int(local, radix: 16) == port else { return nil }
+            return String(fields[9])
+        })
+        guard !listening.isEmpty else { return false }
+        let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        return descriptors.contains { fd in
+            guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(fd)"),
+                  target.hasPrefix("socket:[") else { return false }
+            return listening.contains(String(target.dropFirst(8).dropLast()))
         }
-        return bound == 0 && listen(fd, 1) == 0
     }
 
     @Test func thePagesServerEndsWithTheRunAndItsPortIsFree() throws {
@@ -204,13 +207,15 @@ final class RawHTTPClient {
         #expect(try watcher.upgrade("/ws", host: "127.0.0.1:\(port)") == 101)
         let idle = try RawHTTPClient(host: "127.0.0.1", port: port)
         _ = idle
+        #expect(Self.listensInThisProcess(onPort: port), "the page listens while the run has not begun")
         let started = MonotonicClock.now()
         _ = try session.run(stopping: { false })
         let took = MonotonicClock.now() - started
-        // Free: this test can listen on it. (Not "a connection is refused": a client socket on
-        // loopback may be given that very port as its own and connect to itself, once in a few
-        // hundred runs beside the other suites.)
-        #expect(Self.canListen(onPort: port), "the page's port still taken after the run (\(took) s, \(page.connections) open)")
+        // Let go: no socket of this process listens on it. (Not "a connection is refused": a
+        // client socket on loopback may be given that very port as its own and connect to
+        // itself; nor "this test can bind it": another test's client socket may hold it as its
+        // own, which happened beside a second build and test run.)
+        #expect(!Self.listensInThisProcess(onPort: port), "the page still listens on its port after the run (\(took) s, \(page.connections) open)")
         #expect(page.connections == 0, "\(page.connections) connections still open after the run")
     }
 
