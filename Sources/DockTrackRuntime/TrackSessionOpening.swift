@@ -237,7 +237,15 @@ extension TrackConfiguration.Perception {
         if cues != nil { pipeline.listener = try audio.listener(for: source, input: input, notes: notes, stopping: stopping) }
         if redetection { try pipeline.redetect(models: models) }
         if reidentification { try pipeline.reidentify(models: models) }
-        if gestures { try pipeline.watchGestures(models: models) }
+        if gestures {
+            // A models folder from before the hand networks (--models) runs on without them.
+            do {
+                try pipeline.watchGestures(models: models)
+            } catch {
+                guard case .modelMissing(let path, _) = error else { throw error }
+                notes("note: gestures off: no hand model at \(path) (--gestures off says nothing)")
+            }
+        }
         return pipeline
     }
 }

@@ -189,6 +189,19 @@ import Testing
         #expect(throws: GestureLabels.Malformed.self) { try GestureLabels(tsv: "c.mp4 0 3 fist\n") }
     }
 
+    /// A models folder from before the hand networks: track runs on, without gestures, and says so.
+    @Test func withoutTheHandModelsTrackRunsOnAndSaysGesturesAreOff() throws {
+        let folder = try Fixtures.temporaryFolder().appendingPathComponent("models")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let models = Fixtures.root.appendingPathComponent("models")
+        for name in try FileManager.default.contentsOfDirectory(atPath: models.path) where !name.hasPrefix("palm_") && !name.hasPrefix("hand_") {
+            try FileManager.default.createSymbolicLink(at: folder.appendingPathComponent(name), withDestinationURL: models.appendingPathComponent(name))
+        }
+        let run = try ToolRun.docktrack(["track", Fixtures.sample("messi5.jpg"), "--models", folder.path, "--states", "-"])
+        #expect(run.status == 0 && run.stderr.contains("gestures off: no hand model"), "\(run.stderr)")
+        #expect(run.stdout.contains(#""kind":"person""#), "tracked all the same: \(run.stdout.prefix(300))")
+    }
+
     /// Pictures of 1 px to 4000 px, regions and times that are not finite: no crash, no gesture.
     @Test func oddPicturesAndNumbersMakeNoGesture() throws {
         let watch = try GestureWatch(models: Fixtures.models)
