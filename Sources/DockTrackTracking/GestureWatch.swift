@@ -101,7 +101,7 @@ package final class GestureWatch {
         for person in people {
             guard let hold = watched[person.id]?.hold, time - hold.readAt >= params.holdInterval - Self.slack else { continue }
             let reading = try landmarks.read(in: image, square: hold.square)
-            let shape = reading.flatMap { $0.presence >= 0.5 ? HandShape($0.landmarks) : nil }
+            let shape = Self.shape(of: reading)
             var held = hold
             held.readAt = time
             if let reading, let shape, isRaised(shape, of: person, in: size),
@@ -137,7 +137,7 @@ package final class GestureWatch {
         for person in people {
             guard let lowering = watched[person.id]?.lowering, time - lowering.readAt >= params.holdInterval - Self.slack else { continue }
             let reading = try landmarks.read(in: image, square: lowering.square)
-            if let reading, reading.presence >= 0.5, let shape = HandShape(reading.landmarks), shape.isSpreadPalm,
+            if let reading, let shape = Self.shape(of: reading), shape.isSpreadPalm,
                time - (watched[person.id]?.lastGesture ?? time) <= Self.longestLowering {
                 watched[person.id]?.lowering = (reading.nextSquare, time)
             } else {
@@ -199,9 +199,8 @@ package final class GestureWatch {
         for palm in try palms.palms(in: image, region: searchRegion(of: person, in: size)).prefix(2) {
             let toward = palm.fingerward
             guard HandShape.angle((toward.x, toward.y), (0, -1)) <= 50 else { continue }
-            guard let reading = try landmarks.read(in: image, square: palm.handSquare), reading.presence >= 0.5,
-                  let shape = HandShape(reading.landmarks) else { continue }
-            guard shape.isSpreadPalm else { continue }
+            let reading = try landmarks.read(in: image, square: palm.handSquare)
+            guard let reading, let shape = Self.shape(of: reading), shape.isSpreadPalm else { continue }
             spread = true
             guard isRaised(shape, of: person, in: size), watched[person.id]?.armed == true else { continue }
             watched[person.id]?.hold = Hold(readAt: time, square: reading.nextSquare, hand: reading.extent, centre: shape.centre,
@@ -242,6 +241,12 @@ package final class GestureWatch {
     }
 
     static func distance(_ a: PixelPoint, _ b: PixelPoint) -> Double { hypot(a.x - b.x, a.y - b.y) }
+
+    /// The hand's shape, when the landmark model is sure a hand is there (presence 0.5 or more).
+    static func shape(of reading: HandReading?) -> HandShape? {
+        guard let reading, reading.presence >= 0.5 else { return nil }
+        return HandShape(reading.landmarks)
+    }
 
     /// Seconds an interval may fall short by and still be over (frame times are sums of
     /// 1/30 s that land a hair before the whole interval).
