@@ -173,7 +173,10 @@ struct EvalCommand: ParsableCommand {
     func runGestureClips() throws {
         try reportingErrors {
             let labels = try gestureLabels.map { path in
-                do { return try GestureLabels(tsv: try String(contentsOfFile: path, encoding: .utf8)) }
+                guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+                    throw ToolError("\(path): cannot read the gesture labels (no such file, or not text)")
+                }
+                do { return try GestureLabels(tsv: text) }
                 catch let error as GestureLabels.Malformed { throw ToolError("\(path): \(error)") }
             } ?? GestureLabels(tsv: "")
             for path in gestureClip {
