@@ -245,6 +245,7 @@ public final class TrackSession {
             return true
         }
         func finish() {
+            answerTapsLeft()
             driver.end { outputs.video?.close() }
             summary.seconds = MonotonicClock.now() - started
             summary.live = liveRun?.summary
@@ -274,17 +275,42 @@ public final class TrackSession {
 }
 
 extension TrackSession {
-    /// A person chosen in the overview's picture: followed from the next frame on.
+    /// A person chosen in the overview's picture: looked up after the overview's people are
+    /// next joined to the dock camera's (this frame's ``guideByOverview``), so that the answer
+    /// names the dock's own subject even for someone who came into both pictures a moment ago;
+    /// followed from the next frame on.
     func selectInOverview(_ selection: OverviewSelection) {
-        guard var run = overview, let sight = run.watch.latest else {
+        guard overview?.watch.latest != nil else {
             selection.answered(.failure(.noSubjectFound))
             return
         }
-        if let id = run.guide.select(at: (selection.x, selection.y), in: sight.subjects) {
-            selection.answered(.success(id))
-        } else {
-            selection.answered(.failure(.noSubjectFound))
+        // Its last picture is history: the people in it have moved on.
+        if let ended = overview?.watch.ended {
+            selection.answered(.failure(.notSupported("\(ended): a tap on the overview chooses nobody now")))
+            return
         }
+        overview?.taps.append(selection)
+    }
+
+    /// Answers the taps waiting (``selectInOverview(_:)``) from `overview`'s people as `run`'s
+    /// guide joined them last; `nil`: the overview has nobody to give (it ended), nobody is chosen.
+    private func answerTaps(of run: inout OverviewRun, overview: [TrackedSubject]?) {
+        for tap in run.taps {
+            if let ended = run.watch.ended {
+                tap.answered(.failure(.notSupported("\(ended): a tap on the overview chooses nobody now")))
+            } else if let overview, let id = run.guide.select(at: (tap.x, tap.y), in: overview) {
+                tap.answered(.success(id))
+            } else {
+                tap.answered(.failure(.noSubjectFound))
+            }
+        }
+        run.taps = []
+    }
+
+    /// Taps on the overview not answered when the run ends: nobody was chosen.
+    func answerTapsLeft() {
+        guard var run = overview, !run.taps.isEmpty else { return }
+        answerTaps(of: &run, overview: nil)
         overview = run
     }
 
@@ -299,8 +325,14 @@ extension TrackSession {
             run.endTold = true
             notes?("overview: \(ended); the dock's camera goes on alone")
         }
-        guard let sight = run.watch.latest else { return (seen, nil) }
+        // After its end the dock's camera goes on alone: the overview's last people are where
+        // they were, not where they are.
+        guard run.watch.ended == nil, let sight = run.watch.latest else {
+            answerTaps(of: &run, overview: nil)
+            return (seen, nil)
+        }
         let guided = run.guide.subjects(seen: seen, in: picture, from: pose, overview: sight.subjects, in: sight.image, at: time)
+        answerTaps(of: &run, overview: sight.subjects)
         viewer?.offerOverview(sight.image, subjects: sight.subjects, chosen: run.guide.chosen)
         // Judged only while the overview runs: after its end its last sight is history, and a
         // warning then would come after the run's own note that it ended.

@@ -88,6 +88,9 @@ package struct OverviewRun {
     var endTold = false
     /// Whether the run was told the calibration looks off.
     var driftTold = false
+    /// Taps on the overview's picture waiting for the frame's joining of its people to the
+    /// dock camera's.
+    var taps: [OverviewSelection] = []
 
     /// Opens the overview's source and starts watching it, for a run framing with `framing`.
     static func open(_ setup: TrackConfiguration.OverviewSetup, configuration: TrackConfiguration,

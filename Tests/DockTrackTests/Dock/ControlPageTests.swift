@@ -499,19 +499,7 @@ final class RawHTTPClient {
     /// page shows its picture, and a tap on a person there chooses them: answered with who,
     /// and a tap where the overview shows nobody says so.
     @Test func thePageShowsTheOverviewAndATapThereChoosesThePerson() throws {
-        let calibration = try Fixtures.temporaryFolder().appendingPathComponent("overview.toml")
-        // x to yaw (x - 0.5) * 70°, y to pitch (0.5 - y) * 55.4°, and back.
-        try Data("""
-            dock-camera-fov = 70.0
-            to-dock-pitch = [0.4835, 0, -0.9669, 0, 0, 0]
-            to-dock-yaw = [-0.6109, 1.2217, 0, 0, 0, 0]
-            to-overview-x = [0.5, 0, 0.8185, 0, 0, 0]
-            to-overview-y = [0.5, -1.0342, 0, 0, 0, 0]
-            checked-error-degrees = 0.1
-            checked-largest-error-degrees = 0.2
-
-            """.utf8).write(to: calibration)
-        let run = try PageRun(["--overview", Fixtures.sample("vtest.avi"), "--overview-calibration", calibration.path])
+        let run = try PageRun(["--overview", Fixtures.sample("vtest.avi"), "--overview-calibration", try Self.sameViewCalibration().path])
         defer { withExtendedLifetime(run) {} }
         let (host, port) = (run.host, run.port)
         var overview = (status: 0, headers: [String: String](), body: [UInt8]())
@@ -528,6 +516,21 @@ final class RawHTTPClient {
         #expect(try ws.upgrade("/ws", host: "\(host):\(port)", origin: "http://\(host):\(port)") == 101)
         try ws.sendText(#"{"type":"hello","protocols":["org.docktrack.dock/1"]}"#)
         #expect(ws.firstText(within: 10) { $0.hasPrefix(#"{"type":"hello""#) } != nil)
+        // The calibration says the overview sees what the dock's camera sees from home. This
+        // dock's camera is a file that does not turn with the dock, so that is true only with the
+        // dock at home: tracking off, the dock sent home and waited for (a dock turned 0.3 rad,
+        // as the tracker leaves it, pairs the overview's people with the wrong dock subjects).
+        try ws.sendText(#"{"id":4,"command":"setSystemTracking","enabled":false}"#)
+        #expect(ws.firstText(within: 10) { $0.hasPrefix(#"{"id":4,"#) }?.contains(#""type":"done""#) == true)
+        try ws.sendText(#"{"id":5,"command":"setOrientation","orientation":{"x":0,"y":0,"z":0},"duration":0.5}"#)
+        #expect(ws.firstText(within: 30) { $0.hasPrefix(#"{"id":5,"#) }?.contains(#""type":"done""#) == true)
+        var home = false
+        for _ in 0..<100 where !home {
+            if case .motionState(let m)? = ws.firstText(within: 5, where: { $0.hasPrefix(#"{"type":"motionState""#) }).flatMap(DockMessage.init(line:)) {
+                home = abs(m.position.x) < 0.005 && abs(m.position.y) < 0.005 && abs(m.velocity.x) < 0.001 && abs(m.velocity.y) < 0.001
+            }
+        }
+        #expect(home, "the dock is at home")
         // Someone the dock's camera sees is where the overview (the same picture) sees them. The
         // overview is tracked on its own thread: on a loaded machine its newest picture can be a
         // few frames from the dock camera's, the person a step away; a few taps are allowed.
@@ -558,13 +561,54 @@ final class RawHTTPClient {
         // The person chosen is the one tapped: the reply names the dock's own subject there
         // (measured: the same identifier as the tapped person's in the dock's states).
         let tappedID = try #require(tappedPerson?.id.uuidString)
-        #expect(selected.contains(#""identifier":"\#(tappedID)""#), "tapped \(tappedID), chosen: \(selected)")
+        var after = ""
+        if !selected.contains(#""identifier":"\#(tappedID)""#) {
+            after = ws.firstText(within: 10) { $0.hasPrefix(#"{"type":"trackingState""#) } ?? ""
+        }
+        #expect(selected.contains(#""identifier":"\#(tappedID)""#), "tapped \(tappedID) at \(String(describing: tappedPerson?.rect)), chosen: \(selected); the dock's subjects next: \(after)")
         try ws.sendText(#"{"id":2,"command":"selectSubject","point":{"x":0.01,"y":0.01},"view":"overview"}"#)
         let nobody = ws.firstText(within: 10) { $0.hasPrefix(#"{"id":2,"#) } ?? ""
         #expect(nobody.contains(#""code":"noSubjectFound""#), "\(nobody)")
         try ws.sendText(#"{"id":3,"command":"selectSubject","point":{"x":0.5,"y":0.5},"view":"sideways"}"#)
         let wrong = ws.firstText(within: 10) { $0.hasPrefix(#"{"id":3,"#) } ?? ""
         #expect(wrong.contains(#""code":"invalidRequest""#) && wrong.contains("view must be camera"), "\(wrong)")
+    }
+
+    /// An overview calibrated as a camera of the same view as the dock's from home: x to yaw
+    /// (x - 0.5) * 70°, y to pitch (0.5 - y) * 55.4°, and back.
+    static func sameViewCalibration() throws -> URL {
+        let calibration = try Fixtures.temporaryFolder().appendingPathComponent("overview.toml")
+        try Data("""
+            dock-camera-fov = 70.0
+            to-dock-pitch = [0.4835, 0, -0.9669, 0, 0, 0]
+            to-dock-yaw = [-0.6109, 1.2217, 0, 0, 0, 0]
+            to-overview-x = [0.5, 0, 0.8185, 0, 0, 0]
+            to-overview-y = [0.5, -1.0342, 0, 0, 0, 0]
+            checked-error-degrees = 0.1
+            checked-largest-error-degrees = 0.2
+
+            """.utf8).write(to: calibration)
+        return calibration
+    }
+
+    /// An overview that ended (here a picture: one frame) is history: a tap on its last picture
+    /// chooses nobody, and says why, instead of choosing whoever stood there then.
+    @Test func aTapOnAnOverviewThatEndedChoosesNobody() throws {
+        let run = try PageRun(["--overview", Fixtures.sample("messi5.jpg"), "--overview-calibration", try Self.sameViewCalibration().path])
+        defer { withExtendedLifetime(run) {} }
+        let (host, port) = (run.host, run.port)
+        let ws = try RawHTTPClient(host: host, port: port)
+        #expect(try ws.upgrade("/ws", host: "\(host):\(port)", origin: "http://\(host):\(port)") == 101)
+        try ws.sendText(#"{"type":"hello","protocols":["org.docktrack.dock/1"]}"#)
+        #expect(ws.firstText(within: 10) { $0.hasPrefix(#"{"type":"hello""#) } != nil)
+        waitWhile(until: Date().addingTimeInterval(60), every: .milliseconds(100)) { !run.track.stderr.contains("overview: the overview ended") }
+        #expect(run.track.stderr.contains("the dock's camera goes on alone"), "\(run.track.stderr)")
+        // Where Messi stood in the overview's one picture, and the middle.
+        for (id, point) in [(20, (x: 0.5, y: 0.5)), (21, (x: 0.45, y: 0.35))] {
+            try ws.sendText(#"{"id":\#(id),"command":"selectSubject","point":{"x":\#(point.x),"y":\#(point.y)},"view":"overview"}"#)
+            let answer = ws.firstText(within: 10) { $0.hasPrefix(#"{"id":\#(id),"#) } ?? ""
+            #expect(answer.contains(#""code":"notSupported""#) && answer.contains("overview ended"), "\(answer)")
+        }
     }
 
     /// Bound beyond this machine's loopback (127.0.0.2 stands in for a network address): no
