@@ -358,7 +358,8 @@ actor Collected<Element: Sendable> {
         await #expect(throws: DockError.notConnected) { _ = try await DockAccessoryManager.connect(to: silent.path, helloTimeout: 0.5) }
         await awaitWhile(atMost: .seconds(10)) { hungUpAfter.withLock({ $0 }) == nil }
         let waited = try #require(hungUpAfter.withLock { $0 })
-        #expect(waited >= 0.4 && waited < 3, "hung up after \(waited) s")
+        // A client that never gives up would hold on until the peer's 20 s poll ends.
+        #expect(waited >= 0.4 && waited < 15, "hung up after \(waited) s")
         // The stream says so too, and a request made meanwhile fails rather than hangs.
         let manager = try DockAccessoryManager(socketPath: silent.path, helloTimeout: 0.3)
         await #expect(throws: DockError.notConnected) { _ = try await manager.motionState() }

@@ -239,11 +239,11 @@ import Glibc
             second.send(spelling)
             #expect(try second.next(matching: "already open", within: 5) != nil, "\(spelling)")
         }
+        // Held back behind the flooder's 20,000 lines (20 a second allowed), the owner would wait
+        // many minutes: 5 s is a busy machine's margin, not the measure.
         for _ in 0..<5 {
-            let asked = Date()
             owner.send(#"{"command":"getBattery"}"#)
-            #expect(try owner.next(matching: #""type":"battery""#, within: 1) != nil, "the owner is answered within a second")
-            #expect(Date().timeIntervalSince(asked) < 1)
+            #expect(try owner.next(matching: #""type":"battery""#, within: 5) != nil, "the owner is answered, not held back by the flood")
         }
         // The dock was stopped when its mute owner was dropped: it slows down at its limits'
         // acceleration, so a state or two may still show it turning.
