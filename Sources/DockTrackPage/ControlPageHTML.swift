@@ -295,13 +295,14 @@ function drawPresets() {
     const b = document.createElement("button");
     b.className = "go"; b.textContent = String(i + 1); b.title = `pan ${degrees(p.y)} tilt ${degrees(p.x)} (double-click forgets it)`;
     // A click goes there once it is clear no second click follows (a double click forgets the
-    // preset without moving the dock first).
+    // preset without moving the dock first): half a second, the longest double click desktops
+    // take by default (GNOME 400 ms, Windows 500 ms).
     let going = null;
     b.addEventListener("click", (e) => {
       clearTimeout(going);
       if (e.detail > 1) return;
       going = setTimeout(() => send({ command: "setOrientation", orientation: { x: p.x, y: p.y, z: 0 }, duration: 1.5, relative: false },
-        (a) => { if (a.type !== "error") log("preset " + (i + 1)); }), 300);
+        (a) => { if (a.type !== "error") log("preset " + (i + 1)); }), 500);
     });
     b.addEventListener("dblclick", () => { clearTimeout(going); const all = loadPresets(); all.splice(i, 1); localStorage.setItem("docktrack.presets", JSON.stringify(all)); drawPresets(); });
     presetsBox.appendChild(b);

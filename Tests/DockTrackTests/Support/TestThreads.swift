@@ -70,11 +70,39 @@ struct OnTestThreads: SuiteTrait, TestTrait, TestScoping {
 
     func provideScope(for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void) async throws {
         // The suite's scope and each test's: the body runs where the innermost asks, here the same pool.
-        try await withTaskExecutorPreference(TestThreads.pool) { try await function() }
+        try await withTaskExecutorPreference(TestThreads.pool) {
+            guard test.isSuite == false, let times = TestTimes.file else { return try await function() }
+            // Timed from when its body runs on the pool, not from when it was queued for it.
+            let began = Date()
+            defer { times.record(test.id.description, began: began, ended: Date()) }
+            try await function()
+        }
     }
 }
 
 extension Trait where Self == OnTestThreads {
     /// The suite's tests run on threads of their own (``TestThreads``).
     static var onTestThreads: OnTestThreads { OnTestThreads() }
+}
+
+/// With `DOCKTRACK_TEST_TIMES=FILE`, each test on the pool writes a line to FILE: its name, when
+/// its body began and ended (seconds since 1970), and how long it ran (the durations Swift
+/// Testing prints count the time a test waited for a thread of the pool). Tests of async suites,
+/// on the cooperative pool, are not in it.
+final class TestTimes: Sendable {
+    static let file: TestTimes? = ProcessInfo.processInfo.environment["DOCKTRACK_TEST_TIMES"].flatMap(TestTimes.init(path:))
+    private let handle: FileHandle
+    private let lock = NSLock()
+
+    init?(path: String) {
+        guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else { return nil }
+        self.handle = handle
+    }
+
+    func record(_ name: String, began: Date, ended: Date) {
+        let line = String(format: "%.3f\t%.3f\t%.3f\t%@\n", ended.timeIntervalSince(began), began.timeIntervalSince1970, ended.timeIntervalSince1970, name)
+        lock.lock()
+        defer { lock.unlock() }
+        handle.write(Data(line.utf8))
+    }
 }
