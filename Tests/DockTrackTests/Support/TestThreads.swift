@@ -73,8 +73,10 @@ struct OnTestThreads: SuiteTrait, TestTrait, TestScoping {
         try await withTaskExecutorPreference(TestThreads.pool) {
             guard test.isSuite == false, let times = TestTimes.file else { return try await function() }
             // Timed from when its body runs on the pool, not from when it was queued for it.
-            let began = Date()
-            defer { times.record(test.id.description, began: began, ended: Date()) }
+            let began = Date(), cpu = TestTimes.threadCPU()
+            // A synchronous body stays on its pool thread: that thread's processor time is the
+            // test's own work (its child processes' not included).
+            defer { times.record(test.id.description, began: began, ended: Date(), cpu: TestTimes.threadCPU() - cpu) }
             try await function()
         }
     }
@@ -85,8 +87,9 @@ extension Trait where Self == OnTestThreads {
     static var onTestThreads: OnTestThreads { OnTestThreads() }
 }
 
-/// With `DOCKTRACK_TEST_TIMES=FILE`, each test on the pool writes a line to FILE: its name, when
-/// its body began and ended (seconds since 1970), and how long it ran (the durations Swift
+/// With `DOCKTRACK_TEST_TIMES=FILE`, each test on the pool writes a line to FILE: how long it
+/// ran, its thread's processor seconds, when its body began and ended (seconds since 1970), its
+/// name (the durations Swift
 /// Testing prints count the time a test waited for a thread of the pool). Tests of async suites,
 /// on the cooperative pool, are not in it.
 final class TestTimes: Sendable {
@@ -99,8 +102,14 @@ final class TestTimes: Sendable {
         self.handle = handle
     }
 
-    func record(_ name: String, began: Date, ended: Date) {
-        let line = String(format: "%.3f\t%.3f\t%.3f\t%@\n", ended.timeIntervalSince(began), began.timeIntervalSince1970, ended.timeIntervalSince1970, name)
+    static func threadCPU() -> Double {
+        var now = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now)
+        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+    }
+
+    func record(_ name: String, began: Date, ended: Date, cpu: Double) {
+        let line = String(format: "%.3f\t%.3f\t%.3f\t%.3f\t%@\n", ended.timeIntervalSince(began), cpu, began.timeIntervalSince1970, ended.timeIntervalSince1970, name)
         lock.lock()
         defer { lock.unlock() }
         handle.write(Data(line.utf8))

@@ -190,12 +190,12 @@ import Testing
 
     @Test func benchSoakPrintsMemoryEachMinuteOfFrames() throws {
         let run = try ToolRun.docktrack(["bench", Fixtures.sample("carphone_pristine.mp4"), "--no-python", "--detect-every", "8",
-                                         "--pipeline-detector", "dnn-face", "--soak", "1.5"])
+                                         "--pipeline-detector", "dnn-face", "--soak", "1.05"])
         #expect(run.status == 0, "\(run.stderr)")
-        // 2700 frames of a 120-frame clip: looped 22 times; memory at minute 1 and at the end.
+        // 1890 frames of a 120-frame clip: looped 15 times; memory at minute 1 and at the end.
         #expect(run.lines.filter { $0.hasPrefix("soak, minute") }.count == 2, "\(run.stdout)")
-        let summary = try #require(run.lines.first { $0.hasPrefix("soak, 1.5 minutes at 30 fps") }, "\(run.stdout)")
-        #expect(summary.contains("2700 frames (input looped 22 times)"), "\(summary)")
+        let summary = try #require(run.lines.first { $0.hasPrefix("soak, 1.05 minutes at 30 fps") }, "\(run.stdout)")
+        #expect(summary.contains("1890 frames (input looped 15 times)"), "\(summary)")
     }
 
     @Test func badBenchInputIsOneLine() throws {
