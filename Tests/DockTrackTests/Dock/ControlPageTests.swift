@@ -540,12 +540,15 @@ final class RawHTTPClient {
             var person: TrackedSubject?
             for _ in 0..<100 where person == nil {
                 if case .trackingState(let record)? = ws.firstText(within: 10, where: { $0.hasPrefix(#"{"type":"trackingState""#) }).flatMap(DockMessage.init(line:)) {
-                    // A person standing apart (no one else within a tenth of the picture): on a
-                    // loaded machine the overview's picture may be frames behind, and a person a
-                    // step away must not be the one under the tap.
+                    // A person standing apart (no one else within a tenth of the picture), in
+                    // view 2 s and clear of the edges: on a loaded machine the overview's picture
+                    // may be frames behind, where someone who just came in is not yet (a CI run
+                    // tapped a walker 0.1 s in view five times: nobody there), and a person a step
+                    // away must not be the one under the tap.
                     let people = record.subjects.filter { $0.kind == .person }
                     person = people.first { one in
-                        one.rect.height > 0.15 && !people.contains { other in
+                        one.rect.height > 0.15 && one.timeInView >= 2 && one.rect.minX > 0.05 && one.rect.maxX < 0.95
+                            && !people.contains { other in
                             other.id != one.id && hypot(other.rect.midX - one.rect.midX, other.rect.midY - one.rect.midY) < 0.1
                         }
                     }
