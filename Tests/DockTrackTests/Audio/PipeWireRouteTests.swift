@@ -9,7 +9,7 @@ import Testing
 /// The audio route as PipeWire has it, against a real PipeWire daemon and WirePlumber
 /// (tools/emulated-camera.sh daemons: a session of their own), with null sinks and sources
 /// added, chosen and removed as a person plugs, picks and unplugs devices.
-@Suite(.serialized, .onTestThreads) struct PipeWireRouteTests {
+@Suite(.serialized, .serializedOnTestThreads) struct PipeWireRouteTests {
     static let script = Fixtures.root.appendingPathComponent("tools/emulated-camera.sh").path
 
     /// A running daemon, stopped (by process id) when the value goes.

@@ -9,7 +9,7 @@ import Glibc
 /// publishes samples/vtest.avi at 30 fps as /dev/video0 (tools/emulated-camera.sh installs what
 /// it needs, starts dbus, pipewire, wireplumber and a GStreamer source, and stops them by process
 /// id), and the built `docktrack` runs under pw-v4l2 against it.
-@Suite(.serialized, .onTestThreads) struct CameraEndToEndTests {
+@Suite(.serialized, .serializedOnTestThreads) struct CameraEndToEndTests {
     static let script = Fixtures.root.appendingPathComponent("tools/emulated-camera.sh").path
 
     static func camera(_ arguments: [String]) throws -> ToolRun {

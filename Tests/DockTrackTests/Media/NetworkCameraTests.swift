@@ -9,7 +9,7 @@ import Glibc
 /// samples/vtest.avi as HTTP MJPEG inside a network namespace with only loopback up
 /// (tools/ip-camera.sh installs it, starts it, stops it and removes the namespace), and the built
 /// `docktrack` runs in the same namespace.
-@Suite(.serialized, .onTestThreads) struct NetworkCameraTests {
+@Suite(.serialized, .serializedOnTestThreads) struct NetworkCameraTests {
     static let script = Fixtures.root.appendingPathComponent("tools/ip-camera.sh").path
     static let stream = "http://127.0.0.1:8080/stream.mjpeg"
 

@@ -8,7 +8,7 @@ import Testing
 /// controller that does not know where the dock pointed at capture never frames anyone.
 /// Serialized: the loops on the real clock run one at a time, not all at once beside the rest
 /// of the suite on two cores.
-@Suite(.serialized, .onTestThreads) struct ClosedLoopTests {
+@Suite(.serialized, .serializedOnTestThreads) struct ClosedLoopTests {
     static let camera = CameraModel.webcam
     /// The tilt that puts a face at the framing height with the dock level.
     static let faceLevel = camera.angles(toward: 0.5, 0.6).x

@@ -28,13 +28,25 @@ enum TestThreads {
 }
 
 /// A task executor on a fixed set of threads: each takes the next job and runs it to its next
-/// suspension. A job that blocks blocks its thread alone.
+/// suspension. A job that blocks blocks its thread alone. Jobs enqueued through ``first`` are
+/// taken before the others (see ``OnTestThreads``).
 final class ThreadPoolExecutor: TaskExecutor, @unchecked Sendable {
     private let condition = NSCondition()
     private var jobs: [UnownedJob] = []
+    private var firstJobs: [UnownedJob] = []
     private var threads: [Thread] = []
+    /// The same threads, its jobs taken first.
+    private(set) var first: FirstLane!
+
+    /// The pool's lane whose jobs are taken before the others'.
+    final class FirstLane: TaskExecutor, @unchecked Sendable {
+        unowned let pool: ThreadPoolExecutor
+        init(pool: ThreadPoolExecutor) { self.pool = pool }
+        func enqueue(_ job: consuming ExecutorJob) { pool.enqueue(UnownedJob(job), first: true) }
+    }
 
     init(threads count: Int, name: String) {
+        first = FirstLane(pool: self)
         for index in 0..<count {
             let thread = Thread { [unowned self] in self.serve() }
             thread.name = "\(name) \(index + 1)"
@@ -46,9 +58,12 @@ final class ThreadPoolExecutor: TaskExecutor, @unchecked Sendable {
     }
 
     func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
+        enqueue(UnownedJob(job), first: false)
+    }
+
+    private func enqueue(_ job: UnownedJob, first: Bool) {
         condition.lock()
-        jobs.append(job)
+        if first { firstJobs.append(job) } else { jobs.append(job) }
         condition.signal()
         condition.unlock()
     }
@@ -56,10 +71,12 @@ final class ThreadPoolExecutor: TaskExecutor, @unchecked Sendable {
     private func serve() {
         while true {
             condition.lock()
-            while jobs.isEmpty { condition.wait() }
-            let job = jobs.removeFirst()
+            while jobs.isEmpty && firstJobs.isEmpty { condition.wait() }
+            let isFirst = !firstJobs.isEmpty
+            let job = isFirst ? firstJobs.removeFirst() : jobs.removeFirst()
             condition.unlock()
-            job.runSynchronously(on: asUnownedTaskExecutor())
+            // Run where it was enqueued, so that what it awaits comes back to the same lane.
+            job.runSynchronously(on: isFirst ? first.asUnownedTaskExecutor() : asUnownedTaskExecutor())
         }
     }
 }
@@ -67,10 +84,16 @@ final class ThreadPoolExecutor: TaskExecutor, @unchecked Sendable {
 /// Runs a suite's tests on ``TestThreads/pool`` (see ``TestThreads``).
 struct OnTestThreads: SuiteTrait, TestTrait, TestScoping {
     var isRecursive: Bool { true }
+    /// Whether its tests' jobs go before the others' (``serializedOnTestThreads``).
+    var first = false
 
     func provideScope(for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void) async throws {
-        // The suite's scope and each test's: the body runs where the innermost asks, here the same pool.
-        try await withTaskExecutorPreference(TestThreads.pool) {
+        // The suite's scope and each test's: the body runs where the innermost asks, here the same
+        // pool. A serialized suite's tests go first: each of them is queued only when the one
+        // before it ends, and behind every parallel test queued meanwhile such a chain ran on
+        // alone at the end of the run (NetworkCameraTests' last 133 s, on a half-idle machine).
+        let executor: any TaskExecutor = first ? TestThreads.pool.first : TestThreads.pool
+        try await withTaskExecutorPreference(executor) {
             guard test.isSuite == false, let times = TestTimes.file else { return try await function() }
             // Timed from when its body runs on the pool, not from when it was queued for it.
             let began = Date(), cpu = TestTimes.threadCPU()
@@ -85,6 +108,10 @@ struct OnTestThreads: SuiteTrait, TestTrait, TestScoping {
 extension Trait where Self == OnTestThreads {
     /// The suite's tests run on threads of their own (``TestThreads``).
     static var onTestThreads: OnTestThreads { OnTestThreads() }
+
+    /// For a `.serialized` suite: its tests run on ``TestThreads/pool`` before the parallel
+    /// tests waiting for it (each of them is queued only when the one before it ends).
+    static var serializedOnTestThreads: OnTestThreads { OnTestThreads(first: true) }
 }
 
 /// With `DOCKTRACK_TEST_TIMES=FILE`, each test on the pool writes a line to FILE: how long it

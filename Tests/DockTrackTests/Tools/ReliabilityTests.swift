@@ -188,7 +188,7 @@ import Glibc
 }
 
 /// docksim as a server: clients that hang up, never read, send half a line; its socket path.
-@Suite(.serialized, .onTestThreads) struct DockSimServerTests {
+@Suite(.serialized, .serializedOnTestThreads) struct DockSimServerTests {
     /// Starts docksim on a fresh socket path; stderr goes to a file.
     static func start(_ arguments: [String], socket path: String? = nil) throws -> (pid: pid_t, socket: String, log: String) {
         let socket = path ?? Fixtures.socketPath("docksim")

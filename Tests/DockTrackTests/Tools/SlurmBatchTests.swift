@@ -6,7 +6,7 @@ import Testing
 /// (tools/slurm-local.sh: munged, slurmctld, slurmd) runs tools/reframe-batch.sh as a job array
 /// over a manifest of real clips, a corrupt file, a missing one and two files of the same name in
 /// two folders.
-@Suite(.serialized, .onTestThreads) struct SlurmBatchTests {
+@Suite(.serialized, .serializedOnTestThreads) struct SlurmBatchTests {
     static let cluster = Fixtures.root.appendingPathComponent("tools/slurm-local.sh").path
     static let batch = Fixtures.root.appendingPathComponent("tools/reframe-batch.sh").path
 
