@@ -27,20 +27,18 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
     ],
     targets: [
-        // OpenCV 4.6 from Debian, found through pkg-config. Only supplies include and link flags.
-        .systemLibrary(
-            name: "COpenCV",
-            pkgConfig: "opencv4",
-            providers: [.apt(["libopencv-dev"])]
-        ),
-        // The thin C shim: C++ inside, a C header outside (include/dockcv.h).
+        // The thin C shim: C++ inside, a C header outside (include/dockcv.h), over OpenCV 4.6
+        // from Debian (libopencv-dev). It links the OpenCV modules it calls, not pkg-config's
+        // `opencv4` list: that list (all 56 modules, viz's VTK, hdf, text...) made every start
+        // of docktrack and docksim load 383 libraries and spend 0.25 s resolving their symbols.
         .target(
             name: "CDockCV",
-            dependencies: ["COpenCV"],
             // Optimized in debug builds too: the HOG scorer (hog_scorer.cpp) at -O0 costs 84 ms
             // a level against 5 at -O2, 7 times OpenCV's own HOG, and the live tests of the debug
             // build then see a pipeline too slow to keep up with its camera.
-            cxxSettings: [.unsafeFlags(["-O2"], .when(configuration: .debug))]
+            cxxSettings: [.unsafeFlags(["-I", "/usr/include/opencv4"]), .unsafeFlags(["-O2"], .when(configuration: .debug))],
+            linkerSettings: ["core", "imgproc", "imgcodecs", "videoio", "highgui", "video", "tracking", "features2d", "calib3d",
+                             "objdetect", "dnn"].map { .linkedLibrary("opencv_\($0)") }
         ),
         // The thin inference-engine shim: OpenVINO's C API (a PyPI wheel, pinned), loaded with
         // dlopen when a network first runs; non-variadic calls, opaque handles (include/dockengine.h).

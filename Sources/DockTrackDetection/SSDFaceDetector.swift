@@ -11,6 +11,10 @@ package final class SSDFaceDetector: Detector {
         /// Give the network an input with the image's aspect ratio instead of squashing the
         /// image to a square; finds more faces in wide frames at the same height.
         package var keepAspectRatio = true
+        /// The widest input (px, a multiple of 32): a wider picture is squeezed to it. Four
+        /// times the height covers every camera's shape up to 32:9 at its own aspect; a
+        /// 4000x20 strip at its aspect made a 60000x300 input, 6.5 s and gigabytes a look.
+        package var widestInput = 1216
         /// Boxes less tall than this fraction of the image are dropped (noise at 300 px input).
         package var minimumRelativeHeight = 0.02
         /// Width over height (in pixels) a face box may have. Real faces are 0.65 to 1.0; the
@@ -49,6 +53,7 @@ package final class SSDFaceDetector: Detector {
         if params.keepAspectRatio, size.height > 0 {
             // Multiples of 32 keep the SSD's feature maps aligned with its prior boxes.
             width = max(32, Int((Double(height) * Double(size.width) / Double(size.height) / 32).rounded()) * 32)
+            width = min(width, max(32, params.widestInput))
         }
         let boxes = try detectBoxes(name) { out, capacity, status in
             dcv_ssd_detect(net, image.handle, Int32(width), Int32(height), 104, 177, 123,

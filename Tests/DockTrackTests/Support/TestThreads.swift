@@ -1,3 +1,4 @@
+import DockTrackMedia
 import Foundation
 import Testing
 
@@ -9,7 +10,7 @@ import Testing
 /// Two such waits took the whole pool, and every other test, ready or not, waited behind them:
 /// the run was a long queue with the processor half idle. Each suite of synchronous tests takes
 /// ``onTestThreads``, which runs its tests' bodies on ``TestThreads/pool``: a fixed set of threads
-/// (`DOCKTRACK_TEST_THREADS`, 4 by default) on which a blocked test holds only its own. Suites
+/// (`DOCKTRACK_TEST_THREADS`, 6 by default) on which a blocked test holds only its own. Suites
 /// of `async` tests stay on the cooperative pool, which the blocking ones then leave free: a test
 /// that awaits a dock's answer and times it is resumed at once, not when a thread comes free.
 /// A synchronous test that blocks, in a suite of async tests, takes `@Test(.onTestThreads)`
@@ -20,11 +21,16 @@ import Testing
 enum TestThreads {
     /// How many test bodies run at once.
     static let count: Int = {
-        let asked = ProcessInfo.processInfo.environment["DOCKTRACK_TEST_THREADS"].flatMap(Int.init) ?? 4
+        let asked = ProcessInfo.processInfo.environment["DOCKTRACK_TEST_THREADS"].flatMap(Int.init) ?? 6
         return min(max(asked, 1), 32)
     }()
 
-    static let pool = ThreadPoolExecutor(threads: count, name: "docktrack test")
+    static let pool: ThreadPoolExecutor = {
+        // As docktrack does first thing: OpenCV's big freed blocks kept for the next frame, not
+        // returned to the system and faulted in and zeroed again.
+        OpenCVRuntime.keepFreedBlocks()
+        return ThreadPoolExecutor(threads: count, name: "docktrack test")
+    }()
 }
 
 /// A task executor on a fixed set of threads: each takes the next job and runs it to its next

@@ -161,8 +161,8 @@ import Testing
     }
 
     @Test func theCoinIsFollowedFromTheBoxGivenOnTheFirstFrame() throws {
-        // The object is followed between looks as on every frame; a look every 4th frame (the
-        // dnn-face look on each frame of this clip, and no face in any, is noFaceInTheCoinClip's).
+        // The object is followed between looks as on every frame; a look every 4th frame (that
+        // dnn-face finds no face in this clip is noFaceInTheCoinClip's).
         let pipeline = try pipeline(detector: "dnn-face", cues: false, detectEvery: 4)
         var source = try MediaFile.open(Fixtures.sample("motion.mov"))
         let coin: [Int: PixelPoint] = [47: PixelPoint(x: 350, y: 162), 79: PixelPoint(x: 200, y: 205),

@@ -1,1 +1,0 @@
-/* Intentionally empty: see module.modulemap. The C shim (CDockCV) includes OpenCV's own headers. */
