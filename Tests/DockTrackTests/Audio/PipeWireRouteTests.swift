@@ -145,7 +145,7 @@ extension PipeWireRouteTests {
         try daemon.add("test-microphone", description: "Test microphone", mediaClass: "Audio/Source/Virtual")
         let plugged = client.first(within: 90) { $0.contains(#""type":"audioRouteChange""#) }
         guard case .audioRouteChange(let notice)? = plugged.flatMap(DockMessage.init(line:)) else {
-            Issue.record("no route change reached the client: \(plugged ?? "nothing"); \(track.stderr)")
+            Issue.record("no route change reached the client: \(plugged ?? "nothing"); \(track.stderr)\n\(track.threadStacks)")
             return
         }
         #expect(notice.reason == .newDeviceAvailable && notice.current.inputs.map(\.name) == ["test-microphone"]

@@ -235,6 +235,14 @@ final class TrackProcess {
     /// What the run said on stderr so far.
     var stderr: String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
 
+    /// Where each of the run's threads is, for a failure's message when the run seems stuck:
+    /// gdb's backtraces where gdb is installed, else a line saying it is not.
+    var threadStacks: String {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/gdb") else { return "(no gdb here to show the run's threads)" }
+        let run = try? ToolRun.run("/usr/bin/gdb", ["-p", "\(pid)", "-batch", "-ex", "thread apply all bt 12"])
+        return run?.lines.filter { $0.hasPrefix("Thread ") || $0.hasPrefix("#") }.joined(separator: "\n") ?? "(gdb did not run)"
+    }
+
     /// Waits for the run to end by itself; its status.
     @discardableResult
     func wait() -> Int32 {
