@@ -145,7 +145,9 @@ extension PipeWireRouteTests {
         try daemon.add("test-microphone", description: "Test microphone", mediaClass: "Audio/Source/Virtual")
         let plugged = client.first(within: 90) { $0.contains(#""type":"audioRouteChange""#) }
         guard case .audioRouteChange(let notice)? = plugged.flatMap(DockMessage.init(line:)) else {
-            Issue.record("no route change reached the client: \(plugged ?? "nothing"); \(track.stderr)\n\(track.threadStacks)")
+            // Whose fault: the session manager's defaults now (did it choose the microphone?).
+            let defaults = (try? daemon.run("pw-metadata", ["--name", "default"]))?.stdout ?? "(pw-metadata did not run)"
+            Issue.record("no route change reached the client: \(plugged ?? "nothing"); \(track.stderr)\nPipeWire's defaults now: \(defaults)\n\(track.threadStacks)")
             return
         }
         #expect(notice.reason == .newDeviceAvailable && notice.current.inputs.map(\.name) == ["test-microphone"]
