@@ -286,7 +286,7 @@ extension TrackSession {
         }
         // Its last picture is history: the people in it have moved on.
         if let ended = overview?.watch.ended {
-            selection.answered(.failure(.notSupported("\(ended): a tap on the overview chooses nobody now")))
+            selection.answered(.failure(Self.tapAfter(ended)))
             return
         }
         overview?.taps.append(selection)
@@ -297,7 +297,7 @@ extension TrackSession {
     private func answerTaps(of run: inout OverviewRun, overview: [TrackedSubject]?) {
         for tap in run.taps {
             if let ended = run.watch.ended {
-                tap.answered(.failure(.notSupported("\(ended): a tap on the overview chooses nobody now")))
+                tap.answered(.failure(Self.tapAfter(ended)))
             } else if let overview, let id = run.guide.select(at: (tap.x, tap.y), in: overview) {
                 tap.answered(.success(id))
             } else {
@@ -305,6 +305,11 @@ extension TrackSession {
             }
         }
         run.taps = []
+    }
+
+    /// The answer to a tap on an overview that ended (`ended` says why).
+    private static func tapAfter(_ ended: String) -> DockError {
+        .notSupported("\(ended): a tap on the overview chooses nobody now")
     }
 
     /// Taps on the overview not answered when the run ends: nobody was chosen.
@@ -334,9 +339,9 @@ extension TrackSession {
         let guided = run.guide.subjects(seen: seen, in: picture, from: pose, overview: sight.subjects, in: sight.image, at: time)
         answerTaps(of: &run, overview: sight.subjects)
         viewer?.offerOverview(sight.image, subjects: sight.subjects, chosen: run.guide.chosen)
-        // Judged only while the overview runs: after its end its last sight is history, and a
-        // warning then would come after the run's own note that it ended.
-        if run.watch.ended == nil, !run.driftTold, let drift = run.guide.disagreement, drift > OverviewGuide.movedDegrees {
+        // Judged only while the overview runs (the guard above): after its end its last sight
+        // is history, and a warning then would come after the run's own note that it ended.
+        if !run.driftTold, let drift = run.guide.disagreement, drift > OverviewGuide.movedDegrees {
             run.driftTold = true
             notes?(String(format: "overview: the two cameras place the same people %.1f° apart (calibrated to %.1f°): was the dock or the overview camera moved? Run docktrack calibrate again",
                           drift, run.guide.mapping.checkedErrorDegrees.mean))
