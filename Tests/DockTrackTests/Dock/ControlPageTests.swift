@@ -503,7 +503,9 @@ final class RawHTTPClient {
         defer { withExtendedLifetime(run) {} }
         let (host, port) = (run.host, run.port)
         var overview = (status: 0, headers: [String: String](), body: [UInt8]())
-        try waitWhile(atMost: .seconds(5), every: .milliseconds(100)) {
+        // Until the overview's first picture is tracked: on a loaded machine its networks load
+        // for many seconds (a loaded suite still had none after 5 s).
+        try waitWhile(atMost: .seconds(60), every: .milliseconds(100)) {
             overview = try RawHTTPClient(host: host, port: port).request("/overview.jpg")
             return overview.status != 200
         }
