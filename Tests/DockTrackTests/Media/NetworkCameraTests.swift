@@ -193,8 +193,8 @@ import Glibc
         return (try? JSONSerialization.jsonObject(with: Data(reply.stdout.utf8)) as? [String: Any]) ?? [:]
     }
 
-    /// `docktrack track ARGUMENTS` beside the camera of `session` until its pose has held
-    /// `settled` for 2 s (read every half second), or `atMost` seconds went by; then stopped
+    /// `docktrack track ARGUMENTS` beside the camera of `session` until its pose has met
+    /// `settled` without moving for 2 s (read every half second), or `atMost` seconds went by; then stopped
     /// with Ctrl-C, as a person would. Not a fixed --duration: on a busy machine the networks
     /// load and the loop turns the camera later (a loaded suite's 20 s runs ended with the
     /// camera a third of the way there).
@@ -206,14 +206,17 @@ import Glibc
                                     stdout: devNull, stderr: errorsFile).get()
         close(errorsFile)
         close(devNull)
-        var heldSince: Date?
+        // Held: as asked, and not moved since (AbsoluteMoves come in steps, and "moving" is false
+        // between them: a loaded run was stopped between two, short of framing the person).
+        var held: (since: Date, pose: [Double])?
         waitWhile(atMost: .seconds(atMost), every: .milliseconds(500)) {
-            guard settled((try? pose(session)) ?? [:]) else {
-                heldSince = nil
+            let now = (try? pose(session)) ?? [:]
+            let axes = ["pan", "tilt", "zoom"].map { now[$0] as? Double ?? .nan }
+            guard settled(now), let before = held, zip(before.pose, axes).allSatisfy({ abs($0 - $1) < 0.002 }) else {
+                held = settled(now) ? (Date(), axes) : nil
                 return true
             }
-            heldSince = heldSince ?? Date()
-            return Date().timeIntervalSince(heldSince!) < 2
+            return Date().timeIntervalSince(before.since) < 2
         }
         kill(pid, SIGINT)
         let status = ToolRun.wait(for: pid)
