@@ -2,9 +2,9 @@ import DockTrack
 import Foundation
 import Testing
 
-/// `yolox-body`, YOLOX-nano on the inference engine, on the labelled clips: the walkers of vtest
-/// where they are labelled, at 768x576 and at 360x270 (people 14 to 57 px tall), nobody on the
-/// dogs, and pictures of any size.
+/// `yolox-body`, YOLOX-nano on the inference engine, and its 8-bit form `yolox-body-int8`, on the
+/// labelled clips: the walkers of vtest where they are labelled, at 768x576 and at 360x270 (people
+/// 14 to 57 px tall), nobody on the dogs, and pictures of any size.
 @Suite(.onTestThreads) struct PersonNetworkTests {
     /// The labelled people of `frame` (from 0) that a box of `found` overlaps by 0.5, over those
     /// considered and at least `tallest` px tall.
@@ -17,10 +17,13 @@ import Testing
         return (hits.count, people.count)
     }
 
-    @Test(arguments: [("vtest.avi", "vtest.mot.txt", 40.0), ("vtest-small.mp4", "vtest-small.mot.txt", 20.0)])
-    func theWalkersAreFoundWhereTheyAreLabelled(clip: String, labels: String, tallest: Double) throws {
+    static let networks = ["yolox-body", "yolox-body-int8"]
+
+    @Test(arguments: networks, [("vtest.avi", "vtest.mot.txt", 40.0), ("vtest-small.mp4", "vtest-small.mot.txt", 20.0)])
+    func theWalkersAreFoundWhereTheyAreLabelled(network: String, clip: (name: String, labels: String, tallest: Double)) throws {
+        let (clip, labels, tallest) = clip
         let labelled = try LabelledVideo.read(mot: Fixtures.sample("labels/\(labels)"))
-        let detector = try DetectorCatalog.make("yolox-body", models: Fixtures.models)
+        let detector = try DetectorCatalog.make(network, models: Fixtures.models)
         var source = try MediaFile.open(Fixtures.sample(clip))
         var hits = 0, people = 0, frames = 0
         try FrameSelection(start: 0, end: 300, stride: 30).forEachFrame(of: &source) { frame in
@@ -33,11 +36,12 @@ import Testing
         }
         #expect(frames == 10)
         #expect(people >= 50)
-        #expect(Double(hits) >= 0.85 * Double(people), "\(clip): \(hits) of \(people) labelled people boxed")
+        #expect(Double(hits) >= 0.85 * Double(people), "\(network) on \(clip): \(hits) of \(people) labelled people boxed")
     }
 
-    @Test func nobodyOnTheDogsAndPicturesOfAnySize() throws {
-        let detector = try DetectorCatalog.make("yolox-body", models: Fixtures.models)
+    @Test(arguments: networks)
+    func nobodyOnTheDogsAndPicturesOfAnySize(network: String) throws {
+        let detector = try DetectorCatalog.make(network, models: Fixtures.models)
         #expect(try detector.detect(in: Image(contentsOf: Fixtures.sample("faces/dogs.jpg")), minimumConfidence: 0.5).isEmpty)
         // A 4000 px wide picture (messi5.jpg in its top-left corner), one of 16 px and one of 1 px.
         let messi = try Image(contentsOf: Fixtures.sample("messi5.jpg"))
