@@ -73,6 +73,16 @@ public struct AxisLimits: Sendable, Equatable, Codable {
     /// `value` clamped into the range.
     public func clamp(_ value: Double) -> Double { min(max(value, range.lowerBound), range.upperBound) }
 
+    /// Whether the axis turns without end (a pan with slip rings): a position and the same one
+    /// a whole turn away are one direction, and the way to it is the short way round.
+    public var turnsWithoutEnd: Bool { range.lowerBound == -.infinity && range.upperBound == .infinity }
+
+    /// The turn from `position` to `target` (radians): the short way round on an axis that
+    /// ``turnsWithoutEnd``, else the difference itself (the only way its range allows).
+    public func turn(from position: Double, to target: Double) -> Double {
+        turnsWithoutEnd ? remainder(target - position, 2 * .pi) : target - position
+    }
+
     /// A speed (rad/s, either sign) capped at the maximum.
     public func clampSpeed(_ value: Double) -> Double { min(max(value, -maximumSpeed), maximumSpeed) }
 
@@ -263,8 +273,20 @@ public struct CameraModel: Sendable, Equatable {
     }
 
     /// Where in the picture (unit coordinates, lower-left origin) a direction `angles` away
-    /// from the camera's centre appears.
+    /// from the camera's centre appears: pinhole projection of each angle taken the short way
+    /// round. A direction 90° or more off the camera's axis (beside or behind it) is placed far
+    /// beyond the picture's edge on its own side (the projection of ``farthestAngle``), never
+    /// back in the picture: tan(180.4°) would put a person behind the camera in its middle.
     public func point(at angles: DockOrientation) -> (x: Double, y: Double) {
-        (0.5 + tan(angles.y) / (2 * tan(horizontalFieldOfView / 2)), 0.5 - tan(angles.x) / (2 * tan(verticalFieldOfView / 2)))
+        func inFront(_ angle: Double) -> Double {
+            let short = remainder(angle, 2 * .pi)
+            return min(max(short, -Self.farthestAngle), Self.farthestAngle)
+        }
+        return (0.5 + tan(inFront(angles.y)) / (2 * tan(horizontalFieldOfView / 2)),
+                0.5 - tan(inFront(angles.x)) / (2 * tan(verticalFieldOfView / 2)))
     }
+
+    /// The largest angle off the axis that ``point(at:)`` projects (radians, 89.5°): about 115
+    /// picture widths out for a 70° camera, and ``angles(toward:_:)`` gives it back.
+    public static let farthestAngle = 89.5 * Double.pi / 180
 }

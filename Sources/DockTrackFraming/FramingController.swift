@@ -261,11 +261,9 @@ public struct FramingController: Sendable {
     private mutating func move(toward wanted: DockOrientation, from pose: DockOrientation, dt: Double, now: Double,
                                speed: Double? = nil, feedforward: DockOrientation = .zero) -> DockCommand? {
         var wanted = wanted
-        if params.limits.yaw.range.lowerBound == -.infinity && params.limits.yaw.range.upperBound == .infinity {
-            // A dock that pans without end: the same direction the short way round (after a
-            // client turned it 880 degrees, tracking unwound every turn to get back to 34).
-            wanted.y = pose.y + remainder(wanted.y - pose.y, 2 * .pi)
-        }
+        // A dock that pans without end: the same direction the short way round (after a client
+        // turned it 880 degrees, tracking unwound every turn to get back to 34).
+        wanted.y = pose.y + params.limits.yaw.turn(from: pose.y, to: wanted.y)
         switch params.commands {
         case .velocity:
             var limits = params.limits

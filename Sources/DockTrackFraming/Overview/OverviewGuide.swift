@@ -165,8 +165,8 @@ package struct OverviewGuide: Sendable {
             let from = lastDirection ?? pose
             let looking = lostSince.map { time - $0 < lostPatience } ?? false
             chosen = looking ? reachable.first(where: { $0.id == lost })?.id : nil
-            chosen = chosen ?? reachable.filter { !looking || Self.distance(placed($0), from) <= refindRadius }
-                .min(by: { Self.distance(placed($0), from) < Self.distance(placed($1), from) })?.id
+            chosen = chosen ?? reachable.filter { !looking || separation(placed($0), from) <= refindRadius }
+                .min(by: { separation(placed($0), from) < separation(placed($1), from) })?.id
         }
         guard let chosen, let person = overview.first(where: { $0.id == chosen }) else {
             return (seen, seen.isEmpty ? .nobody : .dockCamera)
@@ -189,7 +189,18 @@ package struct OverviewGuide: Sendable {
         return ([placed] + seen.filter { $0.id != placed.id }, .overview)
     }
 
-    static func distance(_ a: DockOrientation, _ b: DockOrientation) -> Double { hypot(a.x - b.x, a.y - b.y) }
+    /// The turn that takes the dock from `pose` to `direction`: the short way round on a dock that
+    /// pans without end (its pose after a search or a client's turns may be a turn or more from
+    /// the overview's directions), else the way its range allows.
+    package func turn(to direction: DockOrientation, from pose: DockOrientation) -> DockOrientation {
+        DockOrientation(x: limits.pitch.turn(from: pose.x, to: direction.x), y: limits.yaw.turn(from: pose.y, to: direction.y), z: 0)
+    }
+
+    /// Radians between two directions, the way the dock would turn from one to the other.
+    func separation(_ a: DockOrientation, _ b: DockOrientation) -> Double {
+        let turn = turn(to: b, from: a)
+        return hypot(turn.x, turn.y)
+    }
 
     /// `seen` with the subject `id` made the primary one.
     static func primary(_ id: UUID, in seen: [TrackedSubject]) -> [TrackedSubject] {
@@ -259,8 +270,7 @@ package struct OverviewGuide: Sendable {
         for subject in seen {
             let a = direction(of: subject, seenFrom: pose)
             for other in overview {
-                let b = direction(ofOverview: other)
-                let distance = hypot(a.x - b.x, a.y - b.y)
+                let distance = separation(a, direction(ofOverview: other))
                 nearest = min(nearest, distance)
                 if distance <= matchRadius {
                     let look = unlike(subject, other).map { min(max($0, 0), 1) } ?? 0
@@ -290,9 +300,20 @@ package struct OverviewGuide: Sendable {
     /// turned into directions and those into the dock's picture (unit coordinates, beyond 0...1
     /// outside it).
     package func placeInDockPicture(_ subject: TrackedSubject, from pose: DockOrientation) -> TrackedSubject {
+        // The turn to the box's middle (the short way round on an endless pan: never the seam
+        // between two corners of one person behind the dock), each corner on the same side of
+        // it, all kept in front of the camera: a person behind the dock is placed beyond the
+        // edge it turns to.
         func place(_ rect: UnitRect) -> UnitRect {
-            let low = camera.point(at: mapping.orientation(toward: (rect.minX, rect.minY)) - pose)
-            let high = camera.point(at: mapping.orientation(toward: (rect.maxX, rect.maxY)) - pose)
+            let middle = mapping.orientation(toward: (rect.midX, rect.midY))
+            let toMiddle = turn(to: middle, from: pose)
+            func seen(_ corner: (Double, Double)) -> (x: Double, y: Double) {
+                let turn = toMiddle + (mapping.orientation(toward: corner) - middle)
+                let farthest = CameraModel.farthestAngle
+                return camera.point(at: DockOrientation(x: min(max(turn.x, -farthest), farthest), y: min(max(turn.y, -farthest), farthest), z: 0))
+            }
+            let low = seen((rect.minX, rect.minY))
+            let high = seen((rect.maxX, rect.maxY))
             return UnitRect(x: min(low.x, high.x), y: min(low.y, high.y), width: abs(high.x - low.x), height: abs(high.y - low.y))
         }
         var placed = subject

@@ -15,6 +15,25 @@ import Testing
         let back = camera.point(at: angles)
         #expect(abs(back.x - 0.8) < 1e-12 && abs(back.y - 0.3) < 1e-12)
         #expect(abs(camera.angles(toward: 1, 0.5).y - 35 * .pi / 180) < 1e-12)
+        // A whole turn further is the same direction.
+        let turned = camera.point(at: DockOrientation(x: angles.x, y: angles.y + 2 * .pi, z: 0))
+        #expect(abs(turned.x - 0.8) < 1e-9 && abs(turned.y - 0.3) < 1e-9)
+    }
+
+    /// A direction beside or behind the camera is never projected back into the picture (tan of
+    /// 180.4° is tan of 0.4°): it lies far beyond the edge on its own side.
+    @Test(arguments: [0.5, 1.4, 1.6, 2.5, 3.13, 3.15, 4.0, -1.6, -3.1])
+    func aDirectionBehindTheCameraIsOutsideItsPicture(yaw: Double) {
+        let point = camera.point(at: DockOrientation(x: 0, y: yaw, z: 0))
+        let short = remainder(yaw, 2 * .pi)
+        if abs(short) < camera.horizontalFieldOfView / 2 {
+            #expect((0...1).contains(point.x), "\(yaw) rad: at \(point.x)")
+        } else {
+            #expect(short > 0 ? point.x > 1 : point.x < 0, "\(yaw) rad: at \(point.x)")
+        }
+        if abs(short) >= .pi / 2 { #expect(abs(point.x - 0.5) > 50, "\(yaw) rad behind the camera: at \(point.x)") }
+        let up = camera.point(at: DockOrientation(x: yaw, y: 0, z: 0))
+        if abs(short) >= .pi / 2 { #expect(short > 0 ? up.y < -50 : up.y > 50, "pitch \(yaw) rad: at \(up.y)") }
     }
 
     @Test func aStepSettlesQuicklyWithoutOvershoot() {

@@ -274,6 +274,41 @@ private struct StillOverview: FrameSource {
         #expect(sent.subjects.first?.id == inside.id, "\(sent.subjects)")
     }
 
+    /// A person behind the dock (its search turned it away, or a client did): placed beyond the
+    /// edge of its picture on the side it turns to them by, never in its middle. Found in a loaded
+    /// run of CameraEndToEndTests: the dock's search had swept it to -158°, the person was at
+    /// +22.5°, 180.4° away; the pinhole projection (tan) of that turn put them 0.5% right of the
+    /// middle of the picture, and the dock stayed there for the rest of the run.
+    @Test(arguments: [-2.756, -2.0, 2.2, 3.5, -2 * Double.pi - 2.0, 4 * Double.pi + 2.5])
+    func aPersonBehindTheDockIsPlacedOutsideItsPictureOnTheWayToThem(pan: Double) {
+        let camera = CameraModel(horizontalFieldOfView: 70 * .pi / 180, size: ImageSize(width: 640, height: 480))
+        // 0.75 of the overview: yaw 22.5°.
+        let person = Self.standing(at: 0.75, rank: 1)
+        let target = 22.5 * Double.pi / 180
+        var endless = OverviewGuide(mapping: Self.wideOverview, camera: camera, limits: .standard)
+        let pose = DockOrientation(x: 0, y: pan, z: 0)
+        let sent = endless.subjects(seen: [], from: pose, overview: [person], at: 0)
+        #expect(sent.use == .overview)
+        let middle = sent.subjects.first?.rect.midX ?? 0.5
+        // The short way round on a dock that pans without end.
+        let right = remainder(target - pan, 2 * .pi) > 0
+        #expect(right ? middle > 1 : middle < 0, "pan \(pan): the person at \(middle) of the picture")
+        // One turn of the dock later, the same direction: the person is still paired with its
+        // camera's view of them (the dock facing them after turning round once).
+        var turned = OverviewGuide(mapping: Self.wideOverview, camera: camera, limits: .standard)
+        let round = DockOrientation(x: 0, y: target + 2 * .pi * (pan / abs(pan)).rounded(), z: 0)
+        let seen = Self.standing(at: 0.5, rank: 1)
+        let paired = turned.subjects(seen: [seen], from: round, overview: [person], at: 0)
+        #expect(paired.use == .dockCamera && paired.subjects.first?.saliencyRank == 0, "paired with the dock's view of them: \(paired)")
+        // A dock with ends turns the way its range allows, however far that is.
+        var limits = DockLimits.standard
+        limits.yaw.range = -3...3
+        var bounded = OverviewGuide(mapping: Self.wideOverview, camera: camera, limits: limits)
+        let clamped = DockOrientation(x: 0, y: min(max(pan, -3), 3), z: 0)
+        let boundedMiddle = bounded.subjects(seen: [], from: clamped, overview: [person], at: 0).subjects.first?.rect.midX ?? 0.5
+        #expect(target > clamped.y ? boundedMiddle > 1 : boundedMiddle < 0, "pan \(clamped.y): the person at \(boundedMiddle)")
+    }
+
     /// When the person followed is lost, the guide goes to the person nearest to where they
     /// were, not to the best ranked across the room (most often the same person, tracked anew).
     @Test func aLostPersonIsReplacedByTheNearestNotTheBestRanked() {
