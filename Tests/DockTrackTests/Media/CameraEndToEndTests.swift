@@ -314,11 +314,15 @@ import Glibc
                 return (time, pan)
             }
         }
+        // How far the dock points from the person, whichever way round (docksim's pan runs on
+        // past a whole turn: a dock its search swept to -158° reaches the person the short way, at
+        // -337.5°).
+        func off(_ pan: Double) -> Double { abs(remainder(pan - target, 2 * .pi)) }
         // Settled: within 4° of the person for the last second of docksim's trace.
         func settled() -> Bool {
             let all = rows()
             guard let last = all.last, let first = all.first, last.time - first.time > 1 else { return false }
-            return all.filter { $0.time >= last.time - 1 }.allSatisfy { abs($0.pan - target) < 4 * .pi / 180 }
+            return all.filter { $0.time >= last.time - 1 }.allSatisfy { off($0.pan) < 4 * .pi / 180 }
         }
         waitWhile(atMost: .seconds(60), every: .milliseconds(200)) { !settled() }
         kill(pid, SIGINT)
@@ -328,12 +332,16 @@ import Glibc
         #expect(stderr.contains("overview: /dev/video1 (1280x720)"), "\(stderr)")
         let trail = rows()
         let last = try #require(trail.last)
-        #expect(abs(last.pan - target) < 4 * .pi / 180, "the dock ended at pan \(last.pan) rad, the person is at \(target): \(stderr)")
-        let moving = try #require(trail.first { $0.pan > 0.01 }, "the dock never turned toward the person: \(stderr)")
-        let most = try #require(trail.first { $0.pan > 0.8 * target }, "the dock never got most of the way")
+        #expect(off(last.pan) < 4 * .pi / 180, "the dock ended at pan \(last.pan) rad, the person is at \(target): \(stderr)")
+        // Its last approach: from the last moment it was as far from the person as a dock at
+        // rest at 0 is (22.5°: the moment it starts toward them, or passes that far on its way
+        // back from a search) to 80% of that way, within a second.
+        let farIndex = try #require(trail.lastIndex { off($0.pan) >= target * 0.999 }, "the dock was never as far as 22.5° from the person: \(stderr)")
+        let moving = trail[farIndex]
+        let most = try #require(trail[farIndex...].first { off($0.pan) <= 0.2 * target }, "the dock never got most of the way: \(stderr)")
         #expect(most.time - moving.time <= 1.0, "from starting to turn to 80% of the way: \(most.time - moving.time) s")
-        print(String(format: "overview: the dock started turning at %.2f s (docksim's clock), was 80%% of the way at %.2f s, ended at %.1f°",
-                     moving.time, most.time, last.pan * 180 / .pi))
+        print(String(format: "overview: the dock started its last approach at %.2f s (docksim's clock, pan %.1f°), was 80%% of the way at %.2f s, ended at %.1f°",
+                     moving.time, moving.pan * 180 / .pi, most.time, last.pan * 180 / .pi))
     }
 
     @Test func aMissingCameraIsAClearError() throws {
