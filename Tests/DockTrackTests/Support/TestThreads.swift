@@ -10,7 +10,7 @@ import Testing
 /// Two such waits took the whole pool, and every other test, ready or not, waited behind them:
 /// the run was a long queue with the processor half idle. Each suite of synchronous tests takes
 /// ``onTestThreads``, which runs its tests' bodies on ``TestThreads/pool``: a fixed set of threads
-/// (`DOCKTRACK_TEST_THREADS`, 5 by default) on which a blocked test holds only its own. Suites
+/// (`DOCKTRACK_TEST_THREADS`, 4 by default) on which a blocked test holds only its own. Suites
 /// of `async` tests stay on the cooperative pool, which the blocking ones then leave free: a test
 /// that awaits a dock's answer and times it is resumed at once, not when a thread comes free.
 /// A synchronous test that blocks, in a suite of async tests, takes `@Test(.onTestThreads)`
@@ -21,7 +21,7 @@ import Testing
 enum TestThreads {
     /// How many test bodies run at once.
     static let count: Int = {
-        let asked = ProcessInfo.processInfo.environment["DOCKTRACK_TEST_THREADS"].flatMap(Int.init) ?? 5
+        let asked = ProcessInfo.processInfo.environment["DOCKTRACK_TEST_THREADS"].flatMap(Int.init) ?? 4
         return min(max(asked, 1), 32)
     }()
 
