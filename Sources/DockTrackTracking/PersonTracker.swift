@@ -193,6 +193,8 @@ public struct PersonTracker: SubjectTracker {
     var nextSerial = 1
     /// CPU seconds spent reading signatures (for the bench).
     package internal(set) var signatureSeconds = 0.0
+    /// Signatures read so far, by why (for the bench).
+    package internal(set) var signatureReads = SignatureReads()
 
     public mutating func newIdentifier() -> UUID { identifiers.next() }
 

@@ -9,7 +9,8 @@ import Foundation
 /// enough and clear of everyone else (a crop with two people in it is nobody's signature), and
 /// only where they decide something: a person who met someone (their boxes overlapped: the
 /// tracks may have swapped people), a track with no signature yet (a newcomer, who may be
-/// someone seen before), and now and then a refresh. Each read costs 3.6 ms on one core.
+/// someone seen before), and now and then a refresh. Each read costs about 2.5 ms on one core
+/// (crop and network, bf16; ``SignatureReads`` counts them for the bench).
 package struct ReidentificationParams: Sendable, Equatable {
     /// Bodies shorter than this (pixels) are not read: the network's 256-px-tall input
     /// stretched from a handful of pixels says little. `eval` identityKept on vtest-small.mp4
@@ -52,6 +53,19 @@ package struct ReidentificationParams: Sendable, Equatable {
     /// The most people gone that are remembered (the oldest are forgotten first).
     package var mostRemembered = 64
     package init() {}
+}
+
+/// How many signatures were read, by why.
+package struct SignatureReads: Sendable, Equatable {
+    /// Tracks that met someone (their people may have swapped).
+    package var met = 0
+    /// Tracks with no signature yet.
+    package var new = 0
+    /// Signatures read again after ``ReidentificationParams/refreshAfter``.
+    package var refreshed = 0
+    /// Bodies more than one track could explain.
+    package var doubtful = 0
+    package var total: Int { met + new + refreshed + doubtful }
 }
 
 /// A person whose track ended, with what they looked like: a track read for the first time,
@@ -111,12 +125,18 @@ extension PersonTracker {
         let chosen = wanted.sorted { ($0.priority, tracks[$0.index].signedAt) < ($1.priority, tracks[$1.index].signedAt) }
             .prefix(p.mostReadsPerLook).map(\.index)
         var readings: [Int: PersonSignature] = [:]
+        let priorities = Dictionary(uniqueKeysWithValues: wanted.map { ($0.index, $0.priority) })
         for i in chosen {
             if let reading = tracks[i].reading, reading.time == now {
                 readings[i] = reading.signature
                 continue
             }
             guard let body = tracks[i].body?.rect else { continue }
+            switch priorities[i] {
+            case 0: signatureReads.met += 1
+            case 1: signatureReads.new += 1
+            default: signatureReads.refreshed += 1
+            }
             let started = ThreadCPUClock.now()
             readings[i] = try? reader.signature(of: body, in: image)
             signatureSeconds += ThreadCPUClock.now() - started
@@ -152,6 +172,7 @@ extension PersonTracker {
         }
         for person in doubtful.prefix(p.mostDoubtfulReads) {
             guard let body = people[person].body else { continue }
+            signatureReads.doubtful += 1
             let started = ThreadCPUClock.now()
             people[person].signature = try? reader.signature(of: body, in: image)
             signatureSeconds += ThreadCPUClock.now() - started

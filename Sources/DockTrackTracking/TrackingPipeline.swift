@@ -115,6 +115,8 @@ public final class TrackingPipeline {
     /// detection is timed by its ``schedule``, on whichever thread runs it): for the bench's
     /// profile. OpenCV's own worker threads, when it has more than one, are not counted.
     public internal(set) var stageSeconds = StageSeconds()
+    /// The re-identification signatures read so far, by why (`nil` when the tracker reads none).
+    package var signatureReads: SignatureReads? { (tracker as? PersonTracker)?.signatures == nil ? nil : (tracker as? PersonTracker)?.signatureReads }
 
     /// Where a pipeline's own time went.
     public struct StageSeconds: Sendable, Equatable {

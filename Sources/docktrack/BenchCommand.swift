@@ -114,6 +114,8 @@ struct BenchCommand: ParsableCommand {
         var peakMemory: Double
         /// Where the time went, ms a frame per stage, in the order run.
         var profile: [(stage: String, milliseconds: Double)] = []
+        /// Re-identification signatures read a frame, by why.
+        var signatureReads: String?
     }
 
     func run() throws {
@@ -183,6 +185,9 @@ struct BenchCommand: ParsableCommand {
                                result.cpuPerFrame * 1000, result.peakMemory) + ratio + repeated)
                 if !result.profile.isEmpty {
                     print(Self.padded("  where the time goes, ms a frame") + result.profile.map { String(format: "%@ %.2f", $0.stage, $0.milliseconds) }.joined(separator: ", "))
+                }
+                if let reads = result.signatureReads {
+                    print(Self.padded("  signatures read a frame") + reads)
                 }
             }
             if let live { try measureLive(input: input, framesPerSecond: live, store: store, limit: limit) }
@@ -293,7 +298,12 @@ struct BenchCommand: ParsableCommand {
         return PipelineResult(label: pipelineDetector == "default" ? label : "\(label) (\(pipelineDetector))",
                               framesPerSecond: Double(latencies.count) / wall, latencies: latencies,
                               cpuPerFrame: (ProcessResources.cpuSeconds() - cpu) / Double(max(1, latencies.count)), peakMemory: ProcessResources.residentMegabytes(),
-                              profile: profile)
+                              profile: profile,
+                              signatureReads: pipeline.signatureReads.map { reads in
+                                  [("met someone", reads.met), ("new", reads.new), ("refreshed", reads.refreshed), ("in doubt", reads.doubtful)]
+                                      .map { String(format: "%@ %.3f", $0.0, Double($0.1) / frames) }.joined(separator: ", ")
+                                      + String(format: " (%.3f in all)", Double(reads.total) / frames)
+                              })
     }
 
     /// The pipeline over the input looped for `minutes` of 30 fps frames, detecting ahead as

@@ -17,7 +17,7 @@ struct PerceptionOptions: ParsableArguments {
     @Flag(inversion: .prefixedNo, help: "On frames the detector skips, look for each tracked face and body again where it is predicted (one O-Net run per face, a template match per body): boxes stay on moving people and faces are checked every frame.")
     var redetection = true
 
-    @Flag(inversion: .prefixedNo, help: "Tell people apart by their look to a re-identification network (OpenVINO's person-reidentification-retail-0248, 2.1 ms a read): two people who cross keep their identifiers, and a person lost behind something or gone from the picture for up to 20 s is known again. Read only for people who met someone, newcomers, and every 3 s.")
+    @Flag(inversion: .prefixedNo, help: "Tell people apart by their look to a re-identification network (OpenVINO's person-reidentification-retail-0248, about 2.5 ms a read on one core): two people who cross keep their identifiers, and a person lost behind something or gone from the picture for up to 20 s is known again. Read only for bodies two people could be, people who met someone, newcomers, and every 3 s.")
     var reidentification = true
 
     @Option(help: ArgumentHelp("Hands-free choice: on, a tracked person who holds up an open palm, fingers spread, beside or above their head for about half a second is followed (as a tap or selectSubjects chooses them; tracking turns on if it was off); the same person doing it again is let go. Reported in --states (\"gestures\"), to --serve's clients (an accessory event) and on the control page. Hands are looked for only above tracked people's shoulders, three times a second (about 1 ms a frame with one person on one core). off: never.", valueName: "on|off"))

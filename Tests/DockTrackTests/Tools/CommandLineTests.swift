@@ -175,6 +175,10 @@ import Testing
         let detection = stages.filter { $0.key.hasPrefix("detect ") }.values.reduce(0, +)
         #expect(stages.keys.filter { $0.hasPrefix("detect ") }.count == 2 && detection > 0, "\(profile)")
         #expect(detection > stages["tracking"]! && stages.values.allSatisfy { $0 >= 0 && $0.isFinite }, "\(profile)")
+        // The signatures read, by why, a frame each, and in all.
+        let reads = try #require(run.lines.first { $0.hasPrefix("  signatures read a frame") }, "\(run.stdout)")
+        let numbers = reads.split(whereSeparator: { $0 == " " || $0 == "," || $0 == "(" }).compactMap { Double($0) }
+        #expect(numbers.count == 5 && numbers.allSatisfy { $0 >= 0 } && abs(numbers[0..<4].reduce(0, +) - numbers[4]) < 0.01, "\(reads)")
         let recall = try #require(run.lines.first { $0.hasPrefix("face recall, fast") }, "\(run.stdout)")
         #expect(recall.contains("portraits 3/3") && recall.contains("frames 120/120"), "\(recall)")
 
