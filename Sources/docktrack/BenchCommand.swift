@@ -276,6 +276,9 @@ struct BenchCommand: ParsableCommand {
         ProcessResources.resetPeak()
         let source = try MediaFile.open(input)
         let pipeline = try makePipeline(detectEvery: detectEvery, store: store)
+        // As track does before its first frame (the bars' loops make their detectors before
+        // their clocks start too): the networks compiled for the input's size.
+        try pipeline.detector?.prepare(for: source.info.size)
         var feed: RunFrames = ahead ? .ahead(pipeline.detectingAhead(of: source, selection: FrameSelection(end: limit)))
                                      : .source(source, FrameSelection())
         defer { feed.stop() }
