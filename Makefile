@@ -57,7 +57,7 @@ test: APT_PACKAGES += $(CAMERA_PACKAGES) $(BROWSER_PACKAGES) $(SLURM_PACKAGES)
 test: deps
 	$(SWIFT) build --build-tests
 	@mkdir -p .build; started=$$(date +%s); \
-	{ $(SWIFT) test --skip-build 2>&1; echo $$? > .build/test.status; } | tee .build/test.log; status=$$(cat .build/test.status); \
+	{ DOCKTRACK_ENGINE_CACHE="$${DOCKTRACK_ENGINE_CACHE-$(CURDIR)/.build/engine-cache}" $(SWIFT) test --skip-build 2>&1; echo $$? > .build/test.status; } | tee .build/test.log; status=$$(cat .build/test.status); \
 	echo "== the test run took $$(( $$(date +%s) - started )) s of wall time ($$(nproc) cores)"; \
 	if [ $$status -ne 0 ]; then echo "== what failed (from .build/test.log):"; \
 	  grep -E '✘.*failed after|error:' .build/test.log | tail -20; \

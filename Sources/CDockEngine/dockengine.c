@@ -55,6 +55,8 @@ struct dengine_engine {
     dengine_api api;
     ov_core_t *core;
     char version[128];
+    /* Where compiled networks are kept between runs (OpenVINO's CACHE_DIR); "" for nowhere. */
+    char cache_folder[4096];
 };
 
 struct dengine_network {
@@ -158,6 +160,35 @@ dengine_engine *dengine_engine_open(const char *library_folder, dengine_status *
 
 const char *dengine_engine_version(const dengine_engine *engine) { return engine ? engine->version : ""; }
 
+int dengine_engine_set_cache_folder(dengine_engine *engine, const char *folder) {
+    if (!engine) return -1;
+    if (!folder) { engine->cache_folder[0] = 0; return 0; }
+    if (strlen(folder) >= sizeof engine->cache_folder) return -1;
+    snprintf(engine->cache_folder, sizeof engine->cache_folder, "%s", folder);
+    return 0;
+}
+
+/* Compiles `model` for the CPU: `threads` inference threads, one stream, the latency hint, and
+   when given the inference precision and the cache folder. The property list is variadic (key,
+   value pairs after their count), so each combination is its own call. */
+static ov_status_e compile_for_cpu(const dengine_engine *engine, ov_model_t *model, const char *threads,
+                                   const char *precision, const char *cache, ov_compiled_model_t **compiled) {
+    const dengine_api *api = &engine->api;
+    const char *threads_key = *api->key_inference_num_threads, *streams_key = *api->key_num_streams;
+    const char *mode_key = *api->key_performance_mode, *precision_key = *api->key_inference_precision;
+    if (precision && cache)
+        return api->core_compile_model(engine->core, model, "CPU", 10, compiled, threads_key, threads, streams_key, "1",
+                                       mode_key, "LATENCY", precision_key, precision, "CACHE_DIR", cache);
+    if (precision)
+        return api->core_compile_model(engine->core, model, "CPU", 8, compiled, threads_key, threads, streams_key, "1",
+                                       mode_key, "LATENCY", precision_key, precision);
+    if (cache)
+        return api->core_compile_model(engine->core, model, "CPU", 8, compiled, threads_key, threads, streams_key, "1",
+                                       mode_key, "LATENCY", "CACHE_DIR", cache);
+    return api->core_compile_model(engine->core, model, "CPU", 6, compiled, threads_key, threads, streams_key, "1",
+                                   mode_key, "LATENCY");
+}
+
 void dengine_engine_destroy(dengine_engine *engine) {
     if (!engine) return;
     engine->api.core_free(engine->core);
@@ -187,15 +218,11 @@ dengine_network *dengine_network_open(dengine_engine *engine, const char *model_
     char thread_count[16];
     snprintf(thread_count, sizeof thread_count, "%d", threads > 0 ? threads : 0);
     ov_compiled_model_t *compiled = NULL;
-    // Fixed property lists: the call is variadic (key, value pairs after the count).
-    if (precision && *precision) {
-        code = api->core_compile_model(engine->core, model, "CPU", 8, &compiled, *api->key_inference_num_threads, thread_count,
-                                       *api->key_num_streams, "1", *api->key_performance_mode, "LATENCY",
-                                       *api->key_inference_precision, precision);
-    } else {
-        code = api->core_compile_model(engine->core, model, "CPU", 6, &compiled, *api->key_inference_num_threads, thread_count,
-                                       *api->key_num_streams, "1", *api->key_performance_mode, "LATENCY");
-    }
+    const char *precision_given = precision && *precision ? precision : NULL;
+    const char *cache = engine->cache_folder[0] ? engine->cache_folder : NULL;
+    code = compile_for_cpu(engine, model, thread_count, precision_given, cache, &compiled);
+    // A cache that cannot be read or written is no reason to fail: compiled again without it.
+    if (code != OK && cache) code = compile_for_cpu(engine, model, thread_count, precision_given, NULL, &compiled);
     api->model_free(model);
     if (code != OK) { set_engine_status(api, status, "compiling the model for the CPU", code); return NULL; }
     dengine_network *network = calloc(1, sizeof *network);

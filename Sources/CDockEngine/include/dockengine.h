@@ -44,10 +44,16 @@ const char *dengine_engine_version(const dengine_engine *engine);
 /// Every network opened from the engine must be destroyed first.
 void dengine_engine_destroy(dengine_engine *engine);
 
+/// Keeps compiled networks in `folder` (OpenVINO's CACHE_DIR, which must exist) for later runs
+/// and processes: a network compiled before is loaded from there instead of compiled again.
+/// NULL keeps none. -1 when the path is too long.
+int dengine_engine_set_cache_folder(dengine_engine *engine, const char *folder);
+
 /// Reads the model at `model_path` (ONNX or TFLite), sets its single input to the static shape
 /// `input_shape` (`rank` dimensions; rank 0 keeps the model's own), compiles it for the CPU with
 /// `threads` inference threads (0: the engine's choice), one stream, the latency hint and the
-/// inference precision `precision` ("f32", "bf16", or NULL for the engine's default), and
+/// inference precision `precision` ("f32", "bf16", or NULL for the engine's default), through
+/// the engine's cache folder when it has one (compiled without it when that fails), and
 /// creates its inference request. NULL on failure, with `status` filled.
 dengine_network *dengine_network_open(dengine_engine *engine, const char *model_path, const int64_t *input_shape, int rank,
                                       int threads, const char *precision, dengine_status *status);
