@@ -52,14 +52,14 @@ import Testing
         let root = try Fixtures.temporaryFolder()
         let file = root.appendingPathComponent("a file")
         try Data("not a folder".utf8).write(to: file)
-        for asked in [file.path, "/proc/no such folder", "off", ""] {
-            let run = try ToolRun.docktrack(["track", Fixtures.sample("vtest.avi"), "--end", "3"], environment: ["DOCKTRACK_ENGINE_CACHE": asked])
-            #expect(run.status == 0 && run.lines.count > 3, "\(asked): \(run.stderr)")
-        }
+        // A run with a cache that cannot be made (the folders below are judged the same way).
+        let run = try ToolRun.docktrack(["track", Fixtures.sample("vtest.avi"), "--end", "3"], environment: ["DOCKTRACK_ENGINE_CACHE": file.path])
+        #expect(run.status == 0 && run.lines.count > 3, "\(run.stderr)")
         #expect(try Data(contentsOf: file) == Data("not a folder".utf8))
         #expect(InferenceEngine.cacheFolder(in: ["DOCKTRACK_ENGINE_CACHE": "off", "HOME": root.path]) == nil)
         #expect(InferenceEngine.cacheFolder(in: ["DOCKTRACK_ENGINE_CACHE": "", "HOME": root.path]) == nil)
         #expect(InferenceEngine.cacheFolder(in: ["DOCKTRACK_ENGINE_CACHE": file.path]) == nil)
+        #expect(InferenceEngine.cacheFolder(in: ["DOCKTRACK_ENGINE_CACHE": "/proc/no such folder"]) == nil)
         #expect(!FileManager.default.fileExists(atPath: root.appendingPathComponent(".cache").path), "off makes no folder")
         // Without the variable: XDG's cache folder, else the home's, made for its owner alone.
         let home = InferenceEngine.cacheFolder(in: ["HOME": root.path])
