@@ -122,17 +122,17 @@ extension PersonTracker {
             else if track.signature == nil { wanted.append((i, 1)) }
             else if now - track.signedAt >= p.refreshAfter { wanted.append((i, 2)) }
         }
-        let chosen = wanted.sorted { ($0.priority, tracks[$0.index].signedAt) < ($1.priority, tracks[$1.index].signedAt) }
-            .prefix(p.mostReadsPerLook).map(\.index)
+        let chosenReads = wanted.sorted { ($0.priority, tracks[$0.index].signedAt) < ($1.priority, tracks[$1.index].signedAt) }
+            .prefix(p.mostReadsPerLook)
+        let chosen = chosenReads.map(\.index)
         var readings: [Int: PersonSignature] = [:]
-        let priorities = Dictionary(uniqueKeysWithValues: wanted.map { ($0.index, $0.priority) })
-        for i in chosen {
+        for (i, priority) in chosenReads {
             if let reading = tracks[i].reading, reading.time == now {
                 readings[i] = reading.signature
                 continue
             }
             guard let body = tracks[i].body?.rect else { continue }
-            switch priorities[i] {
+            switch priority {
             case 0: signatureReads.met += 1
             case 1: signatureReads.new += 1
             default: signatureReads.refreshed += 1

@@ -116,7 +116,10 @@ public final class TrackingPipeline {
     /// profile. OpenCV's own worker threads, when it has more than one, are not counted.
     public internal(set) var stageSeconds = StageSeconds()
     /// The re-identification signatures read so far, by why (`nil` when the tracker reads none).
-    package var signatureReads: SignatureReads? { (tracker as? PersonTracker)?.signatures == nil ? nil : (tracker as? PersonTracker)?.signatureReads }
+    package var signatureReads: SignatureReads? {
+        guard let people = tracker as? PersonTracker, people.signatures != nil else { return nil }
+        return people.signatureReads
+    }
 
     /// Where a pipeline's own time went.
     public struct StageSeconds: Sendable, Equatable {
