@@ -30,9 +30,10 @@ package final class YOLOXPersonDetector: Detector {
         /// Threads the engine computes one look with (0: the engine's choice). 1: detection runs
         /// beside the frame thread on a 2-core machine.
         package var threads = 1
-        /// f32: on this project's 2-core machines (AVX-512 with bf16) as fast as bf16 or faster,
-        /// and the scores are the model's own (the parts of the 8-bit network that stay in
-        /// floating point run in f32 too).
+        /// f32: the scores are the model's own (the parts of the 8-bit network that stay in
+        /// floating point run in f32 too). bf16 is faster on this project's 2-core machines
+        /// (AVX-512 with bf16: 6.2 against 8.8 ms a look at 416x224) but moves scores across the
+        /// threshold: bikes.mp4 0.060 false people a frame against 0.032 (docs/detection.md).
         package var precision = InferenceEngine.Precision.f32
         /// The network with 8-bit weights and activations (``eightBitModelFile``, detector
         /// `yolox-body-int8`): 4.9 ms a look at 416x224 on one core against 8.6 for the f32 one
