@@ -70,8 +70,8 @@ package final class ReidentificationNetwork: PersonSignatureReader {
     /// `eval --clip` on the five labelled clips gave the same numbers to the last digit, and
     /// `bench samples/vtest.avi --resize 1280x720` on one core 2.03 -> 1.49 ms a frame for
     /// identity (0.59 reads a frame). The 8-bit network moved signatures 15 times as far (0.985)
-    /// and changed who a walker was taken for (docs/detection.md). (YOLOX-nano is the other way
-    /// round: slower in bf16, ``YOLOXPersonDetector/Params/precision``.)
+    /// and changed who a walker was taken for (docs/detection.md). (YOLOX-nano is faster in bf16
+    /// too, but its scores move across its threshold: ``YOLOXPersonDetector/Params/precision``.)
     static let precision = InferenceEngine.Precision.bf16
     /// The network's input, fixed: 128 wide, 256 tall.
     static let inputSize = ImageSize(width: 128, height: 256)
