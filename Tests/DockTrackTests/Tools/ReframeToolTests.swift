@@ -24,21 +24,23 @@ import Testing
     /// consecutive 32x18 thumbnails (OpenCV-Python, INTER_AREA) is 34 to 43 there, under 6 elsewhere.
     static let megamindCuts: Set<Int> = [1, 98, 154, 200]
 
-    /// The largest face MTCNN finds in each frame of `input` (`docktrack detect -d mtcnn-face`).
-    static func largestFaces(in input: String) throws -> [Int: UnitRect] {
-        let detected = try ToolRun.docktrack(["detect", input, "-d", "mtcnn-face"])
-        try #require(detected.status == 0, "\(detected.stderr)")
+    /// Megamind.avi's largest face in each frame (samples/labels/Megamind.faces.tsv: what
+    /// `detect -d mtcnn-face` found, kept rather than found again by each run, 11 s of MTCNN),
+    /// for the tests that judge a reframing of it.
+    static let megamindFaces = Result { () throws -> [Int: UnitRect] in
         var faces: [Int: UnitRect] = [:]
-        for line in detected.lines {
-            let record = try JSONDecoder().decode(DetectionRecord.self, from: Data(line.utf8))
-            faces[record.frame] = record.observations.filter { $0.type == .humanFace }.max { $0.rect.area < $1.rect.area }?.rect
+        for line in try String(contentsOfFile: Fixtures.sample("labels/Megamind.faces.tsv"), encoding: .utf8).split(separator: "\n")
+        where !line.hasPrefix("#") {
+            let fields = line.split(separator: "\t")
+            guard fields.count == 5, let frame = Int(fields[0]) else { throw LabelError.malformed(String(line)) }
+            let numbers = fields.dropFirst().compactMap { Double($0) }
+            guard numbers.count == 4 else { throw LabelError.malformed(String(line)) }
+            faces[frame] = UnitRect(x: numbers[0], y: numbers[1], width: numbers[2], height: numbers[3])
         }
         return faces
     }
 
-    /// Megamind.avi's largest faces, found once for the tests that judge a reframing of it
-    /// (11 s of MTCNN on one core).
-    static let megamindFaces = Result { try largestFaces(in: Fixtures.sample("Megamind.avi")) }
+    enum LabelError: Error { case malformed(String) }
 
     /// How the windows of `states` show `faces` (the input's largest face by frame). `cuts`:
     /// frames that start a new shot in the input, where the window may cut too.
