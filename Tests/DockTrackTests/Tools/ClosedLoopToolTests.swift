@@ -10,14 +10,14 @@ import Glibc
 @Suite(.onTestThreads) struct ClosedLoopToolTests {
     /// A wide scene whose only person starts outside the first view: samples/carphone_pristine.mp4
     /// (176x144) near the top-left corner of a black 704x576 canvas (at 60,60), 15 fps, the clip
-    /// played six times (24 s). With --zoom 0.4 the first view (the middle 40%) does not show the face,
+    /// played three times (12 s: the search finds him in under 2, the framing is judged on the rest). With --zoom 0.4 the first view (the middle 40%) does not show the face,
     /// and the dock can turn far enough to frame it.
     static func cornerScene(in folder: URL) throws -> String {
         let path = folder.appendingPathComponent("corner.avi").path
         // The writer finishes the file when it goes (at the end of this function).
         let output = try AnnotatedOutput(path: path, size: ImageSize(width: 704, height: 576), framesPerSecond: 15)
         defer { withExtendedLifetime(output) {} }
-        for _ in 0..<6 {
+        for _ in 0..<3 {
             var source = try MediaFile.open(Fixtures.sample("carphone_pristine.mp4"))
             var index = 0
             while let frame = try source.nextFrame() {
