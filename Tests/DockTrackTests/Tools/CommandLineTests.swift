@@ -8,7 +8,7 @@ import Testing
     /// frames at 29.97 a second, 300 frames asked for.
     @Test func aLoopedClipPlaysOnPastItsEnd() throws {
         let states = try Fixtures.temporaryFolder().appendingPathComponent("states.jsonl").path
-        let run = try ToolRun.docktrack(["track", Fixtures.sample("carphone_pristine.mp4"), "--loop", "--end", "300", "-d", "dnn-face",
+        let run = try ToolRun.docktrack(["track", Fixtures.sample("carphone_pristine.mp4"), "--loop", "--end", "300", "-d", "mtcnn-face",
                                          "--no-face-cues", "--states", states])
         #expect(run.status == 0, "\(run.stderr)")
         let records = try String(contentsOfFile: states, encoding: .utf8).split(separator: "\n").map {
