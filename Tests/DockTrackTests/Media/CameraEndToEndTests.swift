@@ -41,7 +41,12 @@ import Glibc
         let records = try String(contentsOfFile: states, encoding: .utf8).split(separator: "\n").map {
             try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any]
         }
-        #expect(records.count == 40 && track.lines.count == 41, "one state and one command per frame, and the stop at the end")
+        // One state and one command per frame, and the stop at the end; on a busy machine the
+        // camera may send nothing for over 0.5 s, and the run stops the dock then too (a loaded
+        // run did not print exactly 41 lines): each line past one a frame is such a stop.
+        let stops = track.lines.filter { $0.contains(#""velocity":{"x":0.0,"y":0.0,"z":0.0}"#) }
+        #expect(records.count == 40 && track.lines.count >= 41 && track.lines.count - 41 <= stops.count - 1,
+                "one state and one command per frame, the stop at the end, a stop for each outage: \(track.lines.count) lines, \(stops.count) stops")
         #expect(track.lines.last?.contains(#""velocity":{"x":0.0,"y":0.0,"z":0.0}"#) == true, "\(track.lines.last ?? "")")
         let times = records.map { $0["time"] as! Double }
         #expect(zip(times, times.dropFirst()).allSatisfy { $0 < $1 }, "capture times increase: \(times)")
