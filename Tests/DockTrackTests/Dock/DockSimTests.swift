@@ -218,7 +218,10 @@ final class LineSocket {
                 if line.contains(text) { return line }
             }
             var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            guard poll(&pfd, 1, 100) >= 0 else { return nil }
+            // A signal (another test's child exiting) interrupts poll: that is no end.
+            let polled = poll(&pfd, 1, 100)
+            if polled < 0 && errno == EINTR { continue }
+            guard polled >= 0 else { return nil }
             if pfd.revents & Int16(POLLIN | POLLHUP) != 0 {
                 var bytes = [UInt8](repeating: 0, count: 4096)
                 let n = read(fd, &bytes, bytes.count)

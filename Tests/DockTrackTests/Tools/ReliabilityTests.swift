@@ -199,32 +199,46 @@ import Glibc
         return (pid, socket, log)
     }
 
-    func hello(_ client: LineSocket) throws {
+    /// Says hello and expects the dock's; on failure the server's log says why.
+    func hello(_ client: LineSocket, server log: String) throws {
         client.send(#"{"type":"hello","protocols":["org.docktrack.dock/1"]}"#)
-        #expect(try client.next(matching: #""type":"hello""#, within: 10) != nil)
+        let answered = try client.next(matching: #""type":"hello""#, within: 10) != nil
+        #expect(answered, "no hello back; docksim's log: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "none")")
+    }
+
+    /// Waits until the server has ended `count` sessions: the next owner says hello only once
+    /// the last one's close has been read (in a CI run, a hello right after a close was refused
+    /// or went unanswered and the dropped-client check after it never saw its owner).
+    func waitForSessionsEnded(_ count: Int, server log: String) {
+        waitWhile(atMost: .seconds(30), every: .milliseconds(20)) {
+            ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").components(separatedBy: "session closed").count - 1 < count
+        }
     }
 
     @Test func theOwnerIsAnsweredWhileOtherClientsMisbehave() throws {
         let server = try Self.start(["--state-interval", "0.005", "--duration", "300"])  // killed at the end; the duration is a backstop
         defer { kill(server.pid, SIGKILL); _ = ToolRun.wait(for: server.pid) }
         // Owners that end the normal ways: hello and close, query and close, garbage and close.
-        for last in [nil, #"{"command":"getMotionState"}"#, "garbage"] {
+        for (ended, last) in [nil, #"{"command":"getMotionState"}"#, "garbage"].enumerated() {
+            waitForSessionsEnded(ended, server: server.log)
             let a = try LineSocket(connectingTo: server.socket)
-            try hello(a)
+            try hello(a, server: server.log)
             if let last { a.send(last); _ = try a.next(matching: "\n", within: 0.2) }
         }
+        waitForSessionsEnded(3, server: server.log)
         // An owner that stops reading its motion states is dropped; the dock stops.
         do {
             let mute = try LineSocket(connectingTo: server.socket)
-            try hello(mute)
+            try hello(mute, server: server.log)
             mute.send(#"{"command":"setAngularVelocity","velocity":{"x":0,"y":0.4,"z":0}}"#)
             for _ in 0..<10000 { mute.send(#"{"command":"getMotionState"}"#) }
             let deadline = Date().addingTimeInterval(60)
             waitWhile(until: deadline, every: .milliseconds(100)) { !((try? String(contentsOfFile: server.log, encoding: .utf8)) ?? "").contains("is not reading") }
             #expect(try String(contentsOfFile: server.log, encoding: .utf8).contains("is not reading"))
         }
+        waitForSessionsEnded(4, server: server.log)
         let owner = try LineSocket(connectingTo: server.socket)
-        try hello(owner)
+        try hello(owner, server: server.log)
         // A client that sends requests and never reads, one that sends half a line and
         // vanishes, and second sessions however hello is spelled.
         let neverReads = try LineSocket(connectingTo: server.socket)
@@ -267,7 +281,7 @@ import Glibc
         let first = try Self.start(["--duration", "60"])
         defer { kill(first.pid, SIGKILL); _ = ToolRun.wait(for: first.pid) }
         let client = try LineSocket(connectingTo: first.socket)
-        try hello(client)
+        try hello(client, server: first.log)
         let second = try ToolRun.run(DockSimTests.docksim, ["--socket", first.socket, "--duration", "1"])
         #expect(second.status == 1)
         #expect(second.stderr.contains("another server is already serving this socket"))
@@ -286,7 +300,7 @@ import Glibc
         close(fd)
         defer { kill(pid, SIGKILL); _ = ToolRun.wait(for: pid) }
         let owner = try LineSocket(connectingTo: socket)
-        try hello(owner)
+        try hello(owner, server: log)
         let others = try (0..<12).map { _ in try LineSocket(connectingTo: socket) }
         Thread.sleep(forTimeInterval: 2)
         for _ in 0..<3 {
@@ -307,7 +321,7 @@ import Glibc
         let second = try Self.start(["--duration", "60"], socket: first.socket)
         defer { kill(second.pid, SIGKILL); _ = ToolRun.wait(for: second.pid) }
         let client = try LineSocket(connectingTo: first.socket)
-        try hello(client)
+        try hello(client, server: second.log)
     }
 }
 
