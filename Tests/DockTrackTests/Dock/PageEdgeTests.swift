@@ -9,7 +9,7 @@ import Glibc
 /// The control page's server against peers that are not pages: quiet, slow, large, many,
 /// from another site; `track --http` in front of docksim, with the server's own limits
 /// (``PageLimits``).
-@Suite(.onTestThreads) struct PageEdgeTests {
+@Suite(.earlyOnTestThreads) struct PageEdgeTests {
     /// Whether the server closed `client`'s connection within `seconds` (a read of 0 or a reset).
     static func closed(_ client: RawHTTPClient, within seconds: Double) -> Bool {
         let deadline = Date().addingTimeInterval(seconds)

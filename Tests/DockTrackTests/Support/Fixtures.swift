@@ -170,7 +170,9 @@ struct ToolRun {
     /// Waits for the child `pid`; its exit status, or 128 + the signal that killed it.
     static func wait(for pid: pid_t) -> Int32 {
         var status: Int32 = 0
-        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        var usage = rusage()
+        while wait4(pid, &status, 0, &usage) == -1 && errno == EINTR {}
+        TestTimes.children?.add(usage)
         return status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
     }
 }

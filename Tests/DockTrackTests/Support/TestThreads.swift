@@ -100,13 +100,14 @@ struct OnTestThreads: SuiteTrait, TestTrait, TestScoping {
         // alone at the end of the run (NetworkCameraTests' last 133 s, on a half-idle machine).
         let executor: any TaskExecutor = first ? TestThreads.pool.first : TestThreads.pool
         try await withTaskExecutorPreference(executor) {
-            guard test.isSuite == false, let times = TestTimes.file else { return try await function() }
+            guard test.isSuite == false, let times = TestTimes.file, TestTimes.children == nil else { return try await function() }
             // Timed from when its body runs on the pool, not from when it was queued for it.
             let began = Date(), cpu = TestTimes.threadCPU()
             // A synchronous body stays on its pool thread: that thread's processor time is the
             // test's own work (its child processes' not included).
-            defer { times.record(test.id.description, began: began, ended: Date(), cpu: TestTimes.threadCPU() - cpu) }
-            try await function()
+            let children = ChildProcessorTime()
+            defer { times.record(test.id.description, began: began, ended: Date(), cpu: TestTimes.threadCPU() - cpu, children: children.seconds) }
+            try await TestTimes.$children.withValue(children) { try await function() }
         }
     }
 }
@@ -118,13 +119,18 @@ extension Trait where Self == OnTestThreads {
     /// For a `.serialized` suite: its tests run on ``TestThreads/pool`` before the parallel
     /// tests waiting for it (each of them is queued only when the one before it ends).
     static var serializedOnTestThreads: OnTestThreads { OnTestThreads(first: true) }
+
+    /// For a suite of tests that mostly wait on the wall clock (a server's 30 s idle limit):
+    /// its tests go before the others, so that their waits pass beside the others' work rather
+    /// than at the end of the run (PageEdgeTests, queued last, ran alone for its last 30 s).
+    static var earlyOnTestThreads: OnTestThreads { OnTestThreads(first: true) }
 }
 
 /// With `DOCKTRACK_TEST_TIMES=FILE`, each test on the pool writes a line to FILE: how long it
 /// ran, its thread's processor seconds, when its body began and ended (seconds since 1970), its
-/// name (the durations Swift
-/// Testing prints count the time a test waited for a thread of the pool). Tests of async suites,
-/// on the cooperative pool, are not in it.
+/// name, and the processor seconds of the child processes it reaped with ``ToolRun/wait(for:)``
+/// (not those run by Foundation's Process). The durations Swift Testing prints count the time a
+/// test waited for a thread of the pool. Tests of async suites, on the cooperative pool, are not in it.
 final class TestTimes: Sendable {
     static let file: TestTimes? = ProcessInfo.processInfo.environment["DOCKTRACK_TEST_TIMES"].flatMap(TestTimes.init(path:))
     private let handle: FileHandle
@@ -141,10 +147,26 @@ final class TestTimes: Sendable {
         return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
     }
 
-    func record(_ name: String, began: Date, ended: Date, cpu: Double) {
-        let line = String(format: "%.3f\t%.3f\t%.3f\t%.3f\t%@\n", ended.timeIntervalSince(began), cpu, began.timeIntervalSince1970, ended.timeIntervalSince1970, name)
+    /// The processor time of the current test's child processes, as ``ToolRun/wait(for:)`` reaps them.
+    @TaskLocal static var children: ChildProcessorTime?
+
+    func record(_ name: String, began: Date, ended: Date, cpu: Double, children: Double) {
+        let line = String(format: "%.3f\t%.3f\t%.3f\t%.3f\t%@\t%.3f\n", ended.timeIntervalSince(began), cpu, began.timeIntervalSince1970,
+                          ended.timeIntervalSince1970, name, children)
         lock.lock()
         defer { lock.unlock() }
         handle.write(Data(line.utf8))
+    }
+}
+
+/// Processor seconds of child processes reaped so far (``TestTimes/children``).
+final class ChildProcessorTime: Sendable {
+    private let lock = NSLock()
+    nonisolated(unsafe) private var total = 0.0
+    var seconds: Double { lock.withLock { total } }
+    func add(_ usage: rusage) {
+        let seconds = Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
+            + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
+        lock.withLock { total += seconds }
     }
 }
