@@ -81,24 +81,39 @@ import Testing
         #expect(reader.reads > 0 && reader.reads <= 30, "read only where the tracks were in doubt: \(reader.reads)")
     }
 
+    /// A tracker with a scripted reader on a 320x240 picture, 0.1 s a frame: the red person stood
+    /// at x 0.3 for 2 s and has been gone for 6 s (longer than a track is kept).
+    final class GoneForSeconds {
+        let reader = ScriptedReader()
+        var tracker = PersonTracker(identifiers: .sequential)
+        let image: Image
+        var time = 0.0
+        var redID = UUID()
+
+        init() throws {
+            tracker.signatures = reader
+            image = try #require(try Image(pixels: [UInt8](repeating: 0, count: 320 * 240 * 3), width: 320, height: 240, channels: 3))
+            var first: UUID?
+            for _ in 0..<20 { first = frame([(ReidentificationTests.red, 0.3)]).first?.id ?? first }
+            redID = try #require(first)
+            for _ in 0..<60 { _ = frame([]) }
+        }
+
+        /// A frame with `people` (signature, body centre x) detected and readable.
+        func frame(_ people: [(PersonSignature, Double)]) -> [TrackedSubject] {
+            reader.people = people.map { ($0.0, ReidentificationTests.body($0.1)) }
+            time += 0.1
+            return tracker.update(time: time, observations: people.map { Observation(type: .humanBody, rect: ReidentificationTests.body($0.1), confidence: 0.9) },
+                                  image: image)
+        }
+    }
+
     /// A walker out of the picture for 6 s (longer than a track is kept) comes back under the
     /// identifier they had; a stranger who walks in then gets a new one.
     @Test func aPersonGoneForSecondsComesBackUnderTheirIdentifier() throws {
-        let reader = ScriptedReader()
-        var tracker = PersonTracker(identifiers: .sequential)
-        tracker.signatures = reader
-        let image = try #require(try Image(pixels: [UInt8](repeating: 0, count: 320 * 240 * 3), width: 320, height: 240, channels: 3))
-        var time = 0.0
-        func frame(_ people: [(PersonSignature, Double)]) -> [TrackedSubject] {
-            reader.people = people.map { ($0.0, Self.body($0.1)) }
-            time += 0.1
-            return tracker.update(time: time, observations: people.map { Observation(type: .humanBody, rect: Self.body($0.1), confidence: 0.9) },
-                                  image: image)
-        }
-        var first: UUID?
-        for _ in 0..<20 { first = frame([(Self.red, 0.3)]).first?.id ?? first }
-        let redID = try #require(first)
-        for _ in 0..<60 { _ = frame([]) }
+        let scene = try GoneForSeconds()
+        let redID = scene.redID
+        func frame(_ people: [(PersonSignature, Double)]) -> [TrackedSubject] { scene.frame(people) }
         var back: Set<UUID> = []
         for _ in 0..<10 { frame([(Self.red, 0.7)]).forEach { back.insert($0.id) } }
         #expect(back.contains(redID), "\(back) against \(redID)")
@@ -117,21 +132,9 @@ import Testing
     /// the place they left, and not across the picture.
     @Test(arguments: [(0.35, true), (0.8, false)])
     func aPersonSeenAgainWhereTheyWereNeedsLessLikeness(x: Double, known: Bool) throws {
-        let reader = ScriptedReader()
-        var tracker = PersonTracker(identifiers: .sequential)
-        tracker.signatures = reader
-        let image = try #require(try Image(pixels: [UInt8](repeating: 0, count: 320 * 240 * 3), width: 320, height: 240, channels: 3))
-        var time = 0.0
-        func frame(_ people: [(PersonSignature, Double)]) -> [TrackedSubject] {
-            reader.people = people.map { ($0.0, Self.body($0.1)) }
-            time += 0.1
-            return tracker.update(time: time, observations: people.map { Observation(type: .humanBody, rect: Self.body($0.1), confidence: 0.9) },
-                                  image: image)
-        }
-        var first: UUID?
-        for _ in 0..<20 { first = frame([(Self.red, 0.3)]).first?.id ?? first }
-        let redID = try #require(first)
-        for _ in 0..<60 { _ = frame([]) }
+        let scene = try GoneForSeconds()
+        let redID = scene.redID
+        func frame(_ people: [(PersonSignature, Double)]) -> [TrackedSubject] { scene.frame(people) }
         let halfLike = try #require(PersonSignature([0.5, Float(0.75).squareRoot(), 0, 0]))
         #expect(abs(halfLike.similarity(to: Self.red) - 0.5) < 1e-6)
         var seen: Set<UUID> = []
