@@ -199,11 +199,14 @@ import Glibc
         return (pid, socket, log)
     }
 
+    /// What the server has logged so far ("" before its log exists).
+    static func said(_ log: String) -> String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
+
     /// Says hello and expects the dock's; on failure the server's log says why.
     func hello(_ client: LineSocket, server log: String) throws {
         client.send(#"{"type":"hello","protocols":["org.docktrack.dock/1"]}"#)
         let answered = try client.next(matching: #""type":"hello""#, within: 10) != nil
-        #expect(answered, "no hello back; docksim's log: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "none")")
+        #expect(answered, "no hello back; docksim's log: \(Self.said(log))")
     }
 
     /// Waits until the server has ended `count` sessions: the next owner says hello only once
@@ -211,7 +214,7 @@ import Glibc
     /// or went unanswered and the dropped-client check after it never saw its owner).
     func waitForSessionsEnded(_ count: Int, server log: String) {
         waitWhile(atMost: .seconds(30), every: .milliseconds(20)) {
-            ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").components(separatedBy: "session closed").count - 1 < count
+            Self.said(log).components(separatedBy: "session closed").count - 1 < count
         }
     }
 
@@ -233,7 +236,7 @@ import Glibc
             mute.send(#"{"command":"setAngularVelocity","velocity":{"x":0,"y":0.4,"z":0}}"#)
             for _ in 0..<10000 { mute.send(#"{"command":"getMotionState"}"#) }
             let deadline = Date().addingTimeInterval(60)
-            waitWhile(until: deadline, every: .milliseconds(100)) { !((try? String(contentsOfFile: server.log, encoding: .utf8)) ?? "").contains("is not reading") }
+            waitWhile(until: deadline, every: .milliseconds(100)) { !Self.said(server.log).contains("is not reading") }
             #expect(try String(contentsOfFile: server.log, encoding: .utf8).contains("is not reading"))
         }
         waitForSessionsEnded(4, server: server.log)
