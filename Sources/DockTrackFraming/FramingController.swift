@@ -94,6 +94,12 @@ public struct FramingController: Sendable {
         framing(of: everyone, seenFrom: pose).map { ($0.subject, $0.target) }
     }
 
+    /// Where a point of the picture (0...1 across and down) lies in the world, for a picture
+    /// taken from `pose`.
+    public func direction(ofPicturePoint point: (x: Double, y: Double), seenFrom pose: DockOrientation) -> DockOrientation {
+        pose + params.camera.angles(toward: point.x, point.y)
+    }
+
     /// ``aim(at:)`` with the primary subject's identity.
     private func framing(of everyone: [TrackedSubject], seenFrom pose: DockOrientation?) -> (subject: (x: Double, y: Double), target: (x: Double, y: Double), primary: UUID)? {
         let roi = params.regionOfInterest
@@ -209,7 +215,7 @@ public struct FramingController: Sendable {
         noteGroupCandidates(subjects, at: captureTime)
         if let (subject, framingTarget, primary) = framing(of: subjects, seenFrom: poseAtCapture) {
             // Where the subject is in the world, and where the dock must point to put it on the target.
-            let subjectDirection = poseAtCapture + params.camera.angles(toward: subject.x, subject.y)
+            let subjectDirection = direction(ofPicturePoint: subject, seenFrom: poseAtCapture)
             let wanted = params.limits.clamp(subjectDirection - params.camera.angles(toward: framingTarget.x, framingTarget.y))
             var yawRate = 0.0
             if let previous = lost, let seen = lastSeen, captureTime > seen, captureTime - seen < 0.5 {
@@ -311,6 +317,8 @@ public protocol Framer {
     /// The point of the picture it brings to its framing target, and that target, for a
     /// picture taken from `pose` (when known).
     func aim(at subjects: [TrackedSubject], seenFrom pose: DockOrientation?) -> (subject: (x: Double, y: Double), target: (x: Double, y: Double))?
+    /// Where a point of the picture lies in the world, for a picture taken from `pose`.
+    func direction(ofPicturePoint point: (x: Double, y: Double), seenFrom pose: DockOrientation) -> DockOrientation
     /// The command for `now` (`nil`: none this frame) for the subjects of a frame captured at
     /// `captureTime` while the camera looked from `poseAtCapture`; the dock points at `pose`
     /// when the command takes effect.

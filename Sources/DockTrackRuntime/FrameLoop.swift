@@ -33,6 +33,10 @@ public struct FrameLoop<F: Framer, D: Dock> {
     /// Custom tracking (system tracking off): subjects from a caller's own observations and
     /// when they were seen; the controller frames them while they are under half a second old.
     public var customSubjects: (subjects: [TrackedSubject], time: Double)?
+    /// For pictures stamped when they arrive (a network camera on the dock): how long before
+    /// arrival they were taken, measured as the run goes (``PictureDelay``); each picture is
+    /// taken as seen from where the dock pointed then. `nil`: pictures are stamped when taken.
+    public var pictureDelay: PictureDelay?
 
     /// Writes the trace's header when there is a trace.
     package init(controller: F, dock: D, cameraOnDock: Bool, latency: Double = 0, clock: (@Sendable () -> Double)? = nil,
@@ -50,22 +54,32 @@ public struct FrameLoop<F: Framer, D: Dock> {
     /// returns the subjects it sees, ranked. Errors of `perceive` and of an unreachable dock
     /// end the loop; a dock refusing the command does not (it is in the step).
     public mutating func step(capturedAt time: Double, perceive: (DockOrientation) throws -> [TrackedSubject]) throws -> FrameStep {
-        let atCapture = try dock.motion(at: time)
+        let taken = cameraOnDock ? time - (pictureDelay?.seconds ?? 0) : time
+        let atCapture = try dock.motion(at: taken)
         let cameraPose = cameraOnDock ? atCapture.position : controller.home
         let subjects = try perceive(cameraPose)
         let now = max(time + latency, clock?() ?? -.infinity)
         let atCommand = try dock.motion(at: now + dock.commandLatency)
         var command: DockCommand?
         if systemTracking {
-            command = controller.update(subjects: subjects, captureTime: time, poseAtCapture: cameraPose, pose: atCommand.position, now: now)
+            command = controller.update(subjects: subjects, captureTime: taken, poseAtCapture: cameraPose, pose: atCommand.position, now: now)
         } else if let custom = customSubjects {
             if now - custom.time <= 0.5 {
-                command = controller.update(subjects: custom.subjects, captureTime: time, poseAtCapture: cameraPose, pose: atCommand.position, now: now)
+                command = controller.update(subjects: custom.subjects, captureTime: taken, poseAtCapture: cameraPose, pose: atCommand.position, now: now)
             } else {
                 // The caller's observations stopped: so does the dock, once.
                 command = .setAngularVelocity(.zero)
                 customSubjects = nil
             }
+        }
+        if cameraOnDock, var delay = pictureDelay {
+            if let aim = controller.aim(at: subjects, seenFrom: cameraPose) {
+                delay.observe(try PictureDelay.candidates.map { try controller.direction(ofPicturePoint: aim.subject, seenFrom: dock.motion(at: time - $0).position) },
+                              at: time)
+            } else {
+                delay.lost()
+            }
+            pictureDelay = delay
         }
         var refusal: DockError?
         do {

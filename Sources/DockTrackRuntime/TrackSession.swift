@@ -178,6 +178,7 @@ public final class TrackSession {
         if let states = outputs.states { recordSinks.append(StatesFileSink(file: states)) }
         // Gestures stay on the picture for a moment after they are recognized.
         var shownGestures: [GestureEvent] = []
+        var pictureDelay = 0.0
         var pictures = PictureSink(video: outputs.video, window: outputs.window, viewer: { [weak self] in self?.viewer })
         // One frame, stepped by `driver` (the run's, lent for the frame): from its capture to the
         // dock's command, then to the sinks.
@@ -209,6 +210,10 @@ public final class TrackSession {
                 let (subjects, use) = self.guideByOverview(overview, seen: seen, in: frame.image, from: pose, at: captured)
                 guided = use
                 return subjects
+            }
+            if let delay = driver.loop.pictureDelay?.seconds, delay != pictureDelay {
+                pictureDelay = delay
+                notes?(String(format: "the camera's pictures are taken %.1f s before they arrive (measured against the dock's motion): each is framed from where the dock pointed then", delay))
             }
             if var zoom = cameraZoom, let zooming {
                 if let wanted = zoom.request(subjects: step.subjects, mode: driver.loop.controller.params.mode,

@@ -310,8 +310,11 @@ extension TrackConfiguration {
         let opened = try dock.address.open(limits: params.limits, home: params.home, clock: clock, onvif: onvif,
                                            followedLive: liveInput, device: camera?.device) { try commands?($0) }
         let live = dock.address.isLive
-        return try FrameLoop(controller: FramingController(params: params), dock: opened, cameraOnDock: live && liveInput && !dock.fixedCamera,
-                             clock: live ? clock : nil, trace: try outputs.trace.map { path throws in try LineOutput(path: path) })
+        var loop = try FrameLoop(controller: FramingController(params: params), dock: opened, cameraOnDock: live && liveInput && !dock.fixedCamera,
+                                 clock: live ? clock : nil, trace: try outputs.trace.map { path throws in try LineOutput(path: path) })
+        // A network stream's pictures are stamped when they arrive, a camera's when taken.
+        if case .stream = input { loop.pictureDelay = PictureDelay() }
+        return loop
     }
 
     /// With an ONVIF home preset: the camera, opened, and where it says the preset points;

@@ -250,10 +250,11 @@ import Glibc
         #expect(track.status == 130, "stopped by Ctrl-C: \(track.stderr)")
         let pose = try Self.pose(session)
         let pan = try #require(pose["pan"] as? Double), moving = pose["moving"] as? Bool
-        #expect(pan < -0.25 && pan > -0.55, "the camera turned toward the person (left): pan \(pan), \(pose)")
+        #expect(pan < -0.25 && pan > -0.55, "the camera turned toward the person (left): pan \(pan), \(pose); track said: \(track.stderr.suffix(3000))")
         #expect(moving == false, "the camera was left still: \(pose)")
         let after = try #require(try Self.faceInSnapshot(session, folder: folder, name: "after.jpg"), "the face is in view at the end")
         print(String(format: "ONVIF %@: face centre x %.3f -> %.3f, y %.3f -> %.3f; camera pan %.3f", commands, before.x, after.x, before.y, after.y, pan))
+        print("ONVIF \(commands): " + (track.stderr.split(separator: "\n").last { $0.contains("before they arrive") }.map(String.init) ?? "no picture delay measured"))
         #expect(abs(after.x - 0.5) < 0.1 && abs(after.y - 0.5) < 0.2, "the person is framed: \(after)")
     }
 

@@ -33,6 +33,37 @@ import Testing
         #expect(step.state == .tracking)
     }
 
+    /// A network camera on the dock whose pictures arrive 0.6 s after they were taken, 15 a
+    /// second, a still person to the side. Taken as seen from where the dock points on arrival,
+    /// the velocity loop swings past the person and back; with the delay measured
+    /// (``PictureDelay``), it comes to rest on them. Pictures that arrive as they are taken
+    /// are measured as such, and pictures 1.2 s late are measured too.
+    @Test(arguments: [(0.6, false), (0.6, true), (0, true), (1.2, true)])
+    func picturesThatArriveLateAreFramedFromWhereTheDockWasWhenTaken(taken: Double, measured: Bool) throws {
+        let person = DockOrientation(x: FramingController.Params().camera.angles(toward: 0.5, 0.6).x, y: 0.35, z: 0)
+        let history = PoseHistory()
+        var loop = try FrameLoop(controller: FramingController(), dock: RememberingDock(history: history), cameraOnDock: true)
+        if measured { loop.pictureDelay = PictureDelay() }
+        var yaws: [(time: Double, yaw: Double)] = []
+        for k in 0..<(15 * 30) {
+            let arrival = Double(k) / 15
+            let step = try loop.step(capturedAt: arrival) { _ in Self.person(at: person, seenFrom: history.pose(at: arrival - taken)) }
+            yaws.append((arrival, step.atCommand.position.y))
+        }
+        let lastFive = yaws.filter { $0.time >= 25 }.map(\.yaw)
+        let swing = (lastFive.max() ?? 0) - (lastFive.min() ?? 0), error = abs((lastFive.last ?? 0) - person.y)
+        print(String(format: "pictures %.1f s late, delay %@: swing %.4f rad, off by %.4f rad over the last 5 s; delay in force %@",
+                     taken, measured ? "measured" : "not taken", swing, error, loop.pictureDelay.map { String($0.seconds) } ?? "none"))
+        if measured {
+            let delay = try #require(loop.pictureDelay?.seconds)
+            #expect(abs(delay - taken) <= 0.1, "the delay measured: \(delay) s")
+            #expect(swing < 0.01 && error < 0.03, "at rest on the person: swing \(swing) rad, off by \(error) rad over the last 5 s")
+        } else {
+            // The test's own check that the scene needs the delay: without it, the dock swings.
+            #expect(swing > 0.1, "swings when the delay is not taken: \(swing) rad over the last 5 s")
+        }
+    }
+
     @Test func aRecordedCameraIsSeenFromHomeWhereverTheDockTurns() throws {
         var loop = try FrameLoop(controller: FramingController(), dock: DummyDock(), cameraOnDock: false)
         var poses: [DockOrientation] = []
@@ -91,4 +122,34 @@ import Testing
         #expect(text.first.map(String.init) == ControlTrace.header)
         #expect(text.last?.hasSuffix("\tholding") == true || text.last?.hasSuffix("\treturningHome") == true)
     }
+}
+
+/// Where a dock pointed over time, for a camera in the test to look from a past pose.
+private final class PoseHistory: @unchecked Sendable {
+    private var states: [MotionState] = []
+    func record(_ state: MotionState) { if state.time > (states.last?.time ?? -.infinity) { states.append(state) } }
+    /// The pose at `time`: interpolated between two recorded states; the first before them.
+    func pose(at time: Double) -> DockOrientation {
+        guard let after = states.firstIndex(where: { $0.time >= time }) else { return states.last?.position ?? .zero }
+        guard after > 0 else { return states[0].position }
+        let a = states[after - 1], b = states[after], share = (time - a.time) / (b.time - a.time)
+        return a.position + (b.position - a.position) * share
+    }
+}
+
+/// A simulated dock that says where it pointed in the past too, as a device's reported motion does.
+private struct RememberingDock: Dock {
+    var inner = SimulatedDock()
+    let history: PoseHistory
+
+    var latest = -Double.infinity
+
+    mutating func motion(at time: Double) throws -> MotionState {
+        guard time >= latest else { return MotionState(time: time, position: history.pose(at: time), velocity: .zero) }
+        latest = time
+        let state = try inner.motion(at: time)
+        history.record(state)
+        return state
+    }
+    mutating func perform(_ command: DockCommand, at time: Double) throws { try inner.perform(command, at: time) }
 }
