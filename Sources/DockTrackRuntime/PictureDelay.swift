@@ -17,7 +17,7 @@ import Foundation
 /// last ``memory`` seconds, taken when it is clearly better than the one in force.
 public struct PictureDelay: Sendable {
     /// The delays weighed (s).
-    public static let candidates: [Double] = (0...20).map { Double($0) / 10 }
+    public static let candidates: [Double] = (0...30).map { Double($0) / 10 }
     /// The delay in force (s): 0 until measured.
     public private(set) var seconds = 0.0
     /// Seconds over which past changes fade.

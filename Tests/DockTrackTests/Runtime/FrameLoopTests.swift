@@ -37,8 +37,8 @@ import Testing
     /// second, a still person to the side. Taken as seen from where the dock points on arrival,
     /// the velocity loop swings past the person and back; with the delay measured
     /// (``PictureDelay``), it comes to rest on them. Pictures that arrive as they are taken
-    /// are measured as such, and pictures 1.2 s late are measured too.
-    @Test(arguments: [(0.6, false), (0.6, true), (0, true), (1.2, true)])
+    /// are measured as such, and pictures 1.2 and 2.4 s late are measured too.
+    @Test(arguments: [(0.6, false), (0.6, true), (0, true), (1.2, true), (2.4, true)])
     func picturesThatArriveLateAreFramedFromWhereTheDockWasWhenTaken(taken: Double, measured: Bool) throws {
         let person = DockOrientation(x: FramingController.Params().camera.angles(toward: 0.5, 0.6).x, y: 0.35, z: 0)
         let history = PoseHistory()
