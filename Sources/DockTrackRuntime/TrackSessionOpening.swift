@@ -312,8 +312,11 @@ extension TrackConfiguration {
         let live = dock.address.isLive
         var loop = try FrameLoop(controller: FramingController(params: params), dock: opened, cameraOnDock: live && liveInput && !dock.fixedCamera,
                                  clock: live ? clock : nil, trace: try outputs.trace.map { path throws in try LineOutput(path: path) })
-        // A network stream's pictures are stamped when they arrive, a camera's when taken.
-        if case .stream = input { loop.pictureDelay = PictureDelay() }
+        // A network stream's pictures are stamped when they arrive, a camera's when taken. By
+        // velocity only: between a device's reports, a move to an orientation is taken to be
+        // there at once, and against those steps the delay was misjudged (2.3 s on a quiet
+        // machine, and the emulated camera swung away from the person).
+        if case .stream = input, params.commands == .velocity { loop.pictureDelay = PictureDelay() }
         return loop
     }
 

@@ -48,7 +48,7 @@ import Testing
     static func meetingAndTurningBack(reader: ScriptedReader?) throws -> (red: Set<UUID>, blue: Set<UUID>) {
         var tracker = PersonTracker(identifiers: .sequential)
         tracker.signatures = reader
-        let image = try #require(try Image(pixels: [UInt8](repeating: 0, count: 320 * 240 * 3), width: 320, height: 240, channels: 3))
+        let image = try Image(pixels: [UInt8](repeating: 0, count: 320 * 240 * 3), width: 320, height: 240, channels: 3)
         var ids = (red: Set<UUID>(), blue: Set<UUID>())
         for frame in 0..<30 {
             // Red walks right from 0.2 to 0.5 and back; blue walks left from 0.8 to 0.5 and back.
@@ -92,7 +92,7 @@ import Testing
 
         init() throws {
             tracker.signatures = reader
-            image = try #require(try Image(pixels: [UInt8](repeating: 0, count: 320 * 240 * 3), width: 320, height: 240, channels: 3))
+            image = try Image(pixels: [UInt8](repeating: 0, count: 320 * 240 * 3), width: 320, height: 240, channels: 3)
             var first: UUID?
             for _ in 0..<20 { first = frame([(ReidentificationTests.red, 0.3)]).first?.id ?? first }
             redID = try #require(first)
@@ -172,7 +172,7 @@ import Testing
         var tracker = PersonTracker(identifiers: .sequential)
         tracker.signatures = reader
         let pipeline = TrackingPipeline(detector: nil, cues: nil, tracking: tracker, ranking: SaliencyRanker())
-        let image = try #require(try Image(pixels: [UInt8](repeating: 0, count: 320 * 240 * 3), width: 320, height: 240, channels: 3))
+        let image = try Image(pixels: [UInt8](repeating: 0, count: 320 * 240 * 3), width: 320, height: 240, channels: 3)
         var index = 0
         func frame(_ people: [(PersonSignature, Double)]) throws -> [TrackedSubject] {
             reader.people = people.map { ($0.0, Self.body($0.1)) }
