@@ -72,8 +72,10 @@ public struct FrameLoop<F: Framer, D: Dock> {
                 customSubjects = nil
             }
         }
+        // The step's aim, read once: the picture delay's observation and the step both take it.
+        let aim = controller.aim(at: subjects, seenFrom: cameraPose)
         if cameraOnDock, var delay = pictureDelay {
-            if let aim = controller.aim(at: subjects, seenFrom: cameraPose) {
+            if let aim {
                 delay.observe(try PictureDelay.candidates.map { try controller.direction(ofPicturePoint: aim.subject, seenFrom: dock.motion(at: time - $0).position) },
                               at: time)
             } else {
@@ -89,7 +91,7 @@ public struct FrameLoop<F: Framer, D: Dock> {
         }
         let step = FrameStep(time: time, atCapture: atCapture, cameraPose: cameraPose, atCommand: atCommand, subjects: subjects,
                              command: command, refusal: refusal, state: controller.state, target: controller.target,
-                             aim: controller.aim(at: subjects, seenFrom: cameraPose))
+                             aim: aim)
         try trace?.write(ControlTrace.line(step))
         return step
     }
