@@ -114,6 +114,23 @@ public struct PersonTracker: SubjectTracker {
         /// the same on each (vtest.avi every 3rd 0.040 -> 0.027, vtest-small.mp4 0.037 -> 0.023),
         /// recall the same or higher.
         public var lostAfter = 0.5
+        /// A track unseen for longer than ``lostAfter`` whose body was last detected at the left
+        /// or right edge (within ``edgeMargin``) pairs only with a body within this factor of
+        /// its height, overlapping or not: a person who walked out there comes back at about the
+        /// size they left (the same distance from the camera). vtest.avi's walker 2 leaves at the
+        /// right edge 99 px tall (the detector's box) and walker 10 walks in there 0.6 s later,
+        /// 85 px tall and further away: walker 10 took walker 2's identifier, and walker 2 came
+        /// back under a new one.
+        public var lostAtSideHeightRatio = 1.25
+        /// ... with its feet (the body's bottom) within this share of its height of where they
+        /// were: walker 10's are 0.5 of walker 2's height higher in the picture (further away).
+        public var lostAtSideFeetShift = 0.45
+        /// ... when the picture moved at most this much (a share of it) since: a still camera.
+        /// A camera that turned or tilted meanwhile moved the places in the picture (the
+        /// panning clip's walkers came back 0.25 to 0.9 of their height higher or lower).
+        public var stillPicture = 0.01
+        /// A box within this share of the picture of one of its edges touches it.
+        public var edgeMargin = 0.02
         /// Weight of the clothing colour difference (Hellinger distance, 0...1) in the cost.
         public var appearanceWeight = 1.5
         /// Two tracks whose bodies overlap this much (intersection over union) are one person,
@@ -129,66 +146,6 @@ public struct PersonTracker: SubjectTracker {
         package var reidentification = ReidentificationParams()
         package var filter = BoxFilter.Params()
         public init() {}
-    }
-
-    /// One person being followed.
-    struct Track {
-        /// The person's identifier: re-identification may hand it to another track (two people
-        /// who crossed, a person seen again under a new track).
-        var id: UUID
-        /// The track's own number, which never changes hands.
-        var serial = 0
-        var kind = TrackedSubject.Kind.person
-        var face: BoxFilter?
-        var body: BoxFilter?
-        var faceSeen: Double = -.infinity
-        var bodySeen: Double = -.infinity
-        /// The body's box as the detector last found it (not moved by prediction since).
-        var detectedBody: UnitRect?
-        var firstSeen: Double
-        /// When the track was last seen by any means: detected, or found again by a re-detector.
-        var lastSeen: Double
-        /// When the detector last found it: a re-detector's sighting moves a track but is not
-        /// this (O-Net, looking for a face where one was, found it in the sky for 1.4 s after the
-        /// cyclist of bikes.mp4 had left the picture).
-        var lastDetected: Double
-        var hits = 1
-        var isConfirmed = false
-        var appearance: Appearance?
-        /// What the person looks like to the re-identification network, and when it was last read.
-        var signature: PersonSignature?
-        var signedAt = -Double.infinity
-        /// The serials of the tracks this one's body met since its signature was last read.
-        var company: Set<Int> = []
-        /// The signature read off the body it was last matched with, and when.
-        var reading: (signature: PersonSignature, time: Double)?
-
-        /// Takes `other`'s parts where they were seen more lately, and its sightings (the same
-        /// person, followed twice).
-        mutating func absorb(_ other: Track) {
-            if other.faceSeen > faceSeen || face == nil, let part = other.face { face = part; faceSeen = other.faceSeen }
-            if other.bodySeen > bodySeen || body == nil, let part = other.body {
-                body = part
-                bodySeen = other.bodySeen
-                detectedBody = other.detectedBody ?? detectedBody
-            }
-            lastSeen = max(lastSeen, other.lastSeen)
-            lastDetected = max(lastDetected, other.lastDetected)
-            hits += other.hits
-            isConfirmed = isConfirmed || other.isConfirmed
-            if appearance == nil { appearance = other.appearance }
-            if signature == nil { signature = other.signature; signedAt = other.signedAt }
-            company.formUnion(other.company)
-        }
-
-        var rect: UnitRect {
-            switch (face?.rect, body?.rect) {
-            case let (f?, b?): return f.union(b)
-            case let (f?, nil): return f
-            case let (nil, b?): return b
-            case (nil, nil): return UnitRect(x: 0, y: 0, width: 0, height: 0)
-            }
-        }
     }
 
     public let params: Params
@@ -225,6 +182,7 @@ public struct PersonTracker: SubjectTracker {
         for i in tracks.indices {
             tracks[i].face?.move(x: shift.x, y: shift.y)
             tracks[i].body?.move(x: shift.x, y: shift.y)
+            tracks[i].shiftSinceDetected += hypot(shift.x, shift.y)
         }
     }
 
@@ -299,6 +257,16 @@ public struct PersonTracker: SubjectTracker {
         }.map { subject(of: $0, at: now) }
     }
 
+    /// Whether `rect` reaches within `margin` (a share of the picture) of its left or right edge.
+    static func touchesSide(_ rect: UnitRect, margin: Double) -> Bool {
+        rect.minX < margin || rect.maxX > 1 - margin
+    }
+
+    /// Whether `rect` reaches within `margin` (a share of the picture) of one of its edges.
+    static func touchesEdge(_ rect: UnitRect, margin: Double) -> Bool {
+        rect.minX < margin || rect.maxX > 1 - margin || rect.minY < margin || rect.maxY > 1 - margin
+    }
+
     /// Whether at least a third of a box is in the picture: a track predicted out of the frame
     /// (a walker who left it, coasting on) is not reported as a sliver or an empty box at its edge.
     static func isInPicture(_ rect: UnitRect) -> Bool {
@@ -334,8 +302,13 @@ public struct PersonTracker: SubjectTracker {
         var matched = Set<Int>()
         for (t, p) in pairs {
             matched.insert(p)
+            if tracks[t].isConfirmed, tracks[t].kind == .person, now - tracks[t].lastDetected > params.lostAfter,
+               let last = tracks[t].detectedBody, Self.touchesEdge(last, margin: params.edgeMargin) {
+                tracks[t].leftAt = last
+            }
             fold(people[p], into: &tracks[t], at: now)
             tracks[t].lastDetected = now
+            tracks[t].shiftSinceDetected = 0
         }
         let matchedTracks = pairs.map { tracks[$0.row] }
         for (p, person) in people.enumerated() where !matched.contains(p) {
@@ -450,7 +423,7 @@ public struct PersonTracker: SubjectTracker {
         var best = Double.infinity
         // Lost tracks may have drifted: the distance allowed grows with the time unseen.
         let slack = 1 + min(2, (now - track.lastSeen) * 2)
-        func consider(_ predicted: UnitRect, _ observed: UnitRect) {
+        func consider(_ predicted: UnitRect, _ observed: UnitRect, isBody: Bool = false) {
             let overlap = predicted.intersectionOverUnion(observed)
             let scale = max(predicted.width, predicted.height, 0.01)
             let distance = hypot(predicted.midX - observed.midX, predicted.midY - observed.midY) / scale
@@ -459,10 +432,17 @@ public struct PersonTracker: SubjectTracker {
                 let ratio = observed.height / predicted.height
                 guard ratio <= params.lostHeightRatio && ratio >= 1 / params.lostHeightRatio else { return }
             }
+            if isBody, now - track.lastSeen > params.lostAfter, track.shiftSinceDetected <= params.stillPicture, observed.height > 0,
+               predicted.height > 0, let last = track.detectedBody,
+               Self.touchesSide(last, margin: params.edgeMargin) {
+                let ratio = observed.height / predicted.height
+                guard ratio <= params.lostAtSideHeightRatio && ratio >= 1 / params.lostAtSideHeightRatio,
+                      abs(observed.minY - predicted.minY) <= params.lostAtSideFeetShift * predicted.height else { return }
+            }
             best = min(best, (1 - overlap) + 0.25 * min(distance / slack, 2))
         }
         if let f = track.face?.rect, let o = person.face { consider(f, o) }
-        if let b = track.body?.rect, let o = person.body { consider(b, o) }
+        if let b = track.body?.rect, let o = person.body { consider(b, o, isBody: true) }
         // Only a face on one side and only a body on the other: the same person when the face
         // sits where this body's head is.
         if best == .infinity, let f = track.face?.rect, let b = person.body, PersonObservation.headFits(f, in: b) { best = 0.8 }

@@ -303,7 +303,8 @@ struct BenchCommand: ParsableCommand {
                               cpuPerFrame: (ProcessResources.cpuSeconds() - cpu) / Double(max(1, latencies.count)), peakMemory: ProcessResources.residentMegabytes(),
                               profile: profile,
                               signatureReads: pipeline.signatureReads.map { reads in
-                                  [("met someone", reads.met), ("new", reads.new), ("refreshed", reads.refreshed), ("in doubt", reads.doubtful)]
+                                  [("met someone", reads.met), ("back at an edge", reads.returned), ("new", reads.new), ("refreshed", reads.refreshed),
+                                   ("in doubt", reads.doubtful)]
                                       .map { String(format: "%@ %.3f", $0.0, Double($0.1) / frames) }.joined(separator: ", ")
                                       + String(format: " (%.3f in all)", Double(reads.total) / frames)
                               })

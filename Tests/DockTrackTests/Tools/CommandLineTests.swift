@@ -201,7 +201,7 @@ import Testing
         // The signatures read, by why, a frame each, and in all.
         let reads = try #require(run.lines.first { $0.hasPrefix("  signatures read a frame") }, "\(run.stdout)")
         let numbers = reads.split(whereSeparator: { $0 == " " || $0 == "," || $0 == "(" }).compactMap { Double($0) }
-        #expect(numbers.count == 5 && numbers.allSatisfy { $0 >= 0 } && abs(numbers[0..<4].reduce(0, +) - numbers[4]) < 0.01, "\(reads)")
+        #expect(numbers.count == 6 && numbers.allSatisfy { $0 >= 0 } && abs(numbers[0..<5].reduce(0, +) - numbers[5]) < 0.01, "\(reads)")
         let recall = try #require(run.lines.first { $0.hasPrefix("face recall, fast") }, "\(run.stdout)")
         #expect(recall.contains("portraits 3/3") && recall.contains("frames 24/24"), "\(recall)")
 

@@ -164,6 +164,77 @@ import Testing
         #expect(seen.contains(id) == same, "a body \(height) tall: \(seen) against \(id)")
     }
 
+    /// A walker leaves a still picture at its right edge; 0.8 s later a body is detected there.
+    /// The same height with the feet where theirs were is the walker coming back; a body a
+    /// quarter shorter, or with its feet half a height higher (further away), is someone else
+    /// and starts a track of its own (vtest.avi's walkers 2 and 10). After the picture moved
+    /// (a camera that turned), places in it say nothing and the shorter body is taken as before.
+    @Test(arguments: [(0.4, 0.3, false, true), (0.3, 0.3, false, false), (0.4, 0.5, false, false), (0.3, 0.3, true, true)])
+    func aWalkerWhoLeftAtTheSideIsNotTakenForSomeoneElseWalkingInThere(height: Double, feet: Double, cameraTurned: Bool, same: Bool) throws {
+        var tracker = PersonTracker(identifiers: .sequential)
+        var time = 0.0
+        func body(_ x: Double, height: Double = 0.4, feet: Double = 0.3) -> UnitRect {
+            UnitRect(x: x - 0.1 * height, y: feet, width: 0.2 * height, height: height)
+        }
+        func frame(_ bodies: [UnitRect]) -> [TrackedSubject] {
+            time += 0.1
+            return tracker.update(time: time, observations: bodies.map { Observation(type: .humanBody, rect: $0, confidence: 0.9) }, image: nil)
+        }
+        // Walks right, 0.03 a frame, the last detections cut by the right edge.
+        var walker: UUID?
+        for step in 0..<10 { walker = frame([body(0.7 + 0.03 * Double(step))]).first?.id ?? walker }
+        let id = try #require(walker)
+        for _ in 0..<8 {
+            if cameraTurned { tracker.follow(PictureShift(x: 0, y: 0.01)) }
+            _ = frame([])
+        }
+        var seen: Set<UUID> = []
+        for step in 0..<3 { frame([body(0.98 - 0.02 * Double(step), height: height, feet: feet)]).forEach { seen.insert($0.id) } }
+        #expect(!seen.isEmpty, "the body walking in is followed")
+        #expect(seen.contains(id) == same, "a body \(height) tall, feet at \(feet), camera turned: \(cameraTurned): \(seen) against \(id)")
+    }
+
+    /// Someone else walks in where a person walked out, at their size and place (the tracker
+    /// pairs the two): read once clear of the edge, they are not like the person, and take a
+    /// new identifier; the person, back 1.5 s later, takes theirs back. Without signatures the
+    /// newcomer keeps the person's identifier (the case this reading is for).
+    @Test func someoneWalkingInWhereAPersonWalkedOutIsReadAndToldApart() throws {
+        func scene(reader: ScriptedReader?) throws -> (person: UUID, newcomer: Set<UUID>, back: Set<UUID>) {
+            var tracker = PersonTracker(identifiers: .sequential)
+            tracker.signatures = reader
+            let image = try Image(pixels: [UInt8](repeating: 0, count: 320 * 240 * 3), width: 320, height: 240, channels: 3)
+            var time = 0.0
+            func frame(_ people: [(PersonSignature, Double)]) -> [TrackedSubject] {
+                reader?.people = people.map { ($0.0, Self.body($0.1)) }
+                time += 0.1
+                return tracker.update(time: time, observations: people.map { Observation(type: .humanBody, rect: Self.body($0.1), confidence: 0.9) },
+                                      image: image)
+            }
+            var person: UUID?
+            for step in 0..<12 { person = frame([(Self.red, 0.64 + 0.03 * Double(step))]).first?.id ?? person }
+            let id = try #require(person)
+            for _ in 0..<8 { _ = frame([]) }
+            // Blue walks in at the right edge and on to the left.
+            var newcomer: Set<UUID> = []
+            for step in 0..<15 {
+                for subject in frame([(Self.blue, 0.98 - 0.03 * Double(step))]) where step >= 10 { newcomer.insert(subject.id) }
+            }
+            // Red walks back in at the right edge, blue further left.
+            var back: Set<UUID> = []
+            for step in 0..<15 {
+                let subjects = frame([(Self.blue, 0.53 - 0.01 * Double(step)), (Self.red, 0.98 - 0.02 * Double(step))])
+                for subject in subjects where step >= 10 && (subject.bodyRect?.midX ?? 0) > 0.7 { back.insert(subject.id) }
+            }
+            return (id, newcomer, back)
+        }
+        let blind = try scene(reader: nil)
+        #expect(blind.newcomer.contains(blind.person), "without signatures the newcomer is taken for the person (else this tests nothing): \(blind)")
+        let reader = ScriptedReader()
+        let seeing = try scene(reader: reader)
+        #expect(!seeing.newcomer.isEmpty && !seeing.newcomer.contains(seeing.person), "the newcomer is someone new: \(seeing)")
+        #expect(seeing.back == [seeing.person], "the person, back, is known again: \(seeing)")
+    }
+
     /// DockKit's `selectSubjects` through a whole pipeline: the chosen person leaves the picture
     /// for 6 s while someone else stays in it, comes back, and is ranked first again (their
     /// identifier, and so the selection, came back with them).
