@@ -420,8 +420,17 @@ final class RawHTTPClient {
         try browser.mouse("mousePressed", x: pad.x + 60, y: pad.y)
         #expect(browser.waitUntil("Math.abs(dockState.pose.y - (\(presetPan))) > 0.3", within: 30), "steered away from the preset")
         try browser.mouse("mouseReleased", x: pad.x + 60, y: pad.y)
-        // Left still: until the dock reports itself stopped (not merely slow), then its pan.
+        // Left still: until the dock reports itself stopped (not merely slow) and its pan has not
+        // changed for half a second, then its pan. (A loaded run read a stopped state whose pose
+        // a later state, still stopped, moved by 0.024 rad: the velocity alone came before the
+        // last of the motion.)
         #expect(browser.waitUntil("Math.abs(dockState.velocity.y) < 1e-4 && Math.abs(dockState.velocity.x) < 1e-4", within: 30))
+        let settled = """
+            (() => { const pan = dockState.pose.y, now = Date.now();
+              if (window.heldPan === undefined || Math.abs(pan - window.heldPan) > 1e-4) { window.heldPan = pan; window.heldSince = now; }
+              return now - window.heldSince >= 500; })()
+            """
+        #expect(browser.waitUntil(settled, within: 30), "the dock's pan held still")
         let awayPan = try #require(browser.number("dockState.pose.y"))
 
         // A double click on the preset: gone from the page and from the browser's storage, and
