@@ -97,7 +97,7 @@ import Glibc
             {"at":1.5,"event":"undocked"}
             {"at":2.5,"event":"docked"}
             """)
-        defer { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
+        defer { process.stop() }
         let a = try LineSocket(connectingTo: socketPath)
         a.send(#"{"type":"hello","protocols":["org.docktrack.dock/1"]}"#)
         #expect(try a.next(matching: "\"type\":\"hello\"") != nil)
@@ -127,7 +127,7 @@ import Glibc
 @Suite(.onTestThreads) struct DockSimSessionTests {
     @Test func aDepartedClientsLimitsAndTrackingSwitchAreNotTheNextOnes() throws {
         let (process, socketPath) = try startSocketDocksim(script: "")
-        defer { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
+        defer { process.stop() }
         let first = try LineSocket(connectingTo: socketPath)
         first.send(#"{"type":"hello","protocols":["org.docktrack.dock/1"]}"#)
         let hello = try #require(try first.next(matching: "\"type\":\"hello\""))
@@ -165,16 +165,11 @@ func connectedManager(_ socketPath: String) async throws -> DockAccessoryManager
 }
 
 /// Starts docksim serving a fresh socket with these scripted events; returns the process and the path.
-func startSocketDocksim(script events: String, arguments: [String] = []) throws -> (process: Process, socket: String) {
+func startSocketDocksim(script events: String, arguments: [String] = []) throws -> (process: DocksimProcess, socket: String) {
     let script = try Fixtures.temporaryFolder().appendingPathComponent("script.jsonl")
     try events.write(to: script, atomically: true, encoding: .utf8)
-    let socketPath = Fixtures.socketPath("docksim")
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: DockSimTests.docksim)
-    process.arguments = ["--socket", socketPath, "--script", script.path, "--duration", "900"] + arguments
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    return (process, socketPath)
+    let process = try DocksimProcess(spawning: ["--script", script.path] + arguments)
+    return (process, process.socket)
 }
 
 /// A Unix-socket client reading JSON lines, for tests.
@@ -387,13 +382,8 @@ actor Collected<Element: Sendable> {
         let alsoChanges = Collected.from(watcher.changes)
         try "not a dock".write(to: folder.appendingPathComponent("notes.txt"), atomically: true, encoding: .utf8)
         let socket = folder.appendingPathComponent("dock1.sock").path
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: DockSimTests.docksim)
-        process.arguments = ["--socket", socket, "--duration", "900"]
-        process.standardError = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() } }
+        let process = try DocksimProcess(spawning: [], socket: socket)
+        defer { process.stop() }
         await awaitWhile(atMost: .seconds(30)) { await changes.items.isEmpty }
         let appeared = await changes.items
         guard appeared.count == 1, case .appeared(let dock) = appeared[0] else {
@@ -409,8 +399,7 @@ actor Collected<Element: Sendable> {
         #expect(await late.items == [.appeared(dock)])
         // Stopped as a service manager stops it (SIGTERM). Its signals are taken: docksim takes
         // them before it opens its socket, and the dock was seen on that socket.
-        process.terminate()
-        process.waitUntilExit()
+        process.stop(signal: SIGTERM)
         await awaitWhile(atMost: .seconds(10)) { await changes.items.count < 2 }
         #expect(await changes.items == [.appeared(dock), .disappeared(socketPath: socket)])
         await awaitWhile(atMost: .seconds(10)) { await alsoChanges.items.count < 2 }
@@ -424,7 +413,7 @@ actor Collected<Element: Sendable> {
             {"at":0.3,"event":"undocked"}
             {"at":0.6,"event":"trackingButton","enabled":false}
             """)
-        defer { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
+        defer { process.stop() }
         let dock = try #require(await connectedManager(socketPath))
         let states = Collected.from(dock.stateChanges)
         await awaitWhile(atMost: .seconds(10)) { await states.items.count < 3 }
@@ -447,7 +436,7 @@ actor Collected<Element: Sendable> {
             {"at":5.0,"event":"undocked"}
             {"at":5.6,"event":"docked"}
             """, arguments: ["--other-battery", "remote:0.5:notChargeable"])
-        defer { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
+        defer { process.stop() }
         let dock = try #require(await connectedManager(socketPath))
         let states = Collected.from(dock.stateChanges), motion = Collected.from(try dock.motionStates)
         let events = Collected.from(try dock.accessoryEvents), battery = Collected.from(try dock.batteryStates)

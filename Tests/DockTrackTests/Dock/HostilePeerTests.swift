@@ -319,7 +319,7 @@ final class HostileHTTPServer: @unchecked Sendable {
             {"at":1.5,"event":"undocked"}
             {"at":2.0,"event":"docked"}
             """)
-        defer { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
+        defer { process.stop() }
         let owner = try Self.sessionOwner(at: socketPath)
         // A peer that only sends junk: answered, never given the session or the events.
         let junk = try LineSocket(connectingTo: socketPath)
@@ -348,7 +348,7 @@ final class HostileHTTPServer: @unchecked Sendable {
 
     @Test func aPeerThatSendsOnlyJunkIsClosed() throws {
         let (process, socketPath) = try startSocketDocksim(script: "")
-        defer { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
+        defer { process.stop() }
         let junk = try LineSocket(connectingTo: socketPath)
         for i in 0..<20 { junk.send("junk \(i)") }
         var errors = 0
@@ -363,7 +363,7 @@ final class HostileHTTPServer: @unchecked Sendable {
     /// and then junk, and the junk's answer waits about 3 s while the owner is answered at once.
     @Test func aPeerWithoutTheSessionIsReadWithinItsLineBudget() throws {
         let (process, socketPath) = try startSocketDocksim(script: "")
-        defer { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
+        defer { process.stop() }
         let owner = try Self.sessionOwner(at: socketPath)
         let flooder = try LineSocket(connectingTo: socketPath)
         let started = Date()
@@ -377,7 +377,7 @@ final class HostileHTTPServer: @unchecked Sendable {
 
     @Test func aPeerWithoutTheSessionThatSends64KBWithoutALineIsClosed() throws {
         let (process, socketPath) = try startSocketDocksim(script: "")
-        defer { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
+        defer { process.stop() }
         let owner = try Self.sessionOwner(at: socketPath)
         let peer = try LineSocket(connectingTo: socketPath)
         peer.send(#"{"type":"hello""#, newline: false)
@@ -419,7 +419,7 @@ final class HostileHTTPServer: @unchecked Sendable {
 
     @Test func silentConnectionsCannotLockClientsOut() throws {
         let (process, socketPath) = try startSocketDocksim(script: "")
-        defer { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
+        defer { process.stop() }
         let silent = try (0..<64).map { _ in try LineSocket(connectingTo: socketPath) }
         usleep(200_000)
         let (served, waited) = try Self.helloAnswered(at: socketPath, trying: 15, eachWithin: 1)
@@ -433,7 +433,7 @@ final class HostileHTTPServer: @unchecked Sendable {
     /// hello is still served at once (a silent peer makes room for it).
     @Test func silentPeersThatReconnectCannotLockClientsOut() throws {
         let (process, socketPath) = try startSocketDocksim(script: "")
-        defer { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
+        defer { process.stop() }
         let crowd = Mutex<[LineSocket]>(try (0..<64).map { _ in try LineSocket(connectingTo: socketPath) })
         let stop = Atomic<Bool>(false)
         let reconnecting = Thread {

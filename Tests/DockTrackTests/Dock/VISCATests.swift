@@ -184,16 +184,8 @@ import Glibc
     }
 
     @Test func aBadBackendIsOneLineAndAFailure() throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: DockSimTests.docksim)
-        process.arguments = ["--backend", "uvc:/dev/video-none"]
-        let err = Pipe()
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(process.terminationStatus == 1)
-        #expect(text == "docksim: --backend uvc:/dev/video-none: not connected to a dock\n")
+        let run = try ToolRun.run(DockSimTests.docksim, ["--backend", "uvc:/dev/video-none"])
+        #expect(run.status == 1)
+        #expect(run.stderr == "docksim: --backend uvc:/dev/video-none: not connected to a dock\n")
     }
 }

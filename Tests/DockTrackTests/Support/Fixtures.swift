@@ -179,8 +179,10 @@ struct ToolRun {
 
 /// docksim serving a fresh Unix socket in another process, for as long as the value lives.
 final class DocksimProcess {
-    let socket = Fixtures.socketPath("docksim")
+    let socket: String
     let pid: pid_t
+    /// Reaped by ``stop(signal:)``.
+    private var stopped = false
 
     /// Starts docksim with `arguments` after `--socket PATH` and waits (up to 20 s) for the socket.
     /// It serves for 30 minutes at most: under a sanitizer a test may wait over 5 minutes for a thread.
@@ -190,10 +192,24 @@ final class DocksimProcess {
         waitWhile(atMost: .seconds(20), every: .milliseconds(20)) { !FileManager.default.fileExists(atPath: socket) }
     }
 
-    private init(spawning arguments: [String]) throws {
+    /// Starts docksim serving `socket` (a fresh path when nil) without waiting for the socket.
+    init(spawning arguments: [String], socket: String? = nil) throws {
+        let socket = socket ?? Fixtures.socketPath("docksim")
+        self.socket = socket
         let devNull = open("/dev/null", O_WRONLY)
         defer { close(devNull) }
         pid = try ToolRun.spawn(DockSimTests.docksim, ["--socket", socket, "--duration", "1800"] + arguments, stdout: devNull, stderr: devNull).get()
+    }
+
+    /// Sends `signal` and reaps it (its exit status; once: later calls return -1). Reaped with
+    /// waitpid, not Foundation's Process: a full run hung for good in `waitUntilExit` after
+    /// SIGKILL, docksim a zombie nobody reaped (Foundation's SIGCHLD monitoring missed its exit).
+    @discardableResult
+    func stop(signal: Int32 = SIGKILL) -> Int32 {
+        guard !stopped else { return -1 }
+        stopped = true
+        kill(pid, signal)
+        return ToolRun.wait(for: pid)
     }
 
     /// ``init(_:)`` for an async test: the wait for the socket gives its thread back. A thread of
@@ -207,8 +223,7 @@ final class DocksimProcess {
     }
 
     deinit {
-        kill(pid, SIGTERM)
-        _ = ToolRun.wait(for: pid)
+        stop(signal: SIGTERM)
     }
 }
 
