@@ -335,5 +335,3 @@ extension PersonTracker {
         tracks[i].signature = person.signature
     }
 }
-
-

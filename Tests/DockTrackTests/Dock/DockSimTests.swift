@@ -12,24 +12,12 @@ import Glibc
 
     /// Runs docksim with `input` on stdin and returns its stdout lines parsed as JSON objects.
     func pipe(_ input: [String], arguments: [String] = []) throws -> (replies: [[String: Any]], stderr: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.docksim)
-        process.arguments = arguments
-        let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        process.standardError = stderr
-        try process.run()
-        stdin.fileHandleForWriting.write(Data((input.joined(separator: "\n") + "\n").utf8))
-        try stdin.fileHandleForWriting.close()
-        let out = stdout.fileHandleForReading.readDataToEndOfFile()
-        let err = stderr.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
-        let replies = try String(decoding: out, as: UTF8.self).split(separator: "\n").map {
+        let run = try ToolRun.run(Self.docksim, arguments, input: Data((input.joined(separator: "\n") + "\n").utf8))
+        #expect(run.status == 0)
+        let replies = try run.stdout.split(separator: "\n").map {
             try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any]
         }
-        return (replies, String(decoding: err, as: UTF8.self))
+        return (replies, run.stderr)
     }
 
     /// The motor trace ends with the dock still: its last line after the input ends shows the

@@ -106,23 +106,25 @@ struct ToolRun {
     /// SIGTERM, which children would otherwise inherit), and waiting does not depend on
     /// Foundation's SIGCHLD monitoring, which was seen to miss the exit of a script whose own
     /// children daemonize (tools/emulated-camera.sh start).
-    static func run(_ executable: String, _ arguments: [String], environment: [String: String?] = [:]) throws -> ToolRun {
-        var outPipe: [Int32] = [0, 0], errPipe: [Int32] = [0, 0]
+    /// With `input`, the child reads it on its stdin (then end of file), else /dev/null.
+    static func run(_ executable: String, _ arguments: [String], environment: [String: String?] = [:], input: Data? = nil) throws -> ToolRun {
+        var outPipe: [Int32] = [0, 0], errPipe: [Int32] = [0, 0], inPipe: [Int32] = [-1, -1]
         // Close-on-exec: another test's child started meanwhile must not hold a write end, or
-        // this run's output would not end until that child does (the spawned tool gets them as 1, 2).
-        guard pipe(&outPipe) == 0, pipe(&errPipe) == 0 else { throw POSIXError(.EMFILE) }
-        for fd in outPipe + errPipe { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-        let spawned = spawn(executable, arguments, environment: environment, stdout: outPipe[1], stderr: errPipe[1],
-                            closing: outPipe + errPipe)
+        // this run's output would not end until that child does (the spawned tool gets them as 0, 1, 2).
+        guard pipe(&outPipe) == 0, pipe(&errPipe) == 0, input == nil || pipe(&inPipe) == 0 else { throw POSIXError(.EMFILE) }
+        let pipes = outPipe + errPipe + (input == nil ? [] : inPipe)
+        for fd in pipes { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        let spawned = spawn(executable, arguments, environment: environment, stdin: input == nil ? nil : inPipe[0], stdout: outPipe[1],
+                            stderr: errPipe[1], closing: pipes)
         close(outPipe[1])
         close(errPipe[1])
+        if input != nil { close(inPipe[0]) }
         let pid: pid_t
         do { pid = try spawned.get() } catch {
-            close(outPipe[0])
-            close(errPipe[0])
+            for fd in [outPipe[0], errPipe[0]] + (input == nil ? [] : [inPipe[1]]) { close(fd) }
             throw error
         }
-        // Read both pipes while the child runs so that neither fills up and blocks it.
+        // Read both pipes (and write the input) while the child runs so that none fills up and blocks it.
         nonisolated(unsafe) var errData = Data()
         let errReader = FileHandle(fileDescriptor: errPipe[0], closeOnDealloc: true)
         let group = DispatchGroup()
@@ -131,22 +133,35 @@ struct ToolRun {
             errData = errReader.readDataToEndOfFile()
             group.leave()
         }
+        if let input {
+            let writer = FileHandle(fileDescriptor: inPipe[1], closeOnDealloc: true)
+            group.enter()
+            DispatchQueue.global().async {
+                try? writer.write(contentsOf: input)
+                try? writer.close()
+                group.leave()
+            }
+        }
         let outData = FileHandle(fileDescriptor: outPipe[0], closeOnDealloc: true).readDataToEndOfFile()
         group.wait()
         return ToolRun(status: wait(for: pid), stdout: String(decoding: outData, as: UTF8.self),
                        stderr: String(decoding: errData, as: UTF8.self))
     }
 
-    /// Starts `executable` with stdin from /dev/null and stdout/stderr on the given descriptors
-    /// (closing `closing` in the child), default signal handling and an empty signal mask.
+    /// Starts `executable` with stdin from `stdin` (else /dev/null) and stdout/stderr on the given
+    /// descriptors (closing `closing` in the child), default signal handling and an empty signal mask.
     static func spawn(_ executable: String, _ arguments: [String], environment: [String: String?] = [:],
-                      stdout: Int32, stderr: Int32, closing: [Int32] = []) -> Result<pid_t, POSIXError> {
+                      stdin: Int32? = nil, stdout: Int32, stderr: Int32, closing: [Int32] = []) -> Result<pid_t, POSIXError> {
         var merged = ProcessInfo.processInfo.environment
         for (key, value) in environment { merged[key] = value }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        if let stdin {
+            posix_spawn_file_actions_adddup2(&actions, stdin, 0)
+        } else {
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        }
         posix_spawn_file_actions_adddup2(&actions, stdout, 1)
         posix_spawn_file_actions_adddup2(&actions, stderr, 2)
         for fd in closing { posix_spawn_file_actions_addclose(&actions, fd) }
@@ -169,11 +184,17 @@ struct ToolRun {
 
     /// Waits for the child `pid`; its exit status, or 128 + the signal that killed it.
     static func wait(for pid: pid_t) -> Int32 {
+        let ended = waitForEnd(of: pid)
+        return ended.signal.map { 128 + $0 } ?? ended.status
+    }
+
+    /// Waits for the child `pid`: its exit status, or the signal that killed it.
+    static func waitForEnd(of pid: pid_t) -> (status: Int32, signal: Int32?) {
         var status: Int32 = 0
         var usage = rusage()
         while wait4(pid, &status, 0, &usage) == -1 && errno == EINTR {}
         TestTimes.children?.add(usage)
-        return status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+        return status & 0x7F == 0 ? ((status >> 8) & 0xFF, nil) : (0, status & 0x7F)
     }
 }
 

@@ -330,26 +330,30 @@ import Glibc
     @Test func docksimStopsItsBackendOnSIGTERMWithItsInputOpen() throws {
         let camera = try FakeVISCACamera()
         defer { camera.stop() }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: DockSimTests.docksim)
-        process.arguments = ["--backend", "visca-udp:127.0.0.1:\(camera.port)"]
-        let input = Pipe(), errors = Pipe()
-        process.standardInput = input
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = errors
-        try process.run()
-        input.fileHandleForWriting.write(Data((#"{"type":"hello","protocols":["org.docktrack.dock/1"]}"# + "\n"
+        // Spawned and reaped with waitpid (ToolRun), its stdin a pipe kept open until after the signal.
+        var input: [Int32] = [0, 0]
+        try #require(pipe(&input) == 0)
+        for fd in input { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        let errorsPath = try Fixtures.temporaryFolder().appendingPathComponent("docksim.err").path
+        let devNull = open("/dev/null", O_WRONLY), errors = open(errorsPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        let pid = try ToolRun.spawn(DockSimTests.docksim, ["--backend", "visca-udp:127.0.0.1:\(camera.port)"], stdin: input[0],
+                                    stdout: devNull, stderr: errors, closing: input).get()
+        close(devNull)
+        close(errors)
+        close(input[0])
+        let writer = FileHandle(fileDescriptor: input[1], closeOnDealloc: true)
+        try writer.write(contentsOf: Data((#"{"type":"hello","protocols":["org.docktrack.dock/1"]}"# + "\n"
             + #"{"time":0.5,"command":"setAngularVelocity","velocity":{"x":0.0,"y":-0.3,"z":0.0}}"# + "\n").utf8))
         let deadline = Date().addingTimeInterval(30)
         waitWhile(until: deadline, every: .milliseconds(20)) { !Self.moves(camera).contains(where: { $0 != Self.viscaStop }) }
         #expect(Self.moves(camera).last != Self.viscaStop, "the camera is turning before the signal")
-        kill(process.processIdentifier, SIGTERM)
-        process.waitUntilExit()
-        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(process.terminationStatus == 143 && process.terminationReason == .exit, "\(process.terminationReason) \(process.terminationStatus)")
+        kill(pid, SIGTERM)
+        let ended = ToolRun.waitForEnd(of: pid)
+        try writer.close()
+        let stderr = (try? String(contentsOfFile: errorsPath, encoding: .utf8)) ?? ""
+        #expect(ended.status == 143 && ended.signal == nil, "exit \(ended.status), signal \(String(describing: ended.signal))")
         #expect(Self.moves(camera).last == Self.viscaStop, "\(Self.moves(camera))")
         #expect(stderr.contains("docksim: 2 requests"), "\(stderr)")
-        withExtendedLifetime(input) {}
     }
 
     /// Wrong input that looked like success is an error that says what is wrong, or does the
