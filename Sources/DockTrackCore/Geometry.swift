@@ -157,6 +157,16 @@ extension UnitRect {
         return UnitRect(x: x0, y: y0, width: max(maxX, other.maxX) - x0, height: max(maxY, other.maxY) - y0)
     }
 
+    /// Whether it comes within `margin` (a share of the picture) of the left or right edge of the unit square.
+    public func reachesSide(within margin: Double) -> Bool {
+        minX < margin || maxX > 1 - margin
+    }
+
+    /// Whether it comes within `margin` (a share of the picture) of any edge of the unit square.
+    public func reachesEdge(within margin: Double) -> Bool {
+        reachesSide(within: margin) || minY < margin || maxY > 1 - margin
+    }
+
     /// This rectangle cut to the unit square.
     public func clippedToUnit() -> UnitRect {
         let x0 = Swift.max(0, Swift.min(1, minX)), x1 = Swift.max(0, Swift.min(1, maxX))

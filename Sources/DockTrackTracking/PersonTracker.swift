@@ -257,16 +257,6 @@ public struct PersonTracker: SubjectTracker {
         }.map { subject(of: $0, at: now) }
     }
 
-    /// Whether `rect` reaches within `margin` (a share of the picture) of its left or right edge.
-    static func touchesSide(_ rect: UnitRect, margin: Double) -> Bool {
-        rect.minX < margin || rect.maxX > 1 - margin
-    }
-
-    /// Whether `rect` reaches within `margin` (a share of the picture) of one of its edges.
-    static func touchesEdge(_ rect: UnitRect, margin: Double) -> Bool {
-        rect.minX < margin || rect.maxX > 1 - margin || rect.minY < margin || rect.maxY > 1 - margin
-    }
-
     /// Whether at least a third of a box is in the picture: a track predicted out of the frame
     /// (a walker who left it, coasting on) is not reported as a sliver or an empty box at its edge.
     static func isInPicture(_ rect: UnitRect) -> Bool {
@@ -303,7 +293,7 @@ public struct PersonTracker: SubjectTracker {
         for (t, p) in pairs {
             matched.insert(p)
             if tracks[t].isConfirmed, tracks[t].kind == .person, now - tracks[t].lastDetected > params.lostAfter,
-               let last = tracks[t].detectedBody, Self.touchesEdge(last, margin: params.edgeMargin) {
+               let last = tracks[t].detectedBody, last.reachesEdge(within: params.edgeMargin) {
                 tracks[t].leftAt = last
             }
             fold(people[p], into: &tracks[t], at: now)
@@ -434,7 +424,7 @@ public struct PersonTracker: SubjectTracker {
             }
             if isBody, now - track.lastSeen > params.lostAfter, track.shiftSinceDetected <= params.stillPicture, observed.height > 0,
                predicted.height > 0, let last = track.detectedBody,
-               Self.touchesSide(last, margin: params.edgeMargin) {
+               last.reachesSide(within: params.edgeMargin) {
                 let ratio = observed.height / predicted.height
                 guard ratio <= params.lostAtSideHeightRatio && ratio >= 1 / params.lostAtSideHeightRatio,
                       abs(observed.minY - predicted.minY) <= params.lostAtSideFeetShift * predicted.height else { return }

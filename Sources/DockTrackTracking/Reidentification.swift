@@ -143,7 +143,7 @@ extension PersonTracker {
             if covered { continue }
             let track = tracks[i]
             if !track.company.isEmpty { wanted.append((i, 0)) }
-            else if track.leftAt != nil && track.signature != nil && !Self.touchesEdge(body, margin: params.edgeMargin) { wanted.append((i, 1)) }
+            else if track.leftAt != nil && track.signature != nil && !body.reachesEdge(within: params.edgeMargin) { wanted.append((i, 1)) }
             else if track.signature == nil { wanted.append((i, 2)) }
             else if now - track.signedAt >= p.refreshAfter { wanted.append((i, 3)) }
         }
@@ -219,7 +219,7 @@ extension PersonTracker {
         let p = params.reidentification
         // Read clear of the edges (a body the edge cuts reads unlike its person), the body a
         // track lost at an edge was paired with again is its person, or someone else.
-        if let left = tracks[i].leftAt, let body = tracks[i].detectedBody, !Self.touchesEdge(body, margin: params.edgeMargin) {
+        if let left = tracks[i].leftAt, let body = tracks[i].detectedBody, !body.reachesEdge(within: params.edgeMargin) {
             tracks[i].leftAt = nil
             if max(body.height, left.height) <= p.returnTallest, let signature = tracks[i].signature, seen.similarity(to: signature) < p.returnSimilarity {
                 releaseIdentity(of: i, leftAt: left, at: now)

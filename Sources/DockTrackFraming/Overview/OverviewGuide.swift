@@ -220,7 +220,7 @@ package struct OverviewGuide: Sendable {
 
     /// Whether an overview box comes within ``edgeMargin`` of an edge of its picture.
     static func isAtEdge(_ box: UnitRect) -> Bool {
-        box.minX < edgeMargin || box.minY < edgeMargin || box.maxX > 1 - edgeMargin || box.maxY > 1 - edgeMargin
+        box.reachesEdge(within: edgeMargin)
     }
 
     /// Chooses the person of `overview` at `point` of its picture (unit coordinates, upper-left
