@@ -163,7 +163,8 @@ package final class TrackControl: Sendable {
         self.dockLimits = dockLimits ?? limits
         self.clock = clock
         self.wallClock = wallClock
-        state = Mutex(State(motion: MotionState(time: 0, position: home, velocity: .zero), limits: limits,
+        // Its wall time is the run's start, as every later state says its own (DockKit's timestamp).
+        state = Mutex(State(motion: MotionState(time: 0, position: home, velocity: .zero, date: wallClock()), limits: limits,
                             framingMode: mode, regionOfInterest: regionOfInterest.upperLeftOrigin))
     }
 
