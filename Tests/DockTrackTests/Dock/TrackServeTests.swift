@@ -98,6 +98,24 @@ import Glibc
         #expect(state.position.x == 0.3 && state.position.y == 1 && state.velocity.x == -1 && state.velocity.y == 2, "\(line)")
     }
 
+    /// A client that says hello before the run's first frame hears the dock's state with its
+    /// wall time, as it does every later state (DockKit's motion state timestamp): it had none,
+    /// and ClientStreamTests' check of the dates failed when its client came that early.
+    @Test func theStateBeforeTheFirstFrameSaysItsWallTime() throws {
+        let wall = Date(timeIntervalSince1970: 1_800_000_000.25)
+        let control = TrackControl(limits: .standard, home: .zero, clock: { 0 }, wallClock: { wall })
+        var session = TrackControlSession(control: control,
+                                          identity: AccessoryIdentity(name: "t", identifier: UUID(), firmwareVersion: "1", hardwareModel: "t"))
+        let lines = session.handle(#"{"type":"hello","protocols":["org.docktrack.dock/1"]}"#, at: 0)
+            + session.handle(#"{"command":"getMotionState"}"#, at: 0)
+        let states = lines.compactMap { line -> MotionState? in
+            guard case .motionState(let state)? = DockMessage(line: line) else { return nil }
+            return state
+        }
+        #expect(states.count == 2, "\(lines)")
+        #expect(states.allSatisfy { $0.date.map { abs($0.timeIntervalSince(wall)) < 0.001 } ?? false }, "\(lines)")
+    }
+
     /// DockKit's getters: what the run's options set, then what a client set, answered at once
     /// (with the request's id); a dock alone is not capable of them.
     @Test func gettersAnswerWhatWasLastSet() throws {
