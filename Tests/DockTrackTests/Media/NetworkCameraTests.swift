@@ -159,9 +159,13 @@ import Glibc
         let scale = 200.0 / 512
         let region = PixelRect(x: 256 - 490 / scale, y: 256 - 330 / scale, width: 1280 / scale, height: 720 / scale)
         let picture = try portrait.cropped(to: region, size: ImageSize(width: 1280, height: 720))
-        let path = folder.appendingPathComponent("scene.mp4").path
-        // One second: ipycam loops its source, and a still picture loops without a seam (1000
-        // frames cost each test seconds of both cores to encode).
+        return try stillVideo(of: picture, named: "scene.mp4", in: folder)
+    }
+
+    /// `picture` as a video file in `folder`, 1 s at 25 fps: ipycam loops its source, and a still
+    /// picture loops without a seam (40 s, 1000 frames, cost each test seconds of both cores to encode).
+    static func stillVideo(of picture: Image, named name: String, in folder: URL) throws -> String {
+        let path = folder.appendingPathComponent(name).path
         let video = try EncodedVideoFile(path: path, size: picture.size, framesPerSecond: 25)
         for _ in 0..<25 { try video.write(picture) }
         try video.close()
@@ -343,16 +347,10 @@ import Glibc
         #expect(faces.last?.width == 1280, "back to the source's size at zoom 0")
     }
 
-    /// A scene with nobody in it: a gray 640x360 picture, 40 s at 25 fps.
+    /// A scene with nobody in it: a gray 640x360 picture, 1 s at 25 fps.
     static func emptyScene(in folder: URL) throws -> String {
         let picture = try Frame.blank(index: 0, time: 0, size: ImageSize(width: 640, height: 360)).image
-        let path = folder.appendingPathComponent("empty.mp4").path
-        // One second: ipycam loops its source, and a still picture loops without a seam (1000
-        // frames cost each test seconds of both cores to encode).
-        let video = try EncodedVideoFile(path: path, size: picture.size, framesPerSecond: 25)
-        for _ in 0..<25 { try video.write(picture) }
-        try video.close()
-        return path
+        return try stillVideo(of: picture, named: "empty.mp4", in: folder)
     }
 
     /// Presets by hand (`docktrack onvif`: a turn by RelativeMove saved with SetPreset, home,
