@@ -173,8 +173,12 @@ struct JSONArrayStream {
 /// manager shows it) and reports each change of route with its reason and the route before.
 ///
 /// Changes that come together (a device going and the session manager choosing another) are
-/// one change: the graph is read until it has been quiet for `settle` seconds.
+/// one change: the graph is read until it has been quiet for `settle` seconds, or for at most
+/// ``settleAtMost`` after the first change: in a full test run a route change was never told in
+/// 90 s, the watcher still waiting for quiet (in its 0.2 s poll) when its stacks were taken.
 package final class PipeWireRouteWatcher: Sendable {
+    /// Seconds after the first change not yet told within which the route is told, quiet or not.
+    package static let settleAtMost = 1.0
     private struct State {
         var route = AudioSessionRoute()
         var primed = false
@@ -283,6 +287,8 @@ package final class PipeWireRouteWatcher: Sendable {
         var lines = LineFramer()
         var added = Set<String>(), removed = Set<String>()
         var dirty = false
+        /// When the first change not yet told came.
+        var dirtySince = 0.0
         var heardNodes = false, heardDefaults = false
         let started = clock()
         var open = [nodes, defaults]
@@ -290,7 +296,7 @@ package final class PipeWireRouteWatcher: Sendable {
         while open.contains(nodes) {
             var fds = open.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
             let ready = (try? Syscall.poll(&fds, seconds: dirty ? settle : 1)) ?? 0
-            if ready == 0 {
+            if ready == 0 || (dirty && clock() - dirtySince >= settleAtMost) {
                 // The first route waits for the nodes, and up to 1 s for the defaults.
                 let primed = state.withLock { $0.primed }
                 guard heardNodes, dirty || !primed, primed || heardDefaults || clock() - started > 1 else { continue }
@@ -330,6 +336,7 @@ package final class PipeWireRouteWatcher: Sendable {
                         added.formUnion(new)
                         removed.formUnion(gone)
                         heardNodes = true
+                        if !dirty { dirtySince = clock() }
                         dirty = true
                     }
                 } else {
@@ -337,6 +344,7 @@ package final class PipeWireRouteWatcher: Sendable {
                     while let item = lines.next() {
                         if case .line(let line) = item { graph.applyMetadataLine(line) }
                         heardDefaults = true
+                        if !dirty { dirtySince = clock() }
                         dirty = true
                     }
                 }
